@@ -1,0 +1,67 @@
+"""Base for decoders whose wire format is SSE carrying one JSON object per event."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any
+
+from toolwire.decode._calls import ToolCalls
+from toolwire.errors import UsageError
+from toolwire.events import Event, StreamError
+from toolwire.sse import SSEDecoder, SSEEvent
+
+
+class SSEJSONDecoder(ABC):
+    """``feed(bytes) -> events`` / ``close() -> events`` over an SSE body of JSON payloads.
+
+    Subclasses implement ``_on_payload`` (one decoded JSON object) and may override
+    ``_on_data`` for non-JSON sentinels such as ``[DONE]`` and ``_on_close`` for what a
+    provider's stream owes at its end.
+    """
+
+    def __init__(self) -> None:
+        self._sse = SSEDecoder()
+        self._calls = ToolCalls()
+        self._closed = False
+
+    def feed(self, data: bytes) -> list[Event]:
+        if self._closed:
+            raise UsageError("decoder.feed() called after close()")
+        out: list[Event] = []
+        for sse in self._sse.feed(data):
+            self._on_data(sse, out)
+        return out
+
+    def close(self) -> list[Event]:
+        """End of body: flush, then settle every open call and the message."""
+        if self._closed:
+            return []
+        out: list[Event] = []
+        for sse in self._sse.close():
+            self._on_data(sse, out)
+        self._closed = True
+        self._on_close(out)
+        return out
+
+    def _on_data(self, sse: SSEEvent, out: list[Event]) -> None:
+        if self._calls.message_ended:
+            return  # whatever follows the end of the message (keep-alives, [DONE]) says nothing
+        try:
+            payload = json.loads(sse.data)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            # One bad event is reported and skipped: what decoded before and after it stays.
+            out.append(StreamError("malformed stream event: not a JSON object", sse.data))
+            return
+        self._on_payload(payload, sse, out)
+
+    @abstractmethod
+    def _on_payload(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
+        """Translate one provider event."""
+
+    def _on_close(self, out: list[Event]) -> None:
+        """Default: a stream that never ended its message was cut."""
+        if not self._calls.message_ended:
+            out.extend(self._calls.fail_message("the stream ended before the response did"))
