@@ -9,7 +9,7 @@
     │   └── StreamDecodeError the provider stream could not be decoded
     └── TransportError        the bytes did not arrive (network, HTTP status, timeout)
         ├── HTTPStatusError   the peer answered with an error status
-        └── TimeoutError_     the peer took too long
+        └── TransportTimeoutError the peer took too long
 
 Decoders never raise ``ProtocolError`` through a stream: a malformed stream becomes a
 ``stream_error`` event (see ``events.py``), because a user watching an editor must still
@@ -54,7 +54,7 @@ class HTTPStatusError(TransportError):
         self.message = message
 
 
-class TimeoutError_(TransportError):  # noqa: N801 - the builtin name is taken
+class TransportTimeoutError(TransportError):
     """The peer did not answer in time."""
 
 
@@ -63,8 +63,8 @@ __all__ = [
     "LifecycleError",
     "ProtocolError",
     "StreamDecodeError",
-    "TimeoutError_",
     "ToolwireError",
     "TransportError",
+    "TransportTimeoutError",
     "UsageError",
 ]

@@ -82,9 +82,7 @@ class ToolCalls:
         self.started += 1
         return ToolCallStart(call_id, name, self.started - 1, signature)
 
-    def delta(
-        self, key: Hashable, text: str, fields: tuple[str, ...] = ()
-    ) -> ToolCallDelta | None:
+    def delta(self, key: Hashable, text: str, fields: tuple[str, ...] = ()) -> ToolCallDelta | None:
         """Argument text for an open call; ``None`` for an empty fragment (nothing to say).
 
         For JSON-argument calls ``fields`` is computed here; markup decoders pass it.

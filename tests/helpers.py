@@ -1,0 +1,100 @@
+"""Shared test helpers: feed decoders in any chunking, check invariants, snapshots."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from hypothesis import strategies as st
+
+from toolwire.events import (
+    Event,
+    MessageEnd,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    event_to_dict,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+class Feedable(Protocol):
+    def feed(self, data: Any) -> list[Event]: ...
+
+    def close(self) -> list[Event]: ...
+
+
+def feed_pieces(decoder: Feedable, pieces: Iterable[Any]) -> list[Event]:
+    out: list[Event] = []
+    for piece in pieces:
+        out.extend(decoder.feed(piece))
+    out.extend(decoder.close())
+    return out
+
+
+def split_at(data: Any, cuts: Iterable[int]) -> list[Any]:
+    """``data`` cut at the given offsets (sorted, deduplicated, clipped)."""
+    points = sorted({c for c in cuts if 0 < c < len(data)})
+    bounds = [0, *points, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def bytewise(data: bytes) -> list[bytes]:
+    return [data[i : i + 1] for i in range(len(data))]
+
+
+def cut_points(max_size: int = 10_000) -> st.SearchStrategy[list[int]]:
+    """Hypothesis strategy: a handful of split offsets anywhere in an input."""
+    return st.lists(st.integers(min_value=1, max_value=max_size), max_size=30)
+
+
+def decode_ways(factory: Callable[[], Feedable], data: bytes) -> dict[str, list[Event]]:
+    """The same input decoded whole and byte by byte."""
+    return {
+        "whole": feed_pieces(factory(), [data]),
+        "bytewise": feed_pieces(factory(), bytewise(data)),
+    }
+
+
+def check_invariants(events: Sequence[Event]) -> None:
+    """DESIGN.md invariants: one start, deltas, one end per call; one final MessageEnd."""
+    state: dict[str, str] = {}
+    for ev in events:
+        if isinstance(ev, ToolCallStart):
+            assert ev.id not in state, f"second start for {ev.id}"
+            state[ev.id] = "open"
+        elif isinstance(ev, ToolCallDelta):
+            assert state.get(ev.id) == "open", f"delta for {ev.id} outside its call"
+        elif isinstance(ev, ToolCallEnd):
+            assert state.get(ev.id) == "open", f"end for {ev.id} without an open call"
+            state[ev.id] = "ended"
+    assert all(s == "ended" for s in state.values()), f"calls never ended: {state}"
+    ends = [i for i, ev in enumerate(events) if isinstance(ev, MessageEnd)]
+    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
+    trailing = events[ends[0] + 1 :]
+    assert all(ev.type == "stream_error" for ev in trailing), "events after message_end"
+
+
+def as_dicts(events: Iterable[Event]) -> list[dict[str, Any]]:
+    return [event_to_dict(ev) for ev in events]
+
+
+def assert_snapshot(name: str, events: Sequence[Event]) -> None:
+    """Compare with ``tests/snapshots/NAME.jsonl``; ``UPDATE_SNAPSHOTS=1`` rewrites it.
+
+    A missing snapshot fails: a snapshot is written on purpose and reviewed by a person.
+    """
+    path = SNAPSHOTS / f"{name}.jsonl"
+    lines = [json.dumps(d, ensure_ascii=False, sort_keys=False) for d in as_dicts(events)]
+    text = "\n".join(lines) + "\n"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"no snapshot {path.name}; run with UPDATE_SNAPSHOTS=1 and review it"
+    assert path.read_text(encoding="utf-8") == text, f"events differ from snapshot {path.name}"
