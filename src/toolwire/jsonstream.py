@@ -32,9 +32,6 @@ from typing import Any
 
 from toolwire.errors import UsageError
 
-# The longest run of string body: plain characters and complete two-char escapes.
-# Unrolled so it runs in linear time without backtracking.
-_STR_BODY = re.compile(r"[^\"\\]*(?:\\.[^\"\\]*)*", re.DOTALL)
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _NUMBER_CHARS = frozenset("0123456789+-.eE")
@@ -83,9 +80,9 @@ class JsonStream:
         "_esc",
         "_finished",
         "_has_root",
+        "_in_body",
         "_is_key",
         "_mode",
-        "_offset",
         "_parts",
         "_result",
         "_root",
@@ -97,7 +94,6 @@ class JsonStream:
 
     def __init__(self) -> None:
         self._parts: list[str] = []
-        self._offset = 0  # characters consumed before the current feed
         self._mode = _VALUE
         self._stack: list[_Frame] = []
         self._root: Any = None
@@ -105,6 +101,7 @@ class JsonStream:
         self._str: list[str] = []  # raw (still escaped) pieces of the open string
         self._is_key = False
         self._esc = False  # the last piece ended in a lone backslash
+        self._in_body = False  # inside a string body with no escape pending
         self._slot: _Frame | None = None  # where the open string value lives (None: root)
         self._tok: list[str] = []  # characters of an open number or literal
         self._error: str | None = None
@@ -119,18 +116,21 @@ class JsonStream:
         if self._finished:
             raise UsageError("JsonStream.feed() called after finish()")
         self._parts.append(text)
-        if self._error is not None:
-            self._offset += len(text)
-            return ()
-        if self._mode == _STRING and not self._esc:
-            # Fast path: the delta lies wholly inside a string body.
-            end = _STR_BODY.match(text).end()  # type: ignore[union-attr]
-            if end == len(text):
+        # Fast path: most of a long argument (file content) is one string body, and a
+        # delta inside it only needs a search for an unescaped quote, done in C.
+        if self._in_body:
+            end = text.find('"')
+            if end >= 0:
+                end = _body_end(text, end)
+            if end < 0:
                 self._str.append(text)
-                self._offset += end
+                if text[-1:] == "\\" and _ends_in_escape(text, 0):
+                    self._esc = True
+                    self._in_body = False
                 return ()
-        self._run(text)
-        self._offset += len(text)
+        if self._error is None:
+            self._run(text)
+            self._in_body = self._mode == _STRING and not self._esc and self._error is None
         if not self._done:
             return ()
         done = tuple(self._done)
@@ -190,17 +190,13 @@ class JsonStream:
             self._esc = False
             self._str.append(text[i])
             i += 1
-            if i == len(text):
-                return i
-        end = _STR_BODY.match(text, i).end()  # type: ignore[union-attr]
-        if end < len(text) and text[end] == '"':
+        end = _body_end(text, i)
+        if end >= 0:
             self._str.append(text[i:end])
             self._close_string(end)
             return end + 1
-        # A lone trailing backslash stops the body match one short of the end.
         self._str.append(text[i:])
-        if end < len(text):
-            self._esc = True
+        self._esc = _ends_in_escape(text, i)
         return len(text)
 
     def _close_string(self, at: int) -> None:
@@ -209,7 +205,7 @@ class JsonStream:
         try:
             value = json.loads('"' + raw + '"')
         except ValueError as e:
-            self._fail(f"bad string ending at offset {self._offset + at}: {e}")
+            self._fail(f"bad string ending at offset {self._at(at)}: {e}")
             return
         if self._is_key:
             frame = self._stack[-1]
@@ -232,7 +228,7 @@ class JsonStream:
         tok = "".join(self._tok)
         self._tok = []
         if _NUMBER.fullmatch(tok) is None:
-            self._fail(f"bad number {tok!r} before offset {self._offset + at}")
+            self._fail(f"bad number {tok!r} before offset {self._at(at)}")
             return
         self._place(json.loads(tok))
         self._value_done()
@@ -243,7 +239,7 @@ class JsonStream:
         take = text[i : i + len(word) - len(have)]
         have += take
         if not word.startswith(have):
-            self._fail(f"bad literal {have!r} at offset {self._offset + i}")
+            self._fail(f"bad literal {have!r} at offset {self._at(i)}")
             return len(text)
         self._tok = [have]
         if have == word:
@@ -266,14 +262,14 @@ class JsonStream:
             elif c == "}" and self._stack[-1].empty:
                 self._close_container()
             else:
-                self._fail(f"expected a key at offset {self._offset + i}, got {c!r}")
+                self._fail(f"expected a key at offset {self._at(i)}, got {c!r}")
         elif mode == _COLON:
             if c == ":":
                 self._mode = _VALUE
             else:
-                self._fail(f"expected ':' at offset {self._offset + i}, got {c!r}")
+                self._fail(f"expected ':' at offset {self._at(i)}, got {c!r}")
         else:  # _DONE
-            self._fail(f"extra data after the value at offset {self._offset + i}")
+            self._fail(f"extra data after the value at offset {self._at(i)}")
 
     def _begin_value(self, c: str, i: int) -> None:
         if self._stack:
@@ -300,7 +296,7 @@ class JsonStream:
             self._tok = [c]
             self._mode = _NUMBER_MODE
         else:
-            self._fail(f"expected a value at offset {self._offset + i}, got {c!r}")
+            self._fail(f"expected a value at offset {self._at(i)}, got {c!r}")
 
     def _after_value(self, c: str, i: int) -> None:
         frame = self._stack[-1]
@@ -310,7 +306,7 @@ class JsonStream:
         elif c == ("}" if is_obj else "]"):
             self._close_container()
         else:
-            self._fail(f"expected ',' or a closing bracket at offset {self._offset + i}")
+            self._fail(f"expected ',' or a closing bracket at offset {self._at(i)}")
 
     def _close_container(self) -> None:
         self._stack.pop()
@@ -359,8 +355,36 @@ class JsonStream:
         with contextlib.suppress(ValueError):
             self._set_string(json.loads('"' + raw + '"'))
 
+    def _at(self, i: int) -> int:
+        """Offset in the whole text of position ``i`` of the current delta (errors only)."""
+        return sum(map(len, self._parts[:-1])) + i
+
     def _fail(self, message: str) -> None:
         self._error = message
+
+
+def _body_end(text: str, i: int) -> int:
+    """Index of the first quote at or after ``i`` not escaped by a backslash, or -1.
+
+    ``text[i]`` must not be escaped by what precedes ``i`` (the caller tracks that).
+    """
+    q = text.find('"', i)
+    while q >= 0:
+        k = q
+        while k > i and text[k - 1] == "\\":
+            k -= 1
+        if not (q - k) & 1:
+            return q
+        q = text.find('"', q + 1)
+    return -1
+
+
+def _ends_in_escape(text: str, i: int) -> bool:
+    """True when ``text[i:]`` ends in an odd run of backslashes (an escape left open)."""
+    k = len(text)
+    while k > i and text[k - 1] == "\\":
+        k -= 1
+    return bool((len(text) - k) & 1)
 
 
 def _final(raw: str) -> ParseResult:

@@ -1,10 +1,30 @@
-"""Decoders: one module per wire format, each a pure state machine over body bytes."""
+"""Decoders: one module per wire format, each a pure state machine over body bytes.
+
+``decoder_for(name)`` builds a fresh decoder for any supported format. The three text
+formats (tool calls embedded in the model's text) are fed the text itself; here they
+are wrapped so that they too take bytes and end with one ``MessageEnd``.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+import codecs
+import importlib
+from typing import Literal, Protocol, TypeAlias, cast, get_args
 
-from toolwire.events import Event
+from toolwire.errors import UsageError
+from toolwire.events import Event, MessageEnd, ToolCallStart
+
+Format: TypeAlias = Literal[
+    "anthropic",
+    "openai-chat",
+    "openai-responses",
+    "gemini",
+    "xml-tags",
+    "hermes",
+    "qwen3-coder",
+]
+FORMATS: tuple[str, ...] = get_args(Format)
+TEXT_FORMATS: tuple[str, ...] = ("xml-tags", "hermes", "qwen3-coder")
 
 
 class Decoder(Protocol):
@@ -15,4 +35,91 @@ class Decoder(Protocol):
     def close(self) -> list[Event]: ...
 
 
-__all__ = ["Decoder"]
+class TextDecoder(Protocol):
+    """A decoder of tool calls embedded in text: fed ``str``, emits no ``MessageEnd``."""
+
+    def feed(self, text: str) -> list[Event]: ...
+
+    def close(self) -> list[Event]: ...
+
+
+class TextStream:
+    """Bytes of model text -> a text-format decoder, ending with one ``MessageEnd``.
+
+    UTF-8 is decoded incrementally, so a character split across chunks comes out whole.
+    """
+
+    def __init__(self, inner: TextDecoder) -> None:
+        self._inner = inner
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._calls = 0
+        self._closed = False
+
+    def feed(self, data: bytes) -> list[Event]:
+        if self._closed:
+            raise UsageError("decoder.feed() called after close()")
+        return self._count(self._inner.feed(self._utf8.decode(data)))
+
+    def close(self) -> list[Event]:
+        if self._closed:
+            return []
+        self._closed = True
+        events = self._count(self._inner.feed(self._utf8.decode(b"", final=True)))
+        events += self._count(self._inner.close())
+        events.append(MessageEnd("tool_use" if self._calls else "end_turn"))
+        return events
+
+    def _count(self, events: list[Event]) -> list[Event]:
+        self._calls += sum(isinstance(ev, ToolCallStart) for ev in events)
+        return events
+
+
+# Each format's module and class, imported on first use: a CLI run that decodes one
+# format does not pay for the others.
+_CLASSES: dict[str, tuple[str, str]] = {
+    "anthropic": ("anthropic", "AnthropicDecoder"),
+    "openai-chat": ("openai_chat", "OpenAIChatDecoder"),
+    "openai-responses": ("openai_responses", "OpenAIResponsesDecoder"),
+    "gemini": ("gemini", "GeminiDecoder"),
+    "xml-tags": ("tags", "XmlTagsDecoder"),
+    "hermes": ("tags", "HermesDecoder"),
+    "qwen3-coder": ("tags", "Qwen3CoderDecoder"),
+}
+
+
+def decoder_for(name: str) -> Decoder:
+    """A new decoder for the wire format ``name`` (one of ``FORMATS``)."""
+    try:
+        module, cls = _CLASSES[name]
+    except KeyError:
+        raise UsageError(f"unknown format {name!r}; use one of: {', '.join(FORMATS)}") from None
+    decoder = getattr(importlib.import_module(f"toolwire.decode.{module}"), cls)()
+    if name in TEXT_FORMATS:
+        return TextStream(decoder)
+    return cast(Decoder, decoder)
+
+
+def sniff_format(head: bytes) -> str | None:
+    """Guess a JSON provider's wire format from the first bytes of a body, or None."""
+    text = head[:4096].decode("utf-8", errors="replace")
+    if '"message_start"' in text or '"content_block_' in text:
+        return "anthropic"
+    if '"chat.completion.chunk"' in text or '"choices"' in text:
+        return "openai-chat"
+    if '"response.' in text:
+        return "openai-responses"
+    if '"candidates"' in text:
+        return "gemini"
+    return None
+
+
+__all__ = [
+    "FORMATS",
+    "TEXT_FORMATS",
+    "Decoder",
+    "Format",
+    "TextDecoder",
+    "TextStream",
+    "decoder_for",
+    "sniff_format",
+]

@@ -88,12 +88,14 @@ class ToolCalls:
         For JSON-argument calls ``fields`` is computed here; markup decoders pass it.
         """
         call = self._open[key]
+        json = call.json
+        if json is not None:
+            if not text:
+                return None
+            return ToolCallDelta(call.id, text, json.feed(text))
         if not text and not fields:
             return None
-        if call.json is not None:
-            fields = call.json.feed(text)
-        else:
-            call.raw.append(text)
+        call.raw.append(text)
         return ToolCallDelta(call.id, text, fields)
 
     def end(self, key: Hashable, arguments: Any = None) -> ToolCallEnd:

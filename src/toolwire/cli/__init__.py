@@ -1,0 +1,43 @@
+"""The ``toolwire`` command line (typer). Each command lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from toolwire import __version__
+from toolwire.cli.decode_cmd import decode
+
+app = typer.Typer(
+    name="toolwire",
+    help="Stream LLM tool calls to code editors over ACP: early, staged, minimal, portable.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command(
+    "decode",
+    help="Decode a provider stream into normalized events, one JSON object per line.",
+)(decode)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolwire {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
+    """toolwire: LLM tool calls to editors over the Agent Client Protocol."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+__all__ = ["app", "main"]
