@@ -12,6 +12,7 @@ Every provider decoder turns its wire format into this small vocabulary. Invaria
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -73,19 +74,33 @@ class ToolCallStart:
 
 @dataclass(frozen=True, slots=True, init=False)
 class ToolCallDelta:
-    """A raw argument fragment; ``fields``: top-level keys whose values just completed."""
+    """A raw argument fragment; ``fields``: top-level keys whose values just completed.
+
+    ``values`` holds those fields' final values, in the same order, so a consumer can
+    title the call ("Read src/app.py") without parsing the arguments again, whatever the
+    wire format (for the markup formats ``text`` is not JSON). It is an in-process
+    convenience: the JSON form leaves it out, the values are already in ``text``.
+    """
 
     id: str
     text: str
     fields: tuple[str, ...] = ()
+    values: tuple[Any, ...] = ()
 
-    def __init__(self, id: str, text: str, fields: tuple[str, ...] = ()) -> None:  # noqa: A002
+    def __init__(
+        self,
+        id: str,  # noqa: A002 - the protocol's name
+        text: str,
+        fields: tuple[str, ...] = (),
+        values: tuple[Any, ...] = (),
+    ) -> None:
         # One of these is made per provider delta (50,000 for a 1 MB file), so it skips
         # the frozen dataclass __init__ (a generic __setattr__ per field): slot
         # descriptors set the fields directly, at ~60% of the cost. Still frozen after.
         _DELTA_ID(self, id)
         _DELTA_TEXT(self, text)
         _DELTA_FIELDS(self, fields)
+        _DELTA_VALUES(self, values)
     type: ClassVar[Literal["tool_call_delta"]] = "tool_call_delta"
 
 
@@ -122,10 +137,17 @@ class StreamError:
     type: ClassVar[Literal["stream_error"]] = "stream_error"
 
 
-_TEXT_TEXT = TextDelta.text.__set__  # type: ignore[attr-defined]
-_DELTA_ID = ToolCallDelta.id.__set__  # type: ignore[attr-defined]
-_DELTA_TEXT = ToolCallDelta.text.__set__  # type: ignore[attr-defined]
-_DELTA_FIELDS = ToolCallDelta.fields.__set__  # type: ignore[attr-defined]
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The slot descriptor's setter: writes a frozen instance's field in __init__."""
+    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
+    return setter
+
+
+_TEXT_TEXT = _slot_setter(TextDelta, "text")
+_DELTA_ID = _slot_setter(ToolCallDelta, "id")
+_DELTA_TEXT = _slot_setter(ToolCallDelta, "text")
+_DELTA_FIELDS = _slot_setter(ToolCallDelta, "fields")
+_DELTA_VALUES = _slot_setter(ToolCallDelta, "values")
 
 Event: TypeAlias = (
     TextDelta
@@ -156,6 +178,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """
     out: dict[str, Any] = {"type": event.type}
     for f in fields(event):
+        if f.name == "values":
+            continue  # in-process only: the values are already in the delta's text
         value = getattr(event, f.name)
         if isinstance(value, Usage):
             value = {k.name: getattr(value, k.name) for k in fields(value)}

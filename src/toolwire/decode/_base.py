@@ -12,6 +12,9 @@ from toolwire.events import Event, StreamError
 from toolwire.sse import SSEDecoder, SSEEvent
 
 
+_NO_SSE = SSEEvent(data="")  # the envelope of a payload fed without SSE framing
+
+
 class SSEJSONDecoder(ABC):
     """``feed(bytes) -> events`` / ``close() -> events`` over an SSE body of JSON payloads.
 
@@ -31,6 +34,19 @@ class SSEJSONDecoder(ABC):
         out: list[Event] = []
         for sse in self._sse.feed(data):
             self._on_data(sse, out)
+        return out
+
+    def feed_payload(self, payload: dict[str, Any], event: str = "message") -> list[Event]:
+        """Feed one already-parsed event payload (for callers that did their own SSE/JSON).
+
+        ``event`` is the SSE ``event:`` name, when the caller has it.
+        """
+        if self._closed:
+            raise UsageError("decoder.feed_payload() called after close()")
+        out: list[Event] = []
+        if not self._calls.message_ended:
+            sse = _NO_SSE if event == "message" else SSEEvent(data="", event=event)
+            self._on_payload(payload, sse, out)
         return out
 
     def close(self) -> list[Event]:

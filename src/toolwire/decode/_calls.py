@@ -82,21 +82,32 @@ class ToolCalls:
         self.started += 1
         return ToolCallStart(call_id, name, self.started - 1, signature)
 
-    def delta(self, key: Hashable, text: str, fields: tuple[str, ...] = ()) -> ToolCallDelta | None:
+    def delta(
+        self,
+        key: Hashable,
+        text: str,
+        fields: tuple[str, ...] = (),
+        values: tuple[Any, ...] = (),
+    ) -> ToolCallDelta | None:
         """Argument text for an open call; ``None`` for an empty fragment (nothing to say).
 
-        For JSON-argument calls ``fields`` is computed here; markup decoders pass it.
+        For JSON-argument calls ``fields`` and ``values`` are computed here; markup
+        decoders pass them (the completed fields and their final values, in order).
         """
         call = self._open[key]
         json = call.json
         if json is not None:
             if not text:
                 return None
-            return ToolCallDelta(call.id, text, json.feed(text))
+            done = json.feed(text)
+            if not done:
+                return ToolCallDelta(call.id, text)
+            partial = json.value
+            return ToolCallDelta(call.id, text, done, tuple(partial[k] for k in done))
         if not text and not fields:
             return None
         call.raw.append(text)
-        return ToolCallDelta(call.id, text, fields)
+        return ToolCallDelta(call.id, text, fields, values)
 
     def end(self, key: Hashable, arguments: Any = None) -> ToolCallEnd:
         """End a call normally.
