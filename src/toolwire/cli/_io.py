@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import BinaryIO, NoReturn
@@ -19,20 +20,25 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def open_input(path: str | None, default_sample: str) -> tuple[BinaryIO, str]:
+@contextmanager
+def open_input(path: str | None, default_sample: str) -> Iterator[tuple[BinaryIO, str]]:
     """The input stream and a name for messages: FILE, ``-`` for stdin, or a sample."""
-    if path is None:
-        sample = resources.files("toolwire.samples").joinpath(default_sample)
-        return sample.open("rb"), f"bundled sample {default_sample}"
     if path == "-":
-        return sys.stdin.buffer, "standard input"
-    p = Path(path)
-    try:
-        return p.open("rb"), str(p)
-    except IsADirectoryError:
-        fail(f"cannot read {path}: it is a directory; give a file, or - for standard input")
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror or e}; check the path")
+        yield sys.stdin.buffer, "standard input"
+        return
+    if path is None:
+        opened: BinaryIO = resources.files("toolwire.samples").joinpath(default_sample).open("rb")
+        name = f"bundled sample {default_sample}"
+    else:
+        try:
+            opened = Path(path).open("rb")  # noqa: SIM115 - closed by the with below
+        except IsADirectoryError:
+            fail(f"cannot read {path}: it is a directory; give a file, or - for standard input")
+        except OSError as e:
+            fail(f"cannot read {path}: {e.strerror or e}; check the path")
+        name = path
+    with opened:
+        yield opened, name
 
 
 def chunks(stream: BinaryIO, name: str, size: int | None) -> Iterator[bytes]:

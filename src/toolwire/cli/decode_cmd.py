@@ -61,22 +61,22 @@ def decode(
     wanted = _parse_only(only)
     if fmt is not None and fmt not in FORMATS:
         fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    stream, name = open_input(file, DEFAULT_SAMPLE)
-    if file is None and fmt is None:
-        fmt = "anthropic"
-        typer.echo(f"toolwire: decoding the {name} (pass a FILE to decode your own)", err=True)
-    pieces = chunks(stream, name, chunk_size)
-    first = next(pieces, b"")
-    if fmt is None:
-        fmt = sniff_format(first)
+    with open_input(file, DEFAULT_SAMPLE) as (stream, name):
+        if file is None and fmt is None:
+            fmt = "anthropic"
+            typer.echo(f"toolwire: decoding the {name} (pass a FILE to decode your own)", err=True)
+        pieces = chunks(stream, name, chunk_size)
+        first = next(pieces, b"")
         if fmt is None:
-            fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
-    decoder = decoder_for(fmt)
-    offset = 0
-    for piece in itertools.chain([first] if first else [], pieces):
-        offset += len(piece)
-        _print(decoder.feed(piece), offset, wanted)
-    _print(decoder.close(), offset, wanted)
+            fmt = sniff_format(first)
+            if fmt is None:
+                fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
+        decoder = decoder_for(fmt)
+        offset = 0
+        for piece in itertools.chain([first] if first else [], pieces):
+            offset += len(piece)
+            _print(decoder.feed(piece), offset, wanted)
+        _print(decoder.close(), offset, wanted)
 
 
 def _print(events: list[Event], offset: int, wanted: frozenset[str] | None) -> None:
