@@ -1,0 +1,26 @@
+"""Run every benchmark and print their tables (``make bench``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+SUITES = ["decode_args.py", "acp_updates.py"]
+
+
+def main() -> int:
+    status = 0
+    for name in SUITES:
+        script = HERE / name
+        if not script.exists():
+            continue
+        print(f"## {name}\n", flush=True)
+        status |= subprocess.call([sys.executable, str(script), *sys.argv[1:]])
+        print(flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
