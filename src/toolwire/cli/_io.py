@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO, NoReturn
+from typing import IO, NoReturn
 
 import typer
 
@@ -21,13 +21,13 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 @contextmanager
-def open_input(path: str | None, default_sample: str) -> Iterator[tuple[BinaryIO, str]]:
+def open_input(path: str | None, default_sample: str) -> Iterator[tuple[IO[bytes], str]]:
     """The input stream and a name for messages: FILE, ``-`` for stdin, or a sample."""
     if path == "-":
         yield sys.stdin.buffer, "standard input"
         return
     if path is None:
-        opened: BinaryIO = resources.files("toolwire.samples").joinpath(default_sample).open("rb")
+        opened: IO[bytes] = resources.files("toolwire.samples").joinpath(default_sample).open("rb")
         name = f"bundled sample {default_sample}"
     else:
         try:
@@ -41,7 +41,7 @@ def open_input(path: str | None, default_sample: str) -> Iterator[tuple[BinaryIO
         yield opened, name
 
 
-def chunks(stream: BinaryIO, name: str, size: int | None) -> Iterator[bytes]:
+def chunks(stream: IO[bytes], name: str, size: int | None) -> Iterator[bytes]:
     """Blocks as they arrive (``size`` None), or pieces of exactly ``size`` bytes."""
     pending = b""
     while True:

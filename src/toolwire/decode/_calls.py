@@ -54,6 +54,7 @@ class ToolCalls:
 
     def __init__(self) -> None:
         self._open: dict[Hashable, _Open] = {}
+        self._ids: set[str] = set()
         self.started = 0
         """How many calls this response started."""
         self.message_ended = False
@@ -76,8 +77,16 @@ class ToolCalls:
         *,
         json_args: bool = True,
     ) -> ToolCallStart:
+        """Start a call. The id is made unique within the response if the provider's is
+        empty (``call_<n>``) or was already used (``<id>_<n>``)."""
         if key in self._open:
             raise UsageError(f"tool call {key!r} started twice")
+        # Everything downstream (lifecycle, ACP toolCallId) keys calls by id: a server
+        # that reuses one (or sends none: ``call_id`` "") must not merge two calls.
+        call_id = call_id or f"call_{self.started}"
+        while call_id in self._ids:
+            call_id = f"{call_id}_{self.started}"
+        self._ids.add(call_id)
         self._open[key] = _Open(call_id, JsonStream() if json_args else None)
         self.started += 1
         return ToolCallStart(call_id, name, self.started - 1, signature)
@@ -89,12 +98,14 @@ class ToolCalls:
         fields: tuple[str, ...] = (),
         values: tuple[Any, ...] = (),
     ) -> ToolCallDelta | None:
-        """Argument text for an open call; ``None`` for an empty fragment (nothing to say).
+        """Argument text for a call; ``None`` for an empty fragment or a key not open.
 
         For JSON-argument calls ``fields`` and ``values`` are computed here; markup
         decoders pass them (the completed fields and their final values, in order).
         """
-        call = self._open[key]
+        call = self._open.get(key)
+        if call is None:
+            return None  # not an open call (a block that is not a tool, or already ended)
         json = call.json
         if json is not None:
             if not text:
