@@ -164,7 +164,7 @@ class JsonStream:
         if self._result is None:
             self._finished = True
             raw = self.text
-            self._result = _final(raw)
+            self._result = parse_arguments(raw)
         return self._result
 
     # -- the state machine ----------------------------------------------------------
@@ -387,7 +387,8 @@ def _ends_in_escape(text: str, i: int) -> bool:
     return bool((len(text) - k) & 1)
 
 
-def _final(raw: str) -> ParseResult:
+def parse_arguments(raw: str) -> ParseResult:
+    """Parse complete argument text at once: ``json.loads``, with ``""`` meaning ``{}``."""
     if not raw.strip():
         return ParseResult({}, None, raw)
     try:
@@ -396,4 +397,4 @@ def _final(raw: str) -> ParseResult:
         return ParseResult(None, f"invalid JSON arguments: {e}", raw)
 
 
-__all__ = ["JsonStream", "ParseResult"]
+__all__ = ["JsonStream", "ParseResult", "parse_arguments"]

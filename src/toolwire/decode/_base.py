@@ -11,7 +11,6 @@ from toolwire.errors import UsageError
 from toolwire.events import Event, StreamError
 from toolwire.sse import SSEDecoder, SSEEvent
 
-
 _NO_SSE = SSEEvent(data="")  # the envelope of a payload fed without SSE framing
 
 

@@ -30,7 +30,7 @@ from toolwire.events import (
     ToolCallStart,
     Usage,
 )
-from toolwire.jsonstream import JsonStream
+from toolwire.jsonstream import JsonStream, parse_arguments
 
 _KEEP_STOP: frozenset[str] = frozenset({"max_tokens", "error"})
 _CUT_REASON: dict[str, str] = {
@@ -120,16 +120,17 @@ class ToolCalls:
         call.raw.append(text)
         return ToolCallDelta(call.id, text, fields, values)
 
-    def end(self, key: Hashable, arguments: Any = None) -> ToolCallEnd:
+    def end(self, key: Hashable, arguments: Any = None, *, text: str | None = None) -> ToolCallEnd:
         """End a call normally.
 
         JSON-argument calls parse their text (``""`` means ``{}``) or end with the parse
-        error; markup decoders pass the final ``arguments``.
+        error; ``text`` replaces what was fed when the provider sends authoritative final
+        arguments that disagree with its deltas. Markup decoders pass ``arguments``.
         """
         call = self._open.pop(key)
         if call.json is None:
             return ToolCallEnd(call.id, arguments={} if arguments is None else arguments)
-        result = call.json.finish()
+        result = call.json.finish() if text is None else parse_arguments(text)
         if result.error is not None:
             return ToolCallEnd(call.id, error=result.error, raw=result.raw)
         return ToolCallEnd(call.id, arguments=result.value)
