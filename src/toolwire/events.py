@@ -89,7 +89,7 @@ class ToolCallDelta:
 
     def __init__(
         self,
-        id: str,  # noqa: A002 - the protocol's name
+        id: str,
         text: str,
         fields: tuple[str, ...] = (),
         values: tuple[Any, ...] = (),
