@@ -240,3 +240,12 @@ def test_work_is_linear_in_the_input(monkeypatch: pytest.MonkeyPatch, size: int)
     # A delta that ends a string body is offered twice (fast path, then the full
     # machine): at most 2x the input, where a re-parsing peer scans ~len/40 times more.
     assert scanned <= 2 * len(text)
+
+
+def test_absurd_nesting_is_an_error_not_a_crash() -> None:
+    text = "[" * 5000 + "]" * 5000
+    stream = JsonStream()
+    stream.feed(text)
+    result = stream.finish()
+    assert result.error is not None
+    assert result.raw == text

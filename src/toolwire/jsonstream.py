@@ -395,6 +395,9 @@ def parse_arguments(raw: str) -> ParseResult:
         return ParseResult(json.loads(raw), None, raw)
     except ValueError as e:
         return ParseResult(None, f"invalid JSON arguments: {e}", raw)
+    except RecursionError:
+        # json.loads recurses per nesting level: ~1,000 levels exhaust the stack.
+        return ParseResult(None, "invalid JSON arguments: nested too deeply", raw)
 
 
 __all__ = ["JsonStream", "ParseResult", "parse_arguments"]

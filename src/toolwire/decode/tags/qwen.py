@@ -1,0 +1,294 @@
+"""Qwen3-Coder XML tool calls: ``<tool_call><function=NAME><parameter=KEY>value...``.
+
+Full form, as the model's chat template renders it::
+
+    <tool_call>
+    <function=Write>
+    <parameter=file_path>
+    src/app.py
+    </parameter>
+    <parameter=content>
+    print("hi")
+    </parameter>
+    </function>
+    </tool_call>
+
+Theory of operation (the frame is ``_machine.TagDecoder``)
+----------------------------------------------------------
+States::
+
+    text -> head -> name -> params <-> key -> value -> value_end -> params
+                              |  (``</function>``: the call ends)
+                              +-> after -> text, or name (another function in the block)
+
+* head: whitespace, then ``<function=``. ``<tool_call>`` is a special token, so a block
+  without it reverts to text with a ``StreamError``. A bare ``<function=`` outside
+  ``<tool_call>`` is text: Llama 3.1 writes ``<function=name>{json}</function>`` and the
+  prefix alone cannot tell the two formats apart (research/streaming.md 5.4).
+* name: up to ``>``, no markup, no newline; ``ToolCallStart`` goes out on the chunk
+  holding that ``>``. Everything from then to ``</function>`` (exclusive) goes out as
+  ``ToolCallDelta.text``: the markup as written. A JSON body (``{``) is malformed.
+* value: raw text. It streams as it arrives (vllm #30439, sglang #27005 buffered it):
+  only a suffix that could begin ``</parameter>``, ``<parameter=`` or ``</function>`` is
+  held back. One leading and one trailing newline are dropped (the template adds them);
+  then the tool's JSON schema, when known, types it (``_convert``).
+* value_end: after ``</parameter>``, whitespace and then ``<parameter=`` or
+  ``</function>`` confirm the close and the key goes out in ``fields``. Anything else
+  means the ``</parameter>`` belonged to the value (code that writes this format), so it
+  is kept and the value goes on. A missing ``</parameter>`` is accepted when the next
+  ``<parameter=`` or ``</function>`` follows.
+* after: whitespace, then ``</tool_call>``, or another ``<function=`` in the same block;
+  anything else is text, with the whitespace before it.
+* skip: after malformed markup, up to ``</function>`` or ``</tool_call>``; the call fails.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolwire.decode.tags._holdback import SPACE, TagSet, expect, skip_space
+from toolwire.decode.tags._machine import SKIP, TEXT, TagDecoder
+
+_HEAD, _NAME, _PARAMS, _KEY = "head", "name", "params", "key"
+_VALUE, _VALUE_END, _AFTER = "value", "value_end", "after"
+
+_MAX_WORD = 256  # a function or parameter name
+_WORD = re.compile(r"[^\s<>]+")
+_WORD_END = TagSet(">", "<", "\n")
+_VALUE_TAGS = TagSet("</parameter>", "<parameter=", "</function>")
+_NEXT = ("<parameter=", "</function>")
+_SKIP_END = TagSet("</function>", "</tool_call>")
+
+
+class Qwen3CoderDecoder(TagDecoder):
+    """Decode Qwen3-Coder ``<tool_call><function=...>`` calls out of a model's text.
+
+    ``schemas`` maps a tool's name to the JSON schema of its parameters; a parameter whose
+    schema type is not ``string`` is parsed as JSON (falling back to the text). Without a
+    schema every value is a string, as the model wrote it.
+    """
+
+    _OPEN = TagSet("<tool_call>")
+    _AFTER_OPEN = _HEAD
+    _COMMIT_ON_OPEN = True
+
+    def __init__(self, schemas: Mapping[str, dict[str, Any]] | None = None) -> None:
+        super().__init__()
+        self._schemas: Mapping[str, dict[str, Any]] = schemas or {}
+        self._name = ""
+        self._word: list[str] = []  # a function or parameter name being read
+        self._word_len = 0
+        self._params: dict[str, Any] = {}
+        self._key = ""
+        self._value: list[str] = []
+        self._ws: list[str] = []
+
+    def _table(self) -> dict[str, Callable[[], bool]]:
+        return {
+            _HEAD: self._on_head,
+            _NAME: self._on_name,
+            _PARAMS: self._on_params,
+            _KEY: self._on_key,
+            _VALUE: self._on_value,
+            _VALUE_END: self._on_value_end,
+            _AFTER: self._on_after,
+            SKIP: self._on_skip,
+        }
+
+    # -- the header ----------------------------------------------------------------------
+
+    def _on_head(self) -> bool:
+        self._head_to(skip_space(self._buf, self._pos))
+        opt = expect(self._buf, self._pos, ("<function=",))
+        if opt == "":
+            return False
+        if opt is None:
+            self._revert("expected <function=NAME> after <tool_call>")
+            return True
+        self._head_to(self._pos + len(opt))
+        self._state = _NAME
+        self._word, self._word_len = [], 0
+        return True
+
+    def _read_word(self, take: Callable[[int], None]) -> tuple[bool, str | None]:
+        """Read a name up to ``>``: ``(False, None)`` wants more; ``(True, None)`` is bad.
+
+        ``take`` consumes up to an index (into the head, or as call markup).
+        """
+        start, tag = _WORD_END.scan(self._buf, self._pos)
+        limit = self._pos + _MAX_WORD - self._word_len
+        if start > limit:  # cut at a fixed length, so any chunking stops at one place
+            take(limit)
+            return True, None
+        self._word.append(self._buf[self._pos : start])
+        self._word_len += start - self._pos
+        take(start)
+        if tag is None:
+            return False, None
+        if tag != ">":
+            return True, None
+        take(start + 1)
+        word = "".join(self._word).strip(SPACE)
+        self._word, self._word_len = [], 0
+        return True, word if _WORD.fullmatch(word) else None
+
+    def _on_name(self) -> bool:
+        done, name = self._read_word(self._head_to)
+        if not done:
+            return False
+        if name is None:
+            self._revert("not a function name")
+            return True
+        self._begin(name, json_args=False)
+        self._name, self._params = name, {}
+        self._state = _PARAMS
+        return True
+
+    # -- parameters ----------------------------------------------------------------------
+
+    def _on_params(self) -> bool:
+        self._delta_to(skip_space(self._buf, self._pos))
+        opt = expect(self._buf, self._pos, _NEXT)
+        if opt == "":
+            return False
+        if opt is None:
+            self._malformed("expected <parameter=KEY> or </function>")
+        elif opt == "</function>":
+            self._pos += len(opt)
+            self._end(self._params)
+            self._state, self._ws = _AFTER, []
+        else:
+            self._delta_to(self._pos + len(opt))
+            self._state = _KEY
+            self._word, self._word_len = [], 0
+        return True
+
+    def _on_key(self) -> bool:
+        done, key = self._read_word(self._delta_to)
+        if not done:
+            return False
+        if key is None:
+            self._malformed("not a parameter name")
+            return True
+        self._key, self._value = key, []
+        self._state = _VALUE
+        return True
+
+    def _on_value(self) -> bool:
+        start, tag = _VALUE_TAGS.scan(self._buf, self._pos)
+        self._value.append(self._buf[self._pos : start])
+        self._delta_to(start)
+        if tag is None:
+            return False
+        if tag == "</parameter>":
+            self._delta_to(start + len(tag))
+            self._state, self._ws = _VALUE_END, []
+        else:
+            self._close_param()
+        return True
+
+    def _on_value_end(self) -> bool:
+        end = skip_space(self._buf, self._pos)
+        self._ws.append(self._buf[self._pos : end])
+        self._delta_to(end)
+        opt = expect(self._buf, self._pos, _NEXT)
+        if opt == "":
+            return False
+        if opt is None:  # the ``</parameter>`` was text of the value
+            self._value.append("</parameter>" + "".join(self._ws))
+            self._state = _VALUE
+        else:
+            self._close_param()
+        return True
+
+    def _close_param(self) -> None:
+        raw = "".join(self._value)
+        raw = raw[1:] if raw.startswith("\n") else raw
+        raw = raw[:-1] if raw.endswith("\n") else raw
+        schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
+        value = self._params[self._key] = _convert(raw, schema)
+        self._value = []
+        self._delta("", (self._key,), (value,))
+        self._state = _PARAMS
+
+    # -- after a function ----------------------------------------------------------------
+
+    def _on_after(self) -> bool:
+        end = skip_space(self._buf, self._pos)
+        self._ws.append(self._buf[self._pos : end])
+        self._pos = end
+        opt = expect(self._buf, self._pos, ("</tool_call>", "<function="))
+        if opt == "":
+            return False
+        ws, self._ws = "".join(self._ws), []
+        self._state = TEXT
+        if opt is None:  # no ``</tool_call>``: what follows is text
+            self._emit_text(ws)
+        elif opt == "</tool_call>":
+            self._pos += len(opt)
+        else:  # another function in the same block
+            self._pos += len(opt)
+            self._head, self._committed = [opt], True
+            self._state = _NAME
+            self._word, self._word_len = [], 0
+        return True
+
+    def _on_skip(self) -> bool:
+        start, tag = _SKIP_END.scan(self._buf, self._pos)
+        self._delta_to(start)
+        if tag is None:
+            return False
+        self._pos += len(tag)
+        self._fail(self._error or "malformed tool call")
+        self._state, self._ws = (_AFTER if tag == "</function>" else TEXT), []
+        return True
+
+    def _close_text(self, rest: str) -> None:
+        self._emit_text("".join(self._ws) + rest)
+        self._ws = []
+
+
+def _convert(raw: str, schema: Any) -> Any:
+    """Type a value by its JSON schema; the text itself when it is a string or won't parse."""
+    types = _types(schema)
+    if not types or "string" in types:
+        return raw
+    text = raw.strip(SPACE)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        # Python spellings models trained on Python sometimes use.
+        value = {"True": True, "False": False, "None": None}.get(text, raw)
+    return value if _fits(value, types) else raw
+
+
+def _types(schema: Any) -> frozenset[str]:
+    if not isinstance(schema, Mapping):
+        return frozenset()
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return frozenset({declared})
+    if isinstance(declared, list):
+        return frozenset(t for t in declared if isinstance(t, str))
+    alternatives = schema.get("anyOf") or schema.get("oneOf") or []
+    return frozenset().union(*(_types(s) for s in alternatives))
+
+
+_FITS: dict[str, Callable[[Any], bool]] = {
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def _fits(value: Any, types: frozenset[str]) -> bool:
+    return any(_FITS.get(t, lambda _: False)(value) for t in types)
+
+
+__all__ = ["Qwen3CoderDecoder"]
