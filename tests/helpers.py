@@ -62,12 +62,17 @@ def decode_ways(factory: Callable[[], Feedable], data: bytes) -> dict[str, list[
     }
 
 
-def check_invariants(events: Sequence[Event]) -> None:
-    """DESIGN.md invariants: one start, deltas, one end per call; one final MessageEnd."""
+def check_invariants(events: Sequence[Event], *, message_end: bool = True) -> None:
+    """DESIGN.md invariants: one start, deltas, one end per call; one final MessageEnd.
+
+    ``message_end=False`` is for the text-format decoders, which never end the message
+    (their caller's outer stream does): there must be no ``MessageEnd`` at all.
+    """
     state: dict[str, str] = {}
     for ev in events:
         if isinstance(ev, ToolCallStart):
             assert ev.id not in state, f"second start for {ev.id}"
+            assert ev.index == len(state), "index counts this response's calls"
             state[ev.id] = "open"
         elif isinstance(ev, ToolCallDelta):
             assert state.get(ev.id) == "open", f"delta for {ev.id} outside its call"
@@ -76,6 +81,9 @@ def check_invariants(events: Sequence[Event]) -> None:
             state[ev.id] = "ended"
     assert all(s == "ended" for s in state.values()), f"calls never ended: {state}"
     ends = [i for i, ev in enumerate(events) if isinstance(ev, MessageEnd)]
+    if not message_end:
+        assert not ends, "text-format decoders never end the message"
+        return
     assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
     trailing = events[ends[0] + 1 :]
     assert all(ev.type == "stream_error" for ev in trailing), "events after message_end"

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from tests.helpers import Feedable, feed_pieces, split_at
+from tests.helpers import Feedable, check_invariants, feed_pieces, split_at
 from toolwire.events import (
     Event,
-    MessageEnd,
     StreamError,
     TextDelta,
     ToolCallDelta,
@@ -58,19 +57,7 @@ def chunks(text: str, size: int) -> list[str]:
 
 def check_calls(events: Sequence[Event]) -> None:
     """Per call: one start, deltas while open, one end; no ``MessageEnd`` from these."""
-    state: dict[str, str] = {}
-    for ev in events:
-        assert not isinstance(ev, MessageEnd), "text-format decoders never end the message"
-        if isinstance(ev, ToolCallStart):
-            assert ev.id not in state, f"second start for {ev.id}"
-            assert ev.index == len(state), "index counts this response's calls"
-            state[ev.id] = "open"
-        elif isinstance(ev, ToolCallDelta):
-            assert state.get(ev.id) == "open", f"delta for {ev.id} outside its call"
-        elif isinstance(ev, ToolCallEnd):
-            assert state.get(ev.id) == "open", f"end for {ev.id} without an open call"
-            state[ev.id] = "ended"
-    assert all(s == "ended" for s in state.values()), f"calls never ended: {state}"
+    check_invariants(events, message_end=False)
 
 
 def text_of(events: Iterable[Event]) -> str:
