@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolwire.decode._base import SSEJSONDecoder
+from toolwire.decode._fields import get_dict, get_int, get_str
 from toolwire.events import Event, StopReason, StreamError, TextDelta, ThinkingDelta, Usage
 from toolwire.sse import SSEEvent
 
@@ -50,21 +51,6 @@ _USAGE_FIELDS: dict[str, str] = {
     "cache_read_input_tokens": "cache_read_tokens",
     "cache_creation_input_tokens": "cache_write_tokens",
 }
-
-
-def _dict(obj: dict[str, Any], key: str) -> dict[str, Any]:
-    value = obj.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def _str(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _index(payload: dict[str, Any]) -> int | None:
-    index = payload.get("index")
-    return index if isinstance(index, int) else None
 
 
 class AnthropicDecoder(SSEJSONDecoder):
@@ -114,13 +100,13 @@ class AnthropicDecoder(SSEJSONDecoder):
     # -- message events ---------------------------------------------------------------
 
     def _message_start(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
-        self._merge_usage(_dict(_dict(payload, "message"), "usage"))
+        self._merge_usage(get_dict(get_dict(payload, "message"), "usage"))
 
     def _message_delta(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
-        reason = _str(_dict(payload, "delta"), "stop_reason")
+        reason = get_str(get_dict(payload, "delta"), "stop_reason")
         # An unknown future stop reason is not an error: the response did end.
         self._stop = _STOP_REASONS.get(reason, "end_turn")
-        self._merge_usage(_dict(payload, "usage"))
+        self._merge_usage(get_dict(payload, "usage"))
 
     def _message_stop(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
         out.extend(self._calls.end_message(self._stop or "end_turn", self._usage_now()))
@@ -129,7 +115,7 @@ class AnthropicDecoder(SSEJSONDecoder):
         # e.g. {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         error = payload.get("error")
         if isinstance(error, dict):
-            kind, text = _str(error, "type"), _str(error, "message")
+            kind, text = get_str(error, "type"), get_str(error, "message")
             message = f"{kind}: {text}" if kind and text else kind or text
         else:
             message = error if isinstance(error, str) else ""
@@ -151,44 +137,44 @@ class AnthropicDecoder(SSEJSONDecoder):
     # -- content blocks ---------------------------------------------------------------
 
     def _block_start(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
-        block = _dict(payload, "content_block")
-        kind = _str(block, "type")
-        index = _index(payload)
+        block = get_dict(payload, "content_block")
+        kind = get_str(block, "type")
+        index = get_int(payload, "index")
         match kind:
             case "tool_use" | "server_tool_use":
                 self._tool_start(index, block, out)
             case "text" if block.get("text"):
-                out.append(TextDelta(_str(block, "text")))
+                out.append(TextDelta(get_str(block, "text")))
             case "thinking" if block.get("thinking"):
-                out.append(ThinkingDelta(_str(block, "thinking")))
+                out.append(ThinkingDelta(get_str(block, "thinking")))
             case "redacted_thinking":
                 # Arrives whole here; opaque, only ever sent back to Anthropic.
-                out.append(ThinkingDelta("", redacted=_str(block, "data")))
+                out.append(ThinkingDelta("", redacted=get_str(block, "data")))
 
     def _tool_start(self, index: int | None, block: dict[str, Any], out: list[Event]) -> None:
         if self._calls.is_open(index):
             out.append(StreamError(f"content block {index} started twice", json.dumps(block)))
             return
-        out.append(self._calls.start(index, _str(block, "id"), _str(block, "name")))
+        out.append(self._calls.start(index, get_str(block, "id"), get_str(block, "name")))
         start_input = block.get("input")
         if isinstance(start_input, dict) and start_input:
             self._start_input[index] = json.dumps(start_input, ensure_ascii=False)
 
     def _block_delta(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
-        delta = _dict(payload, "delta")
-        kind = _str(delta, "type")
-        index = _index(payload)
+        delta = get_dict(payload, "delta")
+        kind = get_str(delta, "type")
+        index = get_int(payload, "index")
         # citations_delta (a citation for the text block) and future delta types carry
         # nothing the normalized events have a place for: no case, ignored.
         match kind:
             case "input_json_delta":
-                self._tool_delta(index, _str(delta, "partial_json"), out)
+                self._tool_delta(index, get_str(delta, "partial_json"), out)
             case "text_delta" if delta.get("text"):
-                out.append(TextDelta(_str(delta, "text")))
+                out.append(TextDelta(get_str(delta, "text")))
             case "thinking_delta" if delta.get("thinking"):
-                out.append(ThinkingDelta(_str(delta, "thinking")))
+                out.append(ThinkingDelta(get_str(delta, "thinking")))
             case "signature_delta":
-                out.append(ThinkingDelta("", signature=_str(delta, "signature")))
+                out.append(ThinkingDelta("", signature=get_str(delta, "signature")))
 
     def _tool_delta(self, index: int | None, text: str, out: list[Event]) -> None:
         calls = self._calls
@@ -201,7 +187,7 @@ class AnthropicDecoder(SSEJSONDecoder):
             out.append(event)
 
     def _block_stop(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
-        index = _index(payload)
+        index = get_int(payload, "index")
         if not self._calls.is_open(index):
             return
         whole = self._start_input.pop(index, None)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolwire.decode._base import SSEJSONDecoder
+from toolwire.decode._fields import get_dict, get_int, get_str
 from toolwire.events import Event, StopReason, StreamError, TextDelta, ThinkingDelta, Usage
 from toolwire.sse import SSEEvent
 
@@ -65,21 +66,6 @@ class _Slot:
     ended: bool = False
 
 
-def _dict(obj: dict[str, Any], key: str) -> dict[str, Any]:
-    value = obj.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def _str(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _int(obj: dict[str, Any], key: str) -> int | None:
-    value = obj.get(key)
-    return value if isinstance(value, int) else None
-
-
 def _choice0(payload: dict[str, Any]) -> dict[str, Any] | None:
     choices = payload.get("choices")
     if not isinstance(choices, list):
@@ -92,10 +78,10 @@ def _choice0(payload: dict[str, Any]) -> dict[str, Any] | None:
 
 def _usage(raw: dict[str, Any]) -> Usage:
     return Usage(
-        input_tokens=_int(raw, "prompt_tokens"),
-        output_tokens=_int(raw, "completion_tokens"),
-        cache_read_tokens=_int(_dict(raw, "prompt_tokens_details"), "cached_tokens"),
-        reasoning_tokens=_int(_dict(raw, "completion_tokens_details"), "reasoning_tokens"),
+        input_tokens=get_int(raw, "prompt_tokens"),
+        output_tokens=get_int(raw, "completion_tokens"),
+        cache_read_tokens=get_int(get_dict(raw, "prompt_tokens_details"), "cached_tokens"),
+        reasoning_tokens=get_int(get_dict(raw, "completion_tokens_details"), "reasoning_tokens"),
     )
 
 
@@ -140,17 +126,17 @@ class OpenAIChatDecoder(SSEJSONDecoder):
 
     def _on_error(self, error: Any, raw: str, out: list[Event]) -> None:
         # e.g. data: {"error": {"message": "...", "type": "server_error", "code": 502}}
-        message = _str(error, "message") if isinstance(error, dict) else str(error)
+        message = get_str(error, "message") if isinstance(error, dict) else str(error)
         out.extend(self._calls.fail_message(message or "the provider reported an error", raw))
 
     def _on_choice(self, choice: dict[str, Any], out: list[Event]) -> None:
-        delta = _dict(choice, "delta")
-        reasoning = _str(delta, "reasoning_content") or _str(delta, "reasoning")
+        delta = get_dict(choice, "delta")
+        reasoning = get_str(delta, "reasoning_content") or get_str(delta, "reasoning")
         if reasoning:  # one of the two: servers in transition send the same text in both
             out.append(ThinkingDelta(reasoning))
-        if content := _str(delta, "content"):
+        if content := get_str(delta, "content"):
             out.append(TextDelta(content))
-        if refusal := _str(delta, "refusal"):
+        if refusal := get_str(delta, "refusal"):
             self._refused = True
             out.append(TextDelta(refusal))
         fragments = delta.get("tool_calls")
@@ -172,7 +158,7 @@ class OpenAIChatDecoder(SSEJSONDecoder):
     # -- tool-call fragments ----------------------------------------------------------
 
     def _on_fragment(self, fragment: dict[str, Any], index: Any, out: list[Event]) -> None:
-        call_id = _str(fragment, "id") or None
+        call_id = get_str(fragment, "id") or None
         slot = self._slot_for(index, call_id, out)
         if slot.ended:
             out.append(StreamError("tool call fragment after its call ended", json.dumps(fragment)))
@@ -181,8 +167,8 @@ class OpenAIChatDecoder(SSEJSONDecoder):
         if call_id is not None and slot.id is None and not slot.started:
             slot.id = call_id
             self._by_id.setdefault(call_id, slot)
-        function = _dict(fragment, "function")
-        name = _str(function, "name")
+        function = get_dict(fragment, "function")
+        name = get_str(function, "name")
         if name and not slot.started and name != slot.name:
             slot.name += name
         arguments = function.get("arguments")

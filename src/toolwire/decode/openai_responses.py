@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from toolwire.decode._base import SSEJSONDecoder
+from toolwire.decode._fields import get_dict
 from toolwire.events import (
     Event,
     StopReason,
@@ -55,11 +56,6 @@ class _Call:
     parts: list[str] = field(default_factory=list)  # argument text sent as deltas
 
 
-def _dict(obj: Any, key: str) -> dict[str, Any]:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, dict) else {}
-
-
 def _str(obj: dict[str, Any], key: str) -> str | None:
     value = obj.get(key)
     return value if isinstance(value, str) else None
@@ -71,8 +67,8 @@ def _usage(usage: dict[str, Any]) -> Usage | None:
     return Usage(
         input_tokens=usage.get("input_tokens"),
         output_tokens=usage.get("output_tokens"),
-        cache_read_tokens=_dict(usage, "input_tokens_details").get("cached_tokens"),
-        reasoning_tokens=_dict(usage, "output_tokens_details").get("reasoning_tokens"),
+        cache_read_tokens=get_dict(usage, "input_tokens_details").get("cached_tokens"),
+        reasoning_tokens=get_dict(usage, "output_tokens_details").get("reasoning_tokens"),
     )
 
 
@@ -147,7 +143,7 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
     # -- tool calls ------------------------------------------------------------------------
 
     def _on_item_added(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
-        item = _dict(p, "item")
+        item = get_dict(p, "item")
         if item.get("type") not in _CALL_TYPES:
             return
         key = self._key(item, p.get("output_index"))
@@ -163,7 +159,7 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
             self._finish(call, text, out)
 
     def _on_item_done(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
-        item = _dict(p, "item")
+        item = get_dict(p, "item")
         if item.get("type") in _CALL_TYPES:
             self._settle(item, p.get("output_index"), out)
 
@@ -245,28 +241,28 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
     # -- the end of the response ------------------------------------------------------------
 
     def _on_completed(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
-        response = _dict(p, "response")
+        response = get_dict(p, "response")
         output = response.get("output")
         for index, item in enumerate(output if isinstance(output, list) else ()):
             # A call still open here never got its done events; the final item settles it.
             if isinstance(item, dict) and self._find(_str(item, "id"), index) is not None:
                 self._settle(item, index, out)
         stop: StopReason = "refusal" if self._refused else "end_turn"
-        out.extend(self._calls.end_message(stop, _usage(_dict(response, "usage"))))
+        out.extend(self._calls.end_message(stop, _usage(get_dict(response, "usage"))))
 
     def _on_incomplete(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
-        response = _dict(p, "response")
-        reason = _dict(response, "incomplete_details").get("reason")
+        response = get_dict(p, "response")
+        reason = get_dict(response, "incomplete_details").get("reason")
         stop: StopReason = "refusal" if reason == "content_filter" else "max_tokens"
-        out.extend(self._calls.end_message(stop, _usage(_dict(response, "usage"))))
+        out.extend(self._calls.end_message(stop, _usage(get_dict(response, "usage"))))
 
     def _on_failed(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
-        error = _dict(_dict(p, "response"), "error")
+        error = get_dict(get_dict(p, "response"), "error")
         out.extend(self._calls.fail_message(_error_message(error, "the response failed"), raw))
 
     def _on_error(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
         # Top-level ``code``/``message`` per the API reference; some servers nest ``error``.
-        error = _dict(p, "error") or p
+        error = get_dict(p, "error") or p
         out.extend(self._calls.fail_message(_error_message(error, "provider error"), raw))
 
     _HANDLERS: ClassVar[dict[str, _Handler]] = {
