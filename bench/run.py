@@ -17,7 +17,7 @@ def main() -> int:
         if not script.exists():
             continue
         print(f"## {name}\n", flush=True)
-        status |= subprocess.call([sys.executable, str(script), *sys.argv[1:]])
+        status |= subprocess.call([sys.executable, str(script)])
         print(flush=True)
     return status
 
