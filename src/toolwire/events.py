@@ -40,6 +40,7 @@ class TextDelta:
 
     def __init__(self, text: str) -> None:
         _TEXT_TEXT(self, text)  # hot path: see ToolCallDelta.__init__
+
     type: ClassVar[Literal["text_delta"]] = "text_delta"
 
 
@@ -101,6 +102,7 @@ class ToolCallDelta:
         _DELTA_TEXT(self, text)
         _DELTA_FIELDS(self, fields)
         _DELTA_VALUES(self, values)
+
     type: ClassVar[Literal["tool_call_delta"]] = "tool_call_delta"
 
 
