@@ -1,0 +1,5 @@
+"""Small text helpers."""
+
+from textkit.slugify import slugify
+
+__all__ = ["slugify"]

@@ -1,0 +1,300 @@
+"""Sessions on disk: SQLite in the user's data directory, so sessions survive restarts.
+
+Two records per session, each authoritative for its reader:
+
+* ``messages``: the provider-neutral history (``history.Message``), what backends
+  translate for the model, stored losslessly (thinking, signatures, ``backend``);
+* ``transcript``: the ACP ``session/update`` payloads to replay on ``session/load``,
+  recorded by the agent in their final, consolidated form (one ``agent_message_chunk``
+  per message, one ``tool_call`` per call in its end state with its diff, the last
+  ``plan``), never the stream of deltas. A history cannot rebuild what the editor was
+  shown (titles, diffs, locations, exit codes), so the editor's view is kept as is.
+
+One connection per store, WAL, foreign keys on; use a store from one thread (the agent's
+event loop: each call is a short local transaction). Schema and file: ``store_schema``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from toolwire.errors import UsageError
+from toolwire.history import Message
+from toolwire.history_json import dumps, message_from_dict, message_to_dict
+from toolwire.store_schema import SCHEMA_VERSION, default_db_path, migrate, prepare_file
+
+_UNSET: Any = object()
+
+
+class SessionNotFoundError(UsageError):
+    """No session has that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A stored session's fields (not its history). Times are Unix seconds."""
+
+    id: str
+    cwd: str
+    additional_dirs: tuple[str, ...]
+    created_at: float
+    updated_at: float
+    title: str | None
+    backend: str | None
+    mode: str | None
+    config: Mapping[str, Any]
+
+    @property
+    def updated_at_iso(self) -> str:
+        """``updated_at`` in ISO 8601 (UTC, ``Z``), as ACP ``session/list`` gives it."""
+        moment = datetime.fromtimestamp(self.updated_at, UTC)
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class SessionStore:
+    """The session database. ``path=None`` is ``default_db_path()``; ``":memory:"`` works."""
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.path = str(default_db_path() if path is None else path)
+        self._clock = clock
+        if self.path != ":memory:":
+            prepare_file(Path(self.path))
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA busy_timeout = 5000")
+            migrate(self._db)
+        except BaseException:
+            self._db.close()
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database (``SCHEMA_VERSION`` once open)."""
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def create(
+        self,
+        cwd: str,
+        additional_dirs: Iterable[str] = (),
+        *,
+        session_id: str | None = None,
+        title: str | None = None,
+        backend: str | None = None,
+        mode: str | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> SessionRecord:
+        """A new session (``session_id`` defaults to a fresh UUID)."""
+        sid = session_id or str(uuid.uuid4())
+        now = self._clock()
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
+                " title, backend, mode, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (sid, cwd, dumps(list(additional_dirs)), now, now, title, backend, mode,
+                 dumps(dict(config or {}))),
+            )  # fmt: skip
+        return self._require(sid)
+
+    def get(self, session_id: str) -> SessionRecord | None:
+        """The session, or None when there is none with that id."""
+        row = self._db.execute(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else _record(row)
+
+    def list_sessions(
+        self, *, cwd: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[SessionRecord]:
+        """Sessions, most recently updated first, optionally only those in ``cwd``."""
+        where, params = ("WHERE cwd = ?", [cwd]) if cwd is not None else ("", [])
+        sql = f"{_SELECT} {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?"
+        rows = self._db.execute(sql, (*params, -1 if limit is None else limit, offset))
+        return [_record(row) for row in rows]
+
+    def update(
+        self,
+        session_id: str,
+        *,
+        title: str | None = _UNSET,
+        backend: str | None = _UNSET,
+        mode: str | None = _UNSET,
+        config: Mapping[str, Any] = _UNSET,
+    ) -> SessionRecord:
+        """Set the given fields (None clears a text field); ``updated_at`` moves on."""
+        changes = {"title": title, "backend": backend, "mode": mode}
+        columns = {k: v for k, v in changes.items() if v is not _UNSET}
+        if config is not _UNSET:
+            columns["config"] = dumps(dict(config))
+        with self._transaction():
+            self._touch(session_id)
+            for column, value in columns.items():  # column names come from the code above
+                self._db.execute(
+                    f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id)
+                )
+        return self._require(session_id)
+
+    def set_config_value(self, session_id: str, key: str, value: Any) -> SessionRecord:
+        """Set one config value, keeping the others."""
+        record = self._require(session_id)
+        return self.update(session_id, config={**record.config, key: value})
+
+    def append(
+        self,
+        session_id: str,
+        *,
+        messages: Iterable[Message] = (),
+        updates: Iterable[Mapping[str, Any]] = (),
+    ) -> None:
+        """Add to the history and the transcript together, in one transaction.
+
+        ``updates`` are ``session/update`` payloads (the ``update`` objects, without the
+        session id). A turn recorded this way is on disk whole or not at all.
+        """
+        message_rows = [_message_row(m) for m in messages]
+        now = self._clock()
+        update_rows = [(now, dumps(dict(u))) for u in updates]
+        with self._transaction():
+            self._touch(session_id)
+            self._insert("messages", _MESSAGE_COLUMNS, session_id, message_rows)
+            self._insert("transcript", "ts, payload", session_id, update_rows)
+
+    def append_messages(self, session_id: str, messages: Iterable[Message]) -> None:
+        """Add messages at the end of the session's history."""
+        self.append(session_id, messages=messages)
+
+    def messages(self, session_id: str) -> list[Message]:
+        """The session's history, in order."""
+        rows = self._db.execute(
+            "SELECT role, backend, parts FROM messages WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        return [
+            message_from_dict({"role": role, "backend": backend, "parts": json.loads(parts)})
+            for role, backend, parts in rows
+        ]
+
+    def replace_messages(self, session_id: str, messages: Iterable[Message]) -> None:
+        """Replace the whole history (after a compaction, say) in one transaction."""
+        rows = [_message_row(m) for m in messages]
+        with self._transaction():
+            self._touch(session_id)
+            self._db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            self._insert("messages", _MESSAGE_COLUMNS, session_id, rows)
+
+    def append_updates(self, session_id: str, updates: Iterable[Mapping[str, Any]]) -> None:
+        """Add ``session/update`` payloads to the transcript."""
+        self.append(session_id, updates=updates)
+
+    def updates(self, session_id: str) -> list[dict[str, Any]]:
+        """The transcript to replay on ``session/load``, in order."""
+        rows = self._db.execute(
+            "SELECT payload FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [json.loads(payload) for (payload,) in rows]
+
+    def delete(self, session_id: str) -> bool:
+        """Remove the session with its history and transcript; False when there was none."""
+        with self._transaction():
+            cursor = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return cursor.rowcount > 0
+
+    def close(self) -> None:
+        """Close the connection (the store cannot be used afterwards)."""
+        self._db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(
+        self, exc: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # IMMEDIATE takes the write lock at once: the MAX(seq) read and the inserts that
+        # follow it cannot interleave with another writer's.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _insert(
+        self, table: str, columns: str, session_id: str, rows: list[tuple[Any, ...]]
+    ) -> None:
+        if not rows:
+            return
+        (last,) = self._db.execute(
+            f"SELECT COALESCE(MAX(seq), -1) FROM {table} WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        marks = ", ".join("?" * (len(rows[0]) + 2))
+        self._db.executemany(
+            f"INSERT INTO {table} (session_id, seq, {columns}) VALUES ({marks})",
+            [(session_id, last + 1 + i, *row) for i, row in enumerate(rows)],
+        )
+
+    def _touch(self, session_id: str) -> None:
+        cursor = self._db.execute(
+            "UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?",
+            (self._clock(), session_id),
+        )
+        if cursor.rowcount == 0:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+
+    def _require(self, session_id: str) -> SessionRecord:
+        record = self.get(session_id)
+        if record is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        return record
+
+
+_MESSAGE_COLUMNS = "role, backend, parts"
+_SELECT = (
+    "SELECT id, cwd, additional_dirs, created_at, updated_at, title, backend, mode, config"
+    " FROM sessions"
+)
+
+
+def _message_row(message: Message) -> tuple[str, str | None, str]:
+    return (message.role, message.backend, dumps(message_to_dict(message)["parts"]))
+
+
+def _record(row: tuple[Any, ...]) -> SessionRecord:
+    sid, cwd, dirs, created, updated, title, backend, mode, config = row
+    return SessionRecord(
+        sid,
+        cwd,
+        tuple(json.loads(dirs)),
+        created,
+        updated,
+        title,
+        backend,
+        mode,
+        json.loads(config),
+    )
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SessionNotFoundError",
+    "SessionRecord",
+    "SessionStore",
+    "default_db_path",
+]

@@ -1,0 +1,111 @@
+"""The session database: where it lives, its schema, and its migrations.
+
+The schema is versioned by ``PRAGMA user_version``.
+``MIGRATIONS[i]`` takes a database from version ``i`` to ``i + 1``; each runs in one
+transaction together with the version bump, so a crash leaves the old version intact.
+A database from a newer toolwire (a version above ``SCHEMA_VERSION``) is refused rather
+than guessed at.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from toolwire.errors import UsageError
+
+MIGRATIONS: tuple[str, ...] = (
+    # 0 -> 1: sessions, their history, and the transcript replayed on session/load.
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        cwd TEXT NOT NULL,
+        additional_dirs TEXT NOT NULL DEFAULT '[]',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        title TEXT,
+        backend TEXT,
+        mode TEXT,
+        config TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX sessions_recent ON sessions (updated_at DESC);
+    CREATE INDEX sessions_cwd_recent ON sessions (cwd, updated_at DESC);
+    CREATE TABLE messages (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        backend TEXT,
+        parts TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE transcript (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        ts REAL NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaVersionError(UsageError):
+    """The database was written by a newer toolwire."""
+
+
+def default_db_path() -> Path:
+    """``$XDG_DATA_HOME/toolwire/sessions.db``, by default ``~/.local/share/toolwire/...``."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec says a relative value is invalid and must be ignored.
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "toolwire" / "sessions.db"
+
+
+def prepare_file(path: Path) -> None:
+    """Create the directory and an empty database file readable by the user only."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+def migrate(db: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Bring ``db`` (autocommit mode) up to ``len(migrations)``; the version it started at."""
+    (start,) = db.execute("PRAGMA user_version").fetchone()
+    if start > len(migrations):
+        raise SchemaVersionError(
+            f"the session database has schema version {start}, newer than this toolwire "
+            f"understands ({len(migrations)}); upgrade toolwire or use another database"
+        )
+    for version in range(start, len(migrations)):
+        # executescript would commit on its own; one explicit transaction per step keeps
+        # the schema change and the version bump together.
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(migrations[version]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    return int(start)
+
+
+def _statements(script: str) -> list[str]:
+    """The ``;``-separated statements of a migration (they hold no ``;`` in literals)."""
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "SchemaVersionError",
+    "default_db_path",
+    "migrate",
+    "prepare_file",
+]

@@ -1,0 +1,91 @@
+"""The agent's tools, named and shaped like Claude Code's (DESIGN.md "The agent's tools").
+
+Use::
+
+    ctx = ToolContext.create("/abs/project", ["/abs/other"], fs=..., terminal=...)
+    tool = get_tool("Edit")                      # None for an unknown name
+    result = await tool.run(arguments, ctx.with_output(on_chunk))
+
+``tool_specs()`` lists the tools for the model; each tool also exposes ``kind`` (the
+ACP ``ToolKind``) and ``needs_permission`` (edits and commands).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from toolwire.history import ToolSpec
+from toolwire.tools.base import (
+    FileDiff,
+    Location,
+    PlanEntry,
+    Tool,
+    ToolError,
+    ToolKind,
+    ToolResult,
+)
+from toolwire.tools.bash import BashTool
+from toolwire.tools.context import Limits, ToolContext
+from toolwire.tools.edit import EditTool
+from toolwire.tools.fs import FileSystem, LocalFileSystem, atomic_write
+from toolwire.tools.glob import GlobTool
+from toolwire.tools.grep import GrepTool
+from toolwire.tools.paths import PathRefusedError
+from toolwire.tools.read import ReadTool
+from toolwire.tools.terminal import BackgroundJob, CommandResult, LocalTerminal, Terminal
+from toolwire.tools.todo import TodoWriteTool
+from toolwire.tools.write import WriteTool
+
+_ALL: tuple[Tool, ...] = (
+    ReadTool(),
+    WriteTool(),
+    EditTool(),
+    BashTool(),
+    GrepTool(),
+    GlobTool(),
+    TodoWriteTool(),
+)
+TOOLS: MappingProxyType[str, Tool] = MappingProxyType({t.name: t for t in _ALL})
+"""Every tool by its exact name, in the order offered to the model."""
+_BY_FOLDED_NAME = {name.casefold(): tool for name, tool in TOOLS.items()}
+
+
+def get_tool(name: str) -> Tool | None:
+    """The tool called ``name``; a name in other case (``read``) is accepted too."""
+    return TOOLS.get(name) or _BY_FOLDED_NAME.get(name.casefold())
+
+
+def tool_specs(names: tuple[str, ...] | None = None) -> list[ToolSpec]:
+    """The specs offered to the model: all tools, or those named, in registry order."""
+    return [t.spec() for t in TOOLS.values() if names is None or t.name in names]
+
+
+__all__ = [
+    "TOOLS",
+    "BackgroundJob",
+    "BashTool",
+    "CommandResult",
+    "EditTool",
+    "FileDiff",
+    "FileSystem",
+    "GlobTool",
+    "GrepTool",
+    "Limits",
+    "LocalFileSystem",
+    "LocalTerminal",
+    "Location",
+    "PathRefusedError",
+    "PlanEntry",
+    "ReadTool",
+    "Terminal",
+    "TodoWriteTool",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolKind",
+    "ToolResult",
+    "WriteTool",
+    "atomic_write",
+    "get_tool",
+    "tool_specs",
+]

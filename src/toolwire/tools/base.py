@@ -1,0 +1,153 @@
+"""What every tool is and returns: ``Tool``, ``ToolResult`` and the ACP shapes it carries.
+
+A tool is a stateless object with a name, a JSON schema for the model, an ACP ``kind``,
+a ``needs_permission`` flag and an async ``run(args, ctx)``. ``run`` never raises for a
+failure the model caused or can fix (bad input, missing file, refused path, I/O error):
+it returns a ``ToolResult`` with ``is_error`` set and a message written for the model.
+Cancellation (``asyncio.CancelledError``) always propagates, after cleanup; any other
+exception is a bug in toolwire and propagates too, for the agent to report.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+
+from toolwire.history import ToolResultPart, ToolSpec
+
+if TYPE_CHECKING:
+    from toolwire.tools.context import ToolContext
+
+ToolKind: TypeAlias = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+PlanStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+PlanPriority: TypeAlias = Literal["high", "medium", "low"]
+
+
+class ToolError(Exception):
+    """A failure to report to the model as an error result (not a bug)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    """A whole-file change for ACP ``diff`` content; ``old_text`` is None for a new file."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+
+    def to_acp(self) -> dict[str, Any]:
+        """The ACP ``ToolCallContent`` object (``{"type": "diff", ...}``)."""
+        return {
+            "type": "diff",
+            "path": self.path,
+            "oldText": self.old_text,
+            "newText": self.new_text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A file (absolute path) and optionally a 1-based line the call touches."""
+
+    path: str
+    line: int | None = None
+
+    def to_acp(self) -> dict[str, Any]:
+        """The ACP ``ToolCallLocation`` object."""
+        return {"path": self.path} if self.line is None else {"path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEntry:
+    """One entry of an ACP ``plan`` update."""
+
+    content: str
+    status: PlanStatus
+    priority: PlanPriority = "medium"
+
+    def to_acp(self) -> dict[str, Any]:
+        """The ACP ``PlanEntry`` object."""
+        return {"content": self.content, "priority": self.priority, "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool run produced.
+
+    ``content`` is the text for the model (already capped); ``raw_output`` is structured
+    data for ACP ``rawOutput``; ``plan`` is set (possibly empty) only by ``TodoWrite``.
+    """
+
+    content: str
+    is_error: bool = False
+    diff: FileDiff | None = None
+    locations: tuple[Location, ...] = ()
+    raw_output: Mapping[str, Any] | None = None
+    plan: tuple[PlanEntry, ...] | None = None
+
+    @classmethod
+    def error(cls, message: str, **raw: Any) -> ToolResult:
+        """An error result whose ``raw_output`` carries the message and ``raw``."""
+        return cls(content=message, is_error=True, raw_output={"error": message, **raw})
+
+    def to_part(self, call_id: str, name: str) -> ToolResultPart:
+        """The history part answering call ``call_id`` of tool ``name``."""
+        return ToolResultPart(
+            call_id=call_id, name=name, content=self.content, is_error=self.is_error
+        )
+
+
+class Tool(ABC):
+    """Base of the agent's tools. Subclasses set the class attributes and ``_run``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    kind: ClassVar[ToolKind]
+    needs_permission: ClassVar[bool] = False
+    input_schema: ClassVar[dict[str, Any]]
+
+    def spec(self) -> ToolSpec:
+        """The tool as offered to the model."""
+        return ToolSpec(
+            name=self.name, description=self.description, input_schema=self.input_schema
+        )
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the tool; expected failures come back as error results, never raised."""
+        if not isinstance(args, Mapping):
+            return ToolResult.error(f"{self.name} expects a JSON object of arguments.")
+        try:
+            return await self._run(args, ctx)
+        except ToolError as exc:
+            return ToolResult.error(str(exc))
+        except UnicodeDecodeError as exc:
+            return ToolResult.error(f"The file is not UTF-8 text ({exc.reason}); it was not read.")
+        except OSError as exc:
+            return ToolResult.error(_describe_os_error(exc))
+
+    @abstractmethod
+    async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """The tool's work; may raise ``ToolError`` / ``OSError`` for expected failures."""
+
+
+def _describe_os_error(exc: OSError) -> str:
+    reason = exc.strerror or exc.__class__.__name__
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{reason}{where}"
+
+
+__all__ = [
+    "FileDiff",
+    "Location",
+    "PlanEntry",
+    "PlanPriority",
+    "PlanStatus",
+    "Tool",
+    "ToolError",
+    "ToolKind",
+    "ToolResult",
+]

@@ -1,0 +1,180 @@
+"""``Grep``: search file contents with a regular expression (Python ``re`` syntax).
+
+Matching is line by line, as ripgrep does (``^`` and ``$`` anchor at lines). Files are
+read as UTF-8 with undecodable bytes replaced; binary files (a NUL byte near the start)
+and files over ``Limits.max_file_bytes`` are skipped. ``output_mode``:
+``files_with_matches`` (default) lists files, ``content`` lists ``path:line:text``,
+``count`` lists ``path:count``. Results are sorted by path and capped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from toolwire.tools.args import optional_bool, optional_int, optional_str, required_str
+from toolwire.tools.base import Tool, ToolError, ToolResult
+from toolwire.tools.context import Limits, ToolContext
+from toolwire.tools.output import cap_middle
+from toolwire.tools.search import glob_to_regex, in_thread, relative_posix, walk_files
+
+MODES = ("files_with_matches", "content", "count")
+_BINARY_SNIFF = 8192
+
+DESCRIPTION = """\
+Searches file contents with a regular expression (Python `re` syntax), line by line.
+
+- pattern: the regular expression, e.g. "def slugify" or "log.*Error".
+- path: a file or directory to search (default: the working directory).
+- glob: only search files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}"
+  (without a `/` it matches file names at any depth).
+- output_mode: "files_with_matches" (default) lists matching files; "content" shows
+  matching lines as path:line:text; "count" shows matches per file.
+- -i: case-insensitive search. head_limit: show at most this many result lines.
+- Binary files, version-control, virtualenv and cache directories are skipped."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    regex: re.Pattern[str]
+    base: Path
+    name_filter: re.Pattern[str] | None
+    filter_on_name: bool
+    mode: str
+    limit: int
+
+
+class GrepTool(Tool):
+    """The ``Grep`` tool."""
+
+    name = "Grep"
+    description = DESCRIPTION
+    kind = "search"
+    needs_permission = False
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "The regular expression to search."},
+            "path": {"type": "string", "description": "File or directory to search in."},
+            "glob": {"type": "string", "description": "Only files matching this glob."},
+            "output_mode": {
+                "type": "string",
+                "enum": list(MODES),
+                "description": "files_with_matches (default), content or count.",
+            },
+            "-i": {"type": "boolean", "description": "Case-insensitive search."},
+            "head_limit": {"type": "integer", "minimum": 1, "description": "Max result lines."},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+    async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        query = _query(args, ctx)
+        if not query.base.exists():
+            raise ToolError(f"Path does not exist: {ctx.show(query.base)}")
+        max_bytes = ctx.limits.max_file_bytes
+        lines = await in_thread(lambda stop: _search(query, ctx, max_bytes, stop))
+        shown = lines[: query.limit]
+        more = len(lines) > len(shown)
+        if not shown:
+            content = "No matches found."
+        else:
+            content = cap_middle("\n".join(shown), ctx.limits.output_max_chars)
+            if more:
+                content += (
+                    f"\n[Results stop at {len(shown)} lines; there are more. "
+                    "Narrow the pattern, path or glob.]"
+                )
+        return ToolResult(
+            content=content,
+            raw_output={"mode": query.mode, "shown": len(shown), "more": more},
+        )
+
+
+def _query(args: Mapping[str, Any], ctx: ToolContext) -> _Query:
+    pattern = required_str(args, "pattern", allow_empty=False)
+    flags = re.MULTILINE | (re.IGNORECASE if optional_bool(args, "-i") else 0)
+    try:
+        regex = re.compile(pattern, flags)
+    except re.error as exc:
+        raise ToolError(f"Invalid regular expression {pattern!r}: {exc}.") from None
+    mode = optional_str(args, "output_mode") or "files_with_matches"
+    if mode not in MODES:
+        raise ToolError(f"output_mode must be one of {', '.join(MODES)}; got {mode!r}.")
+    glob = optional_str(args, "glob")
+    head_limit = optional_int(args, "head_limit", minimum=1)
+    return _Query(
+        regex=regex,
+        base=ctx.resolve(optional_str(args, "path") or "."),
+        name_filter=glob_to_regex(glob) if glob else None,
+        filter_on_name=bool(glob) and "/" not in (glob or ""),
+        mode=mode,
+        limit=min(head_limit or ctx.limits.search_max_results, ctx.limits.search_max_results),
+    )
+
+
+def _search(query: _Query, ctx: ToolContext, max_bytes: int, stop: threading.Event) -> list[str]:
+    """Result lines, for every candidate file in path order."""
+    out: list[str] = []
+    for path in _candidates(query, ctx.roots, stop):
+        text = _read_text(path, max_bytes)
+        if text is None or not query.regex.search(text):
+            continue  # a line match implies a whole-text match (MULTILINE): cheap filter
+        out.extend(_report(query, ctx, path, text))
+        if len(out) > query.limit:
+            break  # the rest would not be shown
+    return out
+
+
+def _candidates(query: _Query, roots: tuple[Path, ...], stop: threading.Event) -> Iterator[Path]:
+    if query.base.is_file():
+        yield query.base
+        return
+    for path in walk_files(query.base, roots, stop):
+        if query.name_filter is None:
+            yield path
+            continue
+        subject = path.name if query.filter_on_name else relative_posix(path, query.base)
+        if query.name_filter.match(subject):
+            yield path
+
+
+def _report(query: _Query, ctx: ToolContext, path: Path, text: str) -> list[str]:
+    shown = ctx.show(path)
+    if query.mode == "files_with_matches":
+        return [shown]
+    limits: Limits = ctx.limits
+    hits = [
+        (number, line)
+        for number, line in enumerate(text.split("\n"), start=1)
+        if query.regex.search(line)
+    ]
+    if query.mode == "count":
+        return [f"{shown}:{len(hits)}"] if hits else []
+    return [f"{shown}:{n}:{_cut(line.rstrip(chr(13)), limits.line_max_chars)}" for n, line in hits]
+
+
+def _read_text(path: Path, max_bytes: int) -> str | None:
+    """The file's text, or None for a binary, unreadable or oversized file."""
+    try:
+        if os.path.getsize(path) > max_bytes:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:_BINARY_SNIFF]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _cut(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[:limit] + " [...]"
+
+
+__all__ = ["GrepTool"]

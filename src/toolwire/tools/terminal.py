@@ -1,0 +1,249 @@
+"""The terminal port ``Bash`` runs commands through, and its local implementation.
+
+The agent plugs in an implementation backed by ACP client terminals (``terminal/create``
+and friends) when the editor offers them; ``CommandResult.terminal_id`` then names the
+terminal to embed as ``{"type": "terminal"}`` content. The local implementation runs
+``bash -c COMMAND`` in its own process group (a new session), so a timeout or a
+cancellation kills the command and everything it started, not just the shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Protocol, runtime_checkable
+
+from toolwire.tools.output import OutputBuffer
+
+OutputCallback = Callable[[str], None]
+_READ_SIZE = 65536
+_DRAIN_GRACE_S = 1.0
+# Commands the model runs must never wait on a pager or a prompt.
+_QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """How a command ended. ``output`` is the combined stdout+stderr kept for the model.
+
+    ``exit_code`` is None when the command was killed on timeout; a negative value is
+    the signal that ended it. ``output_chars`` counts everything it printed.
+    """
+
+    output: str
+    exit_code: int | None
+    timed_out: bool = False
+    output_chars: int = 0
+    truncated: bool = False
+    terminal_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundJob:
+    """A command left running: its process id (the group to kill) and where output goes."""
+
+    pid: int | None
+    log_path: str | None = None
+    terminal_id: str | None = None
+
+
+@runtime_checkable
+class Terminal(Protocol):
+    """Where ``Bash`` runs commands."""
+
+    async def run(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+        max_output_chars: int = 30_000,
+    ) -> CommandResult:
+        """Run to completion (or ``timeout`` seconds), streaming output to ``on_output``.
+
+        Cancelling the awaiting task must kill the command promptly.
+        """
+        ...
+
+    async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
+        """Start ``command`` and return at once; it runs until it ends or ``aclose()``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Kill whatever background commands are still running."""
+        ...
+
+
+class LocalTerminal:
+    """Commands as local ``bash -c`` subprocesses. ``extra_env`` overrides the environment."""
+
+    def __init__(self, *, extra_env: Mapping[str, str] | None = None, shell: str = "bash") -> None:
+        self._env = {**os.environ, **_QUIET_ENV, **(extra_env or {})}
+        self._shell = shell
+        self._background: list[asyncio.subprocess.Process] = []
+
+    async def run(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+        max_output_chars: int = 30_000,
+    ) -> CommandResult:
+        """See ``Terminal.run``. On timeout or cancel the whole process group is killed."""
+        # Our own pipe rather than the subprocess transport's: the transport's wait()
+        # also waits for its pipes to close, which a leftover background child can hold
+        # open for as long as it lives; here wait() ends when the command does.
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await self._spawn(command, cwd, write_fd)
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        pump = _Pump(OutputBuffer(max_output_chars), on_output)
+        reader = asyncio.create_task(pump.read(pipe))
+        try:
+            timed_out = await _wait(proc, timeout)
+            await _drain(reader, proc)
+        except BaseException:
+            _kill_group(proc)  # cancelled (or failed): nothing of the command may survive
+            raise
+        finally:
+            await _reap(proc, reader)
+            pipe.close()  # in case the reader was cancelled before it took the pipe over
+        pump.raise_callback_error()
+        buffer = pump.buffer
+        return CommandResult(
+            output=buffer.text(),
+            exit_code=None if timed_out else proc.returncode,
+            timed_out=timed_out,
+            output_chars=buffer.total,
+            truncated=buffer.truncated,
+        )
+
+    async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
+        """Start ``command`` detached from the call, its output appended to a log file."""
+        fd, log_path = tempfile.mkstemp(prefix="toolwire-bg-", suffix=".log")
+        with os.fdopen(fd, "wb") as log:
+            proc = await self._spawn(command, cwd, log.fileno())
+        self._background.append(proc)
+        return BackgroundJob(pid=proc.pid, log_path=log_path)
+
+    async def _spawn(self, command: str, cwd: Path, output: int) -> asyncio.subprocess.Process:
+        """``bash -c command`` in a new session, stdout and stderr both to fd ``output``."""
+        return await asyncio.create_subprocess_exec(
+            self._shell,
+            "-c",
+            command,
+            cwd=cwd,
+            env=self._env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+        )
+
+    async def aclose(self) -> None:
+        """Kill every background command's process group and reap it."""
+        jobs, self._background = self._background, []
+        for proc in jobs:
+            _kill_group(proc)
+        for proc in jobs:
+            await proc.wait()
+
+
+class _Pump:
+    """Reads a pipe to EOF into a buffer, handing each decoded chunk to a callback.
+
+    A callback that raises is not called again (the pipe must keep draining or the
+    command would block on a full pipe); its error is raised once the command is over.
+    """
+
+    def __init__(self, buffer: OutputBuffer, on_output: OutputCallback | None) -> None:
+        self.buffer = buffer
+        self._on_output = on_output
+        self._error: Exception | None = None
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    async def read(self, pipe: BinaryIO) -> None:
+        """Read ``pipe`` to EOF; it is closed afterwards, also on cancel."""
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream), pipe
+        )
+        try:
+            while data := await stream.read(_READ_SIZE):
+                self._emit(self._utf8.decode(data))
+            self._emit(self._utf8.decode(b"", final=True))
+        finally:
+            transport.close()
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        self.buffer.append(text)
+        if self._on_output is None or self._error is not None:
+            return
+        try:
+            self._on_output(text)
+        except Exception as exc:
+            self._error = exc
+
+    def raise_callback_error(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    # The command is its process group's leader (start_new_session): killing the group
+    # takes its children too, which would otherwise hold the output pipe open.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def _wait(proc: asyncio.subprocess.Process, timeout: float) -> bool:
+    """Wait for the command to exit; True when it ran out of time and was killed."""
+    try:
+        await asyncio.wait_for(proc.wait(), timeout)
+    except TimeoutError:
+        _kill_group(proc)
+        await proc.wait()
+        return True
+    return False
+
+
+async def _drain(reader: asyncio.Task[None], proc: asyncio.subprocess.Process) -> None:
+    """Let the reader reach EOF; if a leftover child keeps the pipe open, kill the group."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), _DRAIN_GRACE_S)
+    except TimeoutError:
+        _kill_group(proc)
+        await reader
+
+
+async def _reap(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+    """Leave no process or task behind, even when the caller was cancelled."""
+    if proc.returncode is None:
+        _kill_group(proc)
+        # Shielded so that a second cancel cannot leave a zombie behind.
+        await asyncio.shield(proc.wait())
+    if not reader.done():
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+
+__all__ = ["BackgroundJob", "CommandResult", "LocalTerminal", "OutputCallback", "Terminal"]

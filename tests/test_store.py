@@ -1,0 +1,235 @@
+"""The SQLite session store: sessions, lossless history, transcript, order, migrations."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolwire.history import (
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    tool_results,
+    user,
+)
+from toolwire.history_json import message_from_dict, message_to_dict
+from toolwire.store import SessionNotFoundError, SessionStore, default_db_path
+from toolwire.store_schema import SCHEMA_VERSION, SchemaVersionError, migrate
+
+HISTORY = [
+    user("Fix the tests, please. ✓ 日本語 \ud83d"),  # a lone surrogate a model once produced
+    Message(
+        "assistant",
+        (
+            ThinkingPart("Let me look.", signature="EqQBsig=="),
+            ThinkingPart("", redacted="opaque-redacted-payload"),
+            TextPart("Reading the test first."),
+            ToolCallPart("toolu_1", "Read", {"file_path": "t.py", "limit": 10}),
+            ToolCallPart("call_2", "Bash", {}, signature="gemini-thought-sig"),
+            ToolCallPart("call_3", "Weird", [1, 2.5, None, True, {"nested": ["x"]}]),
+        ),
+        backend="claude-sonnet",
+    ),
+    tool_results(
+        [
+            ToolResultPart("toolu_1", "Read", "     1\tassert False\n"),
+            ToolResultPart("call_2", "Bash", "boom\n\n[Exit code 1]", is_error=True),
+            ToolResultPart("call_3", "Weird", ""),
+        ]
+    ),
+    Message("assistant", (TextPart("Done."),), backend="glm"),
+]
+
+
+def clock() -> Callable[[], float]:
+    """A clock that ticks 10 s per reading, so order never depends on timer resolution."""
+    ticks = itertools.count(1_700_000_000, 10)
+    return lambda: float(next(ticks))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    db = SessionStore(tmp_path / "data" / "sessions.db", clock=clock())
+    yield db
+    db.close()
+
+
+def test_message_json_round_trip_is_lossless() -> None:
+    for message in HISTORY:
+        assert message_from_dict(message_to_dict(message)) == message
+    assert "backend" not in message_to_dict(HISTORY[0])
+    assert message_to_dict(HISTORY[1])["parts"][0] == {
+        "type": "thinking",
+        "text": "Let me look.",
+        "signature": "EqQBsig==",
+    }
+
+
+def test_history_round_trip_through_the_database(store: SessionStore) -> None:
+    session = store.create("/work/p")
+    store.append_messages(session.id, HISTORY[:2])
+    store.append_messages(session.id, HISTORY[2:])
+    assert store.messages(session.id) == HISTORY
+
+
+def test_create_get_and_fields(store: SessionStore) -> None:
+    session = store.create(
+        "/work/p", ["/work/lib"], title="Fix tests", backend="claude", mode="ask",
+        config={"model": "claude", "thinking": True},
+    )  # fmt: skip
+    assert store.get(session.id) == session
+    assert session.additional_dirs == ("/work/lib",)
+    assert session.config == {"model": "claude", "thinking": True}
+    assert session.created_at == session.updated_at == 1_700_000_000
+    assert session.updated_at_iso == "2023-11-14T22:13:20.000Z"
+    assert store.get("missing") is None
+
+
+def test_update_sets_only_given_fields_and_moves_updated_at(store: SessionStore) -> None:
+    session = store.create("/p", title="Old", backend="claude", mode="ask")
+    updated = store.update(session.id, title=None, mode="read-only")
+    assert (updated.title, updated.backend, updated.mode) == (None, "claude", "read-only")
+    assert updated.updated_at > session.updated_at
+    again = store.set_config_value(session.id, "model", "glm-4.6")
+    again = store.set_config_value(session.id, "effort", "high")
+    assert again.config == {"model": "glm-4.6", "effort": "high"}
+
+
+def test_list_is_most_recent_first_with_cwd_filter(store: SessionStore) -> None:
+    a = store.create("/p1")
+    b = store.create("/p2")
+    c = store.create("/p1")
+    assert [s.id for s in store.list_sessions()] == [c.id, b.id, a.id]
+    store.append_messages(a.id, [user("again")])  # activity moves a session up
+    assert [s.id for s in store.list_sessions()] == [a.id, c.id, b.id]
+    assert [s.id for s in store.list_sessions(cwd="/p1")] == [a.id, c.id]
+    assert [s.id for s in store.list_sessions(limit=1, offset=1)] == [c.id]
+
+
+def test_transcript_keeps_updates_in_order(store: SessionStore) -> None:
+    session = store.create("/p")
+    updates: list[dict[str, Any]] = [
+        {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}},
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "toolu_1",
+            "title": "Edit m.py",
+            "kind": "edit",
+            "status": "completed",
+            "content": [{"type": "diff", "path": "/p/m.py", "oldText": "a", "newText": "b"}],
+        },
+    ]
+    store.append_updates(session.id, updates[:1])
+    store.append_updates(session.id, updates[1:])
+    assert store.updates(session.id) == updates
+
+
+def test_append_records_history_and_transcript_together(store: SessionStore) -> None:
+    session = store.create("/p")
+    plan = {"sessionUpdate": "plan", "entries": []}
+    store.append(session.id, messages=HISTORY[:1], updates=[plan])
+    assert store.messages(session.id) == HISTORY[:1]
+    assert store.updates(session.id) == [plan]
+    with pytest.raises(SessionNotFoundError):
+        store.append("nope", messages=HISTORY[:1], updates=[plan])
+    assert store.messages("nope") == []
+    assert store.updates("nope") == []
+
+
+def test_unknown_session_is_refused(store: SessionStore) -> None:
+    with pytest.raises(SessionNotFoundError):
+        store.append_messages("nope", [user("x")])
+    with pytest.raises(SessionNotFoundError):
+        store.replace_messages("nope", [user("x")])
+    with pytest.raises(SessionNotFoundError):
+        store.update("nope", title="x")
+    assert store.messages("nope") == []
+
+
+def test_replace_messages_and_delete(store: SessionStore) -> None:
+    session = store.create("/p")
+    store.append_messages(session.id, HISTORY)
+    store.append_updates(session.id, [{"sessionUpdate": "plan", "entries": []}])
+    store.replace_messages(session.id, [user("summary")])
+    assert store.messages(session.id) == [user("summary")]
+    store.append_messages(session.id, [user("next")])
+    assert store.messages(session.id) == [user("summary"), user("next")]
+    assert store.delete(session.id) is True
+    assert store.delete(session.id) is False
+    assert store.get(session.id) is None
+    assert store.messages(session.id) == []
+    assert store.updates(session.id) == []
+
+
+def test_reopen_from_disk(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    with SessionStore(path) as first:
+        session = first.create("/p", title="Kept")
+        first.append_messages(session.id, HISTORY)
+        reloaded = first.get(session.id)
+    with SessionStore(path) as second:
+        assert second.get(session.id) == reloaded
+        assert second.messages(session.id) == HISTORY
+        assert second.schema_version == SCHEMA_VERSION
+        journal = second._db.execute("PRAGMA journal_mode").fetchone()[0]
+        assert journal == "wal"
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_fresh_database_is_migrated_once(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    try:
+        assert migrate(db) == 0
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert migrate(db) == SCHEMA_VERSION  # already current: nothing runs again
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert {"sessions", "messages", "transcript"} <= tables
+    finally:
+        db.close()
+
+
+def test_migrations_run_in_order_from_an_older_version(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    try:
+        steps = ("CREATE TABLE a (x)", "CREATE TABLE b (y); INSERT INTO a VALUES (1)")
+        assert migrate(db, steps[:1]) == 0
+        assert migrate(db, steps) == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("SELECT x FROM a").fetchall() == [(1,)]
+    finally:
+        db.close()
+
+
+def test_failed_migration_leaves_the_old_version(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            migrate(db, ("CREATE TABLE a (x); CREATE TABLE a (x)",))
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 0
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
+    finally:
+        db.close()
+
+
+def test_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(SchemaVersionError, match="newer than this toolwire"):
+        SessionStore(path)
+
+
+def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / "toolwire" / "sessions.db"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_db_path() == tmp_path / "home" / ".local" / "share" / "toolwire" / "sessions.db"
