@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from toolwire import __version__
+from toolwire.cli.config_cmd import config
 from toolwire.cli.decode_cmd import decode
 
 app = typer.Typer(
@@ -18,6 +19,9 @@ app.command(
     "decode",
     help="Decode a provider stream into normalized events, one JSON object per line.",
 )(decode)
+app.command("config", help="Show the effective configuration and where each value came from.")(
+    config
+)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,39 @@
+"""Model backends: the provider-neutral history in, normalized stream events out.
+
+One module per provider (``anthropic``, ``openai_chat``, ``openai_responses``,
+``gemini``), each with a pure ``build_body`` (history -> JSON body) and a backend class
+that streams over httpx; ``replay`` serves cassettes, ``record`` writes them;
+``factory.create_backend`` builds any of them from configuration. The contract every
+backend keeps is in ``base``.
+"""
+
+from __future__ import annotations
+
+from toolwire.backends.base import (
+    PROVIDERS,
+    TOOL_FORMATS,
+    WIRE_FORMATS,
+    Backend,
+    HTTPSettings,
+    ModelRequest,
+    Tap,
+    TappableBackend,
+)
+from toolwire.backends.factory import create_backend
+from toolwire.backends.record import RecordingBackend
+from toolwire.backends.replay import ReplayBackend, demo_cassette
+
+__all__ = [
+    "PROVIDERS",
+    "TOOL_FORMATS",
+    "WIRE_FORMATS",
+    "Backend",
+    "HTTPSettings",
+    "ModelRequest",
+    "RecordingBackend",
+    "ReplayBackend",
+    "Tap",
+    "TappableBackend",
+    "create_backend",
+    "demo_cassette",
+]

@@ -1,0 +1,245 @@
+"""The HTTP half every provider backend shares: POST, retry, stream, translate failures.
+
+httpx's exceptions are translated here and nowhere else (``raise ... from``). The rules
+(see ``base`` for the caller's side of the contract):
+
+* Before the first byte of a successful response, 429, 5xx (Anthropic's 529 included)
+  and an ``overloaded_error`` body are retried with exponential backoff and jitter,
+  honouring ``retry-after`` / ``retry-after-ms``; any other error status becomes
+  ``HTTPStatusError`` carrying the provider's own message on one line, keys scrubbed.
+* After the first byte nothing is retried (the user has seen output): a broken
+  connection or a silent server ends the open calls with errors and a ``StreamError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import aclosing, contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from toolwire.backends._failures import one_line, provider_message, reason, retry_after
+from toolwire.backends._secrets import scrub
+from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
+from toolwire.backends.textformat import TagAdapter
+from toolwire.decode import Decoder, decoder_for
+from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
+from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
+
+_MAX_ERROR_BODY = 65536
+
+
+class HTTPBackend(ABC):
+    """Base of the provider backends: subclasses build the URL, headers and JSON body."""
+
+    provider: str = ""
+    wire_format: str = ""
+    default_base_url: str = ""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        base_url: str | None = None,
+        tool_format: str = "native",
+        settings: HTTPSettings | None = None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.tool_format = tool_format
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.settings = settings or HTTPSettings()
+        self._api_key = api_key
+        self._api_key_env = api_key_env
+
+    # -- what a provider defines --------------------------------------------------------
+
+    @abstractmethod
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON body for ``request`` (a pure function of the request and settings)."""
+
+    @abstractmethod
+    def url(self) -> str:
+        """The streaming endpoint."""
+
+    @abstractmethod
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        """The headers that carry the key."""
+
+    def headers(self) -> dict[str, str]:
+        """Every request header, the key's included when there is one."""
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if self._api_key:
+            headers.update(self.auth_headers(self._api_key))
+        headers.update(dict(self.settings.extra_headers))
+        return headers
+
+    # -- streaming ----------------------------------------------------------------------
+
+    async def stream(
+        self, request: ModelRequest, *, tap: Tap | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """POST the request and yield its events as they decode (see ``base``)."""
+        body = self.build_body(request)
+        adapter = (
+            None if self.tool_format == "native" else TagAdapter(self.tool_format, request.tools)
+        )
+        s = self.settings
+        timeout = httpx2.Timeout(
+            connect=s.connect_timeout,
+            read=s.read_timeout,
+            write=s.write_timeout,
+            pool=s.connect_timeout,
+        )
+        async with httpx2.AsyncClient(timeout=timeout) as client:
+            response = await self._open(client, body)
+            events = self._events(response, decoder_for(self.wire_format), tap, adapter)
+            try:
+                async with aclosing(events):
+                    async for event in events:
+                        yield event
+            finally:
+                await response.aclose()
+
+    async def _open(self, client: httpx2.AsyncClient, body: dict[str, Any]) -> httpx2.Response:
+        """Send until a 2xx answers; retry what may pass on a second try (module doc)."""
+        attempt = 0
+        while True:
+            request = client.build_request("POST", self.url(), json=body, headers=self.headers())
+            with self._translated("connect to"):
+                response = await client.send(request, stream=True)
+            if response.is_success:
+                return response
+            try:
+                with self._translated("read the error from"):
+                    raw = await _read_bounded(response)
+            finally:
+                await response.aclose()
+            status, message = response.status_code, self._error_message(response.status_code, raw)
+            delay = self._retry_delay(attempt, status, raw, response.headers)
+            if delay is None:
+                raise HTTPStatusError(status, message)
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def _events(
+        self,
+        response: httpx2.Response,
+        decoder: Decoder,
+        tap: Tap | None,
+        adapter: TagAdapter | None,
+    ) -> AsyncGenerator[Event, None]:
+        received = False
+        failure: str | None = None
+        try:
+            async for chunk in response.aiter_bytes():
+                received = received or bool(chunk)
+                if tap is not None:
+                    tap(chunk)
+                events = decoder.feed(chunk)
+                for event in adapter.events(events) if adapter else events:
+                    yield event
+        except httpx2.TimeoutException as e:
+            if not received:
+                raise TransportTimeoutError(self._timeout_text()) from e
+            failure = f"{self.provider} stopped sending mid-response: {self._timeout_text()}"
+        except httpx2.HTTPError as e:
+            if not received:
+                raise TransportError(f"the connection to {self._host()} failed: {_plain(e)}") from e
+            failure = f"the connection to {self._host()} broke mid-response ({_plain(e)})"
+        events = decoder.close()
+        if failure is not None:
+            events = _blame(events, failure)
+        for event in adapter.events(events) if adapter else events:
+            yield event
+
+    # -- failures -----------------------------------------------------------------------
+
+    @contextmanager
+    def _translated(self, doing: str) -> Iterator[None]:
+        """httpx exceptions before any body byte -> toolwire's transport errors."""
+        try:
+            yield
+        except httpx2.ConnectTimeout as e:
+            limit = self.settings.connect_timeout
+            msg = f"could not connect to {self._host()} within {limit:g} s (connect_timeout)"
+            raise TransportTimeoutError(msg) from e
+        except httpx2.TimeoutException as e:
+            raise TransportTimeoutError(self._timeout_text()) from e
+        except httpx2.HTTPError as e:
+            msg = f"cannot {doing} {self._host()}: {_plain(e)}; check base_url and the network"
+            raise TransportError(msg) from e
+
+    def _host(self) -> str:
+        return urlsplit(self.url()).netloc or self.url()
+
+    def _timeout_text(self) -> str:
+        return f"no data from {self._host()} for {self.settings.read_timeout:g} s (read_timeout)"
+
+    def _error_message(self, status: int, raw: bytes) -> str:
+        message = scrub(provider_message(raw) or reason(status), [self._api_key])
+        if status in (401, 403) and self._api_key_env:
+            message += f" (check the key in ${self._api_key_env})"
+        elif status in (401, 403) and not self._api_key:
+            message += " (no API key was sent: set api_key_env for this backend)"
+        return message
+
+    def _retry_delay(
+        self, attempt: int, status: int, raw: bytes, headers: httpx2.Headers
+    ) -> float | None:
+        """Seconds to wait before the next try, or None when this error is final."""
+        s = self.settings
+        retryable = status == 429 or status >= 500 or b"overloaded_error" in raw
+        if not retryable or attempt >= s.max_retries:
+            return None
+        asked = retry_after(headers)
+        if asked is not None:
+            return asked if asked <= s.max_retry_after else None
+        ceiling = min(s.retry_max_delay, s.retry_base_delay * 2**attempt)
+        # Jitter: clients that failed together (one overloaded server) come back spread out.
+        return random.uniform(ceiling / 2, ceiling)
+
+
+def _plain(exc: BaseException) -> str:
+    return one_line(str(exc)) or type(exc).__name__
+
+
+def _blame(events: list[Event], failure: str) -> list[Event]:
+    """The decoder's closing events after a transport failure, saying what really happened.
+
+    The decoder only sees a body that stopped (and maybe a half event, reported as
+    malformed); the failure is the cause, so it replaces those errors. A message that had
+    already ended before the failure is left alone: nothing was lost.
+    """
+    if not any(isinstance(e, MessageEnd) for e in events):
+        return events
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, StreamError):
+            continue
+        if isinstance(event, ToolCallEnd) and event.error is not None:
+            event = ToolCallEnd(event.id, None, f"the stream failed: {failure}", event.raw)
+        elif isinstance(event, MessageEnd):
+            out.append(StreamError(failure))
+        out.append(event)
+    return out
+
+
+async def _read_bounded(response: httpx2.Response) -> bytes:
+    data = bytearray()
+    async for chunk in response.aiter_bytes():
+        data += chunk
+        if len(data) >= _MAX_ERROR_BODY:
+            break
+    return bytes(data[:_MAX_ERROR_BODY])
+
+
+__all__ = ["HTTPBackend"]

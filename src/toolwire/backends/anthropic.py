@@ -1,0 +1,153 @@
+"""Anthropic Messages API (``POST /v1/messages``, SSE), and Anthropic-compatible endpoints.
+
+GLM, Kimi, MiniMax and DeepSeek serve the same API under their own ``base_url`` (the
+path ``/v1/messages`` is appended to it). Translation rules (research/switching.md 5):
+
+* tool results go in the user message after the ``tool_use`` blocks, as ``tool_result``
+  blocks, first in that message and in call order; ``is_error`` is kept;
+* ids must match ``^[a-zA-Z0-9_-]+$``: mapped once, the same on ``tool_use.id`` and
+  ``tool_result.tool_use_id``;
+* thinking goes back only to the backend that produced it, unmodified: ``thinking`` with
+  its signature, ``redacted_thinking`` with its data; unsigned thinking is dropped (the
+  API requires a signature and one is never invented);
+* no empty text blocks, no empty messages; consecutive same-role messages are merged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends._pairing import IdMap, as_object, own_thinking, repair
+from toolwire.backends.base import ModelRequest
+from toolwire.backends.textformat import to_text_history, tool_prompt
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+
+API_VERSION = "2023-06-01"
+
+
+def build_body(
+    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+) -> dict[str, Any]:
+    """The Messages API request body for ``request`` (``stream: true``)."""
+    native = tool_format == "native"
+    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    system = request.system
+    if not native and request.tools:
+        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens,
+        "messages": _messages(history, backend),
+        "stream": True,
+    }
+    if system:
+        body["system"] = system
+    if native and request.tools:
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": _schema(t.input_schema)}
+            for t in request.tools
+        ]
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+def _schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return schema if schema else {"type": "object", "properties": {}}
+
+
+def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
+    ids = IdMap(64)
+    wire_ids: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in history:
+        if message.role == "assistant":
+            wire_ids = ids.turn(c.id for c in message.tool_calls())
+            role, blocks = "assistant", _assistant_blocks(message, backend, wire_ids)
+        elif message.role == "tool":
+            role, blocks = "user", _result_blocks(message, wire_ids)
+        else:
+            role = "user"
+            blocks = [
+                {"type": "text", "text": p.text}
+                for p in message.parts
+                if isinstance(p, TextPart) and p.text
+            ]
+        if not blocks:
+            continue  # the API rejects an empty message
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)  # results first, then the user's text
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def _assistant_blocks(message: Message, backend: str, wire_ids: list[str]) -> list[dict[str, Any]]:
+    own = {id(p) for p in own_thinking(message, backend)}
+    blocks: list[dict[str, Any]] = []
+    calls = iter(wire_ids)
+    for part in message.parts:
+        if isinstance(part, ThinkingPart):
+            if id(part) in own:
+                blocks.extend(_thinking_block(part))
+        elif isinstance(part, TextPart):
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ToolCallPart):
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": next(calls),
+                    "name": part.name,
+                    "input": as_object(part.arguments),
+                }
+            )
+    return blocks
+
+
+def _thinking_block(part: ThinkingPart) -> list[dict[str, Any]]:
+    if part.redacted is not None:
+        return [{"type": "redacted_thinking", "data": part.redacted}]
+    if part.signature:
+        return [{"type": "thinking", "thinking": part.text, "signature": part.signature}]
+    return []
+
+
+def _result_blocks(message: Message, wire_ids: list[str]) -> list[dict[str, Any]]:
+    # ``repair`` put exactly one result per call, in call order, right after the call.
+    results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+    blocks: list[dict[str, Any]] = []
+    for wire_id, result in zip(wire_ids, results, strict=True):
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
+        if result.content:
+            block["content"] = result.content  # an empty text block is rejected: leave it out
+        if result.is_error:
+            block["is_error"] = True
+        blocks.append(block)
+    return blocks
+
+
+class AnthropicBackend(HTTPBackend):
+    """Streams from the Messages API; the key goes in ``x-api-key``."""
+
+    provider = "anthropic"
+    wire_format = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+
+    def url(self) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"x-api-key": api_key}
+
+    def headers(self) -> dict[str, str]:
+        return {"anthropic-version": API_VERSION, **super().headers()}
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        return build_body(
+            request, model=self.model, backend=self.name, tool_format=self.tool_format
+        )
+
+
+__all__ = ["API_VERSION", "AnthropicBackend", "build_body"]

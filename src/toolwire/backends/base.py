@@ -1,0 +1,113 @@
+"""What every backend is: a ``ModelRequest`` in, normalized events out, as they decode.
+
+A backend turns the provider-neutral history (``toolwire.history``) into one provider's
+request body, POSTs it with httpx streaming, feeds the body bytes to the matching decoder
+(``toolwire.decode``) and yields the events as they come. The contract a caller relies on:
+
+* ``stream`` either raises a ``TransportError`` (``HTTPStatusError``,
+  ``TransportTimeoutError``) before yielding anything, or yields events that end with
+  exactly one ``MessageEnd``. A failure after the first body byte is never raised: it
+  becomes ``ToolCallEnd`` errors for the open calls, a ``StreamError`` saying what happened
+  in plain words, and ``MessageEnd("error")``, so the user keeps what was already decoded.
+* Cancelling the consuming task, or calling ``aclose()`` on the iterator, closes the HTTP
+  response at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypeAlias, get_args, runtime_checkable
+
+from toolwire.events import Event
+from toolwire.history import Message, ToolSpec
+
+Provider: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini", "replay"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
+WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
+WIRE_FORMATS: tuple[str, ...] = get_args(WireFormat)
+ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
+TOOL_FORMATS: tuple[str, ...] = get_args(ToolFormat)
+
+Tap: TypeAlias = Callable[[bytes], None]
+"""Receives each raw body chunk as it arrives (after content decoding), e.g. a recorder."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One model turn: the system prompt, the history so far, the tools on offer."""
+
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 8192
+    temperature: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HTTPSettings:
+    """Timeouts (seconds) and the retry policy of an HTTP backend.
+
+    ``read_timeout`` bounds the wait for each piece of the body, not the whole response:
+    a model may stream for minutes, but a silent connection is a dead one. Retries happen
+    only before the first byte of a successful response (429, 5xx, Anthropic's 529 and
+    ``overloaded_error``); ``retry-after`` is honoured up to ``max_retry_after``.
+    """
+
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    write_timeout: float = 30.0
+    max_retries: int = 3
+    retry_base_delay: float = 1.0
+    retry_max_delay: float = 30.0
+    max_retry_after: float = 60.0
+    extra_headers: tuple[tuple[str, str], ...] = field(default=())
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A model backend: ``name`` (its config name), ``provider``, ``model``, ``stream``."""
+
+    name: str
+    provider: str
+    model: str
+
+    def stream(self, request: ModelRequest) -> AsyncGenerator[Event, None]:
+        """Send the request; yield the response's events as they decode (see module doc)."""
+        ...
+
+
+@runtime_checkable
+class TappableBackend(Backend, Protocol):
+    """A backend that can hand each raw body chunk to a tap (what the recorder wraps)."""
+
+    @property
+    def wire_format(self) -> str:
+        """The wire format of the next response body (what a cassette line names)."""
+        ...
+
+    @property
+    def tool_format(self) -> str:
+        """``native``, or the text markup tool calls are parsed out of."""
+        ...
+
+    def stream(
+        self, request: ModelRequest, *, tap: Tap | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """As ``Backend.stream``; ``tap`` receives each body chunk before it is decoded."""
+        ...
+
+
+__all__ = [
+    "PROVIDERS",
+    "TOOL_FORMATS",
+    "WIRE_FORMATS",
+    "Backend",
+    "HTTPSettings",
+    "ModelRequest",
+    "Provider",
+    "Tap",
+    "TappableBackend",
+    "ToolFormat",
+    "WireFormat",
+]

@@ -1,0 +1,80 @@
+"""Build a backend from its configuration (``[backends.NAME]``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends.anthropic import AnthropicBackend
+from toolwire.backends.base import HTTPSettings, TappableBackend
+from toolwire.backends.gemini import GeminiBackend
+from toolwire.backends.openai_chat import OpenAIChatBackend
+from toolwire.backends.openai_responses import OpenAIResponsesBackend
+from toolwire.backends.record import RecordingBackend
+from toolwire.backends.replay import ReplayBackend
+from toolwire.config_schema import BackendConfig, ConfigError, Limits
+
+_HTTP: dict[str, type[HTTPBackend]] = {
+    "anthropic": AnthropicBackend,
+    "openai-chat": OpenAIChatBackend,
+    "openai-responses": OpenAIResponsesBackend,
+    "gemini": GeminiBackend,
+}
+
+
+def create_backend(
+    config: BackendConfig,
+    limits: Limits | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    record: str | Path | None = None,
+) -> TappableBackend:
+    """The backend ``config`` describes; with ``record``, wrapped to write a cassette.
+
+    Raises ``ConfigError`` when the backend's key variable is named but not set (say so
+    now, in plain words, rather than as a 401 later).
+    """
+    env = os.environ if environ is None else environ
+    key = config.api_key(env)
+    backend: TappableBackend
+    if config.provider == "replay":
+        if not config.cassette:
+            raise ConfigError(f"backend {config.name!r}: a replay backend needs a cassette")
+        backend = ReplayBackend(
+            name=config.name,
+            cassette=config.cassette,
+            tool_format=config.tool_format,
+            model=config.model,
+        )
+    else:
+        backend = _http_backend(config, limits or Limits(), key)
+    if record is not None:
+        return RecordingBackend(backend, record, secrets=[key])
+    return backend
+
+
+def _http_backend(config: BackendConfig, limits: Limits, key: str | None) -> HTTPBackend:
+    if config.api_key_env and not key:
+        raise ConfigError(
+            f"backend {config.name!r} needs an API key: ${config.api_key_env} is not set; "
+            "export it, or choose another backend with --backend"
+        )
+    settings = HTTPSettings(
+        connect_timeout=limits.connect_timeout,
+        read_timeout=limits.read_timeout,
+        max_retries=limits.max_retries,
+    )
+    return _HTTP[config.provider](
+        name=config.name,
+        model=config.model,
+        api_key=key,
+        api_key_env=config.api_key_env,
+        base_url=config.base_url,
+        tool_format=config.tool_format,
+        settings=settings,
+    )
+
+
+__all__ = ["create_backend"]

@@ -1,0 +1,152 @@
+"""Gemini API (``POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse``).
+
+The key goes in the ``x-goog-api-key`` header, never in the URL (URLs end up in logs).
+Translation rules:
+
+* roles are ``user`` and ``model``; a ``functionCall`` turn is answered by one ``user``
+  turn holding a ``functionResponse`` per call, in call order (Gemini pairs them by
+  order and name; ``id`` is sent only when Gemini itself gave the call one);
+* ``functionResponse.response`` is ``{"output": ...}`` or, for a failed call,
+  ``{"error": ...}``: the keys Google's docs name for results and errors;
+* thought signatures go back only to the backend that produced them, on the part they
+  came with: a call's ``thoughtSignature`` on its ``functionCall`` part, a thought's on
+  its ``thought`` part, a signature that came alone on an empty text part right after
+  the text it followed. A call from another backend goes without one: signatures are
+  never invented (Gemini 3 may then refuse an unfinished tool loop of another model;
+  a handoff ends that loop in text, which carries no signature requirement);
+* consecutive contents of the same role are merged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends._pairing import as_object, repair
+from toolwire.backends.base import ModelRequest
+from toolwire.backends.textformat import to_text_history, tool_prompt
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+
+# ``decode.gemini`` mints ``gemini-<responseId>-<n>`` for calls Gemini sent without an id;
+# such an id is ours, not Gemini's, and is not sent back.
+_MINTED_PREFIX = "gemini-"
+
+
+def build_body(
+    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+) -> dict[str, Any]:
+    """The ``generateContent`` body for ``request`` (the model goes in the URL)."""
+    del model  # Gemini names the model in the URL, not the body
+    native = tool_format == "native"
+    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    system = request.system
+    if not native and request.tools:
+        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    body: dict[str, Any] = {"contents": _contents(history, backend), "generationConfig": config}
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": system}]}
+    if native and request.tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {"name": t.name, "description": t.description, "parameters": t.input_schema}
+                    if t.input_schema
+                    else {"name": t.name, "description": t.description}
+                    for t in request.tools
+                ]
+            }
+        ]
+    return body
+
+
+def _contents(history: list[Message], backend: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    calls: list[ToolCallPart] = []
+    own_calls = False
+    for message in history:
+        if message.role == "assistant":
+            own_calls = message.backend == backend
+            calls = message.tool_calls()
+            role, parts = "model", _model_parts(message, own_calls)
+        elif message.role == "tool":
+            results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+            role = "user"
+            parts = [_response(c, r, own_calls) for c, r in zip(calls, results, strict=True)]
+        else:
+            role = "user"
+            parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text]
+        if not parts:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"].extend(parts)
+        else:
+            out.append({"role": role, "parts": parts})
+    return out
+
+
+def _model_parts(message: Message, own: bool) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            parts.append({"text": part.text})
+        elif isinstance(part, ToolCallPart):
+            call: dict[str, Any] = {"name": part.name, "args": as_object(part.arguments)}
+            if own and not part.id.startswith(_MINTED_PREFIX):
+                call["id"] = part.id
+            entry: dict[str, Any] = {"functionCall": call}
+            if own and part.signature:
+                entry["thoughtSignature"] = part.signature
+            parts.append(entry)
+        elif isinstance(part, ThinkingPart) and own:
+            _thinking(part, parts)
+    return parts
+
+
+def _thinking(part: ThinkingPart, parts: list[dict[str, Any]]) -> None:
+    if part.text:
+        entry: dict[str, Any] = {"text": part.text, "thought": True}
+        if part.signature:
+            entry["thoughtSignature"] = part.signature
+        parts.append(entry)
+    elif part.signature:
+        # A signature alone: the decoder emits it after the text part that carried it.
+        last = parts[-1] if parts else None
+        if last is not None and "text" in last and "thoughtSignature" not in last:
+            last["thoughtSignature"] = part.signature
+        else:
+            parts.append({"text": "", "thoughtSignature": part.signature})
+
+
+def _response(call: ToolCallPart, result: ToolResultPart, own: bool) -> dict[str, Any]:
+    key = "error" if result.is_error else "output"
+    response: dict[str, Any] = {"name": call.name, "response": {key: result.content}}
+    if own and not call.id.startswith(_MINTED_PREFIX):
+        response["id"] = call.id
+    return {"functionResponse": response}
+
+
+class GeminiBackend(HTTPBackend):
+    """Streams from the Gemini API as SSE (``alt=sse``)."""
+
+    provider = "gemini"
+    wire_format = "gemini"
+    default_base_url = "https://generativelanguage.googleapis.com"
+
+    def url(self) -> str:
+        model = quote(self.model.removeprefix("models/"), safe="")
+        return f"{self.base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse"
+
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"x-goog-api-key": api_key}
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        return build_body(
+            request, model=self.model, backend=self.name, tool_format=self.tool_format
+        )
+
+
+__all__ = ["GeminiBackend", "build_body"]

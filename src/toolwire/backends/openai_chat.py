@@ -1,0 +1,139 @@
+"""OpenAI Chat Completions (``POST {base_url}/chat/completions``, SSE).
+
+The same API is served by OpenRouter, Ollama, vLLM, llama.cpp's server and LM Studio:
+point ``base_url`` at their ``/v1``. Translation rules:
+
+* each ``tool_calls`` id needs a ``role: tool`` message right after the assistant message
+  (research/switching.md 5), one per call, in call order; OpenAI has no error flag, so a
+  failed result says so in its text;
+* ids: ``[A-Za-z0-9_-]``, at most 40 characters (OpenAI rejects longer ``tool_call_id``s);
+* thinking: OpenAI's own Chat API never returns reasoning text, so a thinking part from
+  this backend came from a server that streamed ``reasoning_content`` (DeepSeek, vLLM):
+  it goes back in that field, which DeepSeek requires within a tool loop; other
+  backends' thinking is dropped;
+* ``stream_options.include_usage`` asks for the usage chunk at the end;
+  ``max_completion_tokens`` for api.openai.com (its reasoning models reject
+  ``max_tokens``), ``max_tokens`` for everyone else (local servers know only that one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends._pairing import IdMap, arguments_json, own_thinking, repair
+from toolwire.backends.base import ModelRequest
+from toolwire.backends.textformat import to_text_history, tool_prompt
+from toolwire.history import Message, TextPart, ToolResultPart
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+ERROR_PREFIX = "Error: "  # how a failed result reads where the wire has no error flag
+
+
+def build_body(
+    request: ModelRequest,
+    *,
+    model: str,
+    backend: str,
+    tool_format: str = "native",
+    official: bool = False,
+) -> dict[str, Any]:
+    """The Chat Completions body; ``official``: the server is api.openai.com."""
+    native = tool_format == "native"
+    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    system = request.system
+    if not native and request.tools:
+        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    messages += _messages(history, backend)
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_completion_tokens" if official else "max_tokens": request.max_tokens,
+    }
+    if native and request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.input_schema or {"type": "object", "properties": {}},
+                },
+            }
+            for t in request.tools
+        ]
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
+    ids = IdMap(40)
+    wire_ids: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in history:
+        if message.role == "tool":
+            results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+            for wire_id, result in zip(wire_ids, results, strict=True):
+                content = (ERROR_PREFIX if result.is_error else "") + result.content
+                out.append({"role": "tool", "tool_call_id": wire_id, "content": content})
+        elif message.role == "assistant":
+            calls = message.tool_calls()
+            wire_ids = ids.turn(c.id for c in calls)
+            entry = _assistant(message, backend)
+            if calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": wire_id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": arguments_json(c.arguments)},
+                    }
+                    for wire_id, c in zip(wire_ids, calls, strict=True)
+                ]
+            if entry.get("content") or calls:
+                out.append(entry)
+        else:
+            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+            if text:
+                out.append({"role": "user", "content": text})
+    return out
+
+
+def _assistant(message: Message, backend: str) -> dict[str, Any]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    # ``content: null`` is how OpenAI itself writes an assistant turn that only calls tools.
+    entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+    reasoning = "".join(p.text for p in own_thinking(message, backend))
+    if reasoning:
+        entry["reasoning_content"] = reasoning
+    return entry
+
+
+class OpenAIChatBackend(HTTPBackend):
+    """Streams from a Chat Completions endpoint; the key, if any, as a bearer token."""
+
+    provider = "openai-chat"
+    wire_format = "openai-chat"
+    default_base_url = OPENAI_BASE_URL
+
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"}
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        official = self.base_url.startswith(OPENAI_BASE_URL)
+        return build_body(
+            request,
+            model=self.model,
+            backend=self.name,
+            tool_format=self.tool_format,
+            official=official,
+        )
+
+
+__all__ = ["OPENAI_BASE_URL", "OpenAIChatBackend", "build_body"]

@@ -1,0 +1,123 @@
+"""OpenAI Responses API (``POST {base_url}/responses``, SSE with ``event:`` names).
+
+The history becomes ``input`` items: messages, then a ``function_call`` item per call
+and a ``function_call_output`` item per result, paired by ``call_id`` (each output right
+after the calls of its turn, in call order; a failed result says so in its text, the
+wire has no error flag). Requests are stateless: ``store: false``, the whole history
+every turn, no ``previous_response_id``.
+
+Thinking is never sent back here: a reasoning item goes back as the API gave it, with
+its ``id`` (and, with ``store: false``, its ``encrypted_content``); the decoder keeps
+neither, and both would have to be invented, so reasoning is dropped instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends._pairing import IdMap, arguments_json, repair
+from toolwire.backends.base import ModelRequest
+from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL
+from toolwire.backends.textformat import to_text_history, tool_prompt
+from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart
+
+
+def build_body(
+    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+) -> dict[str, Any]:
+    """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
+    del backend  # no part of the history is bound to this provider (see module doc)
+    native = tool_format == "native"
+    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    system = request.system
+    if not native and request.tools:
+        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    body: dict[str, Any] = {
+        "model": model,
+        "input": _items(history),
+        "stream": True,
+        "store": False,
+        "max_output_tokens": request.max_tokens,
+    }
+    if system:
+        body["instructions"] = system
+    if native and request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.input_schema or {"type": "object", "properties": {}},
+                # Non-strict: strict mode would require every property to be required.
+                "strict": False,
+            }
+            for t in request.tools
+        ]
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+def _items(history: list[Message]) -> list[dict[str, Any]]:
+    ids = IdMap(64)
+    wire_ids: list[str] = []
+    items: list[dict[str, Any]] = []
+    for message in history:
+        if message.role == "tool":
+            results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+            for wire_id, result in zip(wire_ids, results, strict=True):
+                output = (ERROR_PREFIX if result.is_error else "") + result.content
+                items.append({"type": "function_call_output", "call_id": wire_id, "output": output})
+        elif message.role == "assistant":
+            wire_ids = ids.turn(c.id for c in message.tool_calls())
+            items.extend(_assistant_items(message, wire_ids))
+        else:
+            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+            if text:
+                items.append({"type": "message", "role": "user", "content": text})
+    return items
+
+
+def _assistant_items(message: Message, wire_ids: list[str]) -> list[dict[str, Any]]:
+    """Text and calls in the order the model produced them."""
+    items: list[dict[str, Any]] = []
+    calls = iter(wire_ids)
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            if items and items[-1]["type"] == "message":
+                items[-1]["content"] += part.text
+            else:
+                items.append({"type": "message", "role": "assistant", "content": part.text})
+        elif isinstance(part, ToolCallPart):
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": next(calls),
+                    "name": part.name,
+                    "arguments": arguments_json(part.arguments),
+                }
+            )
+    return items
+
+
+class OpenAIResponsesBackend(HTTPBackend):
+    """Streams from the Responses API; the key as a bearer token."""
+
+    provider = "openai-responses"
+    wire_format = "openai-responses"
+    default_base_url = OPENAI_BASE_URL
+
+    def url(self) -> str:
+        return f"{self.base_url}/responses"
+
+    def auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"}
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        return build_body(
+            request, model=self.model, backend=self.name, tool_format=self.tool_format
+        )
+
+
+__all__ = ["OpenAIResponsesBackend", "build_body"]

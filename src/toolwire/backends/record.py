@@ -1,0 +1,76 @@
+"""Record a live backend's responses as a replay cassette (``toolwire acp --record PATH``).
+
+``RecordingBackend`` wraps a backend, taps its raw body chunks and appends one cassette
+line per response when the response ends (normally, cut, or cancelled: what arrived is
+what the replay will serve, so the lines stay one per model request). A request that
+failed before any byte arrived writes nothing. Secrets are scrubbed from the body before
+it is written: the backend's own key, anything shaped like an API key, and the values of
+``Authorization`` / ``x-api-key`` fields.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, Iterable
+from contextlib import aclosing
+from pathlib import Path
+
+from toolwire.backends._secrets import scrub
+from toolwire.backends.base import ModelRequest, Tap, TappableBackend
+from toolwire.events import Event
+
+
+class RecordingBackend:
+    """A backend that behaves like ``inner`` and writes each response to ``path``."""
+
+    def __init__(
+        self, inner: TappableBackend, path: str | Path, *, secrets: Iterable[str | None] = ()
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.provider = inner.provider
+        self.model = inner.model
+        self.path = Path(path)
+        self._secrets = [s for s in secrets if s]
+
+    @property
+    def wire_format(self) -> str:
+        return self.inner.wire_format
+
+    @property
+    def tool_format(self) -> str:
+        return self.inner.tool_format
+
+    async def stream(
+        self, request: ModelRequest, *, tap: Tap | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """Stream from the inner backend, recording the body as it passes."""
+        wire_format = self.inner.wire_format  # before the request: a replay moves on after
+        tool_format = self.inner.tool_format
+        body = bytearray()
+
+        def record(chunk: bytes) -> None:
+            body.extend(chunk)
+            if tap is not None:
+                tap(chunk)
+
+        events = self.inner.stream(request, tap=record)
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    yield event
+        finally:
+            if body:
+                self._append(wire_format, tool_format, bytes(body))
+
+    def _append(self, wire_format: str, tool_format: str, body: bytes) -> None:
+        text = scrub(body.decode("utf-8", errors="replace"), self._secrets)
+        row: dict[str, str] = {"provider": wire_format, "body": text}
+        if tool_format != "native":
+            row["tool_format"] = tool_format
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+__all__ = ["RecordingBackend"]
