@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint typecheck test check bench clean
+.PHONY: install demo lint typecheck test check bench clean node-deps
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,7 +25,18 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-test: $(STAMP)
+# The official TypeScript ACP SDK for tests/test_agent_node.py, from its lock file
+# (reinstalled when the lock changes). Without npm nothing is installed here; the test
+# itself skips when node is missing.
+node-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the Node ACP client test will be skipped"; \
+	elif [ ! -d tests/node/node_modules/@agentclientprotocol/sdk ] \
+		|| [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+		npm ci --prefix tests/node --no-audit --no-fund; \
+	fi
+
+test: $(STAMP) node-deps
 	$(BIN)/pytest
 
 # Set up, then lint, type check and test: what CI runs.
@@ -35,4 +46,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules

@@ -5,8 +5,13 @@ from __future__ import annotations
 import typer
 
 from toolwire import __version__
+from toolwire.cli.acp_cmd import acp
+from toolwire.cli.client_cmd import client
 from toolwire.cli.config_cmd import config
 from toolwire.cli.decode_cmd import decode
+from toolwire.cli.demo_cmd import demo
+from toolwire.cli.handoff_cmd import handoff
+from toolwire.cli.updates_cmd import updates
 
 app = typer.Typer(
     name="toolwire",
@@ -22,6 +27,11 @@ app.command(
 app.command("config", help="Show the effective configuration and where each value came from.")(
     config
 )
+app.command("updates", help="Translate a provider stream into ACP session/update lines.")(updates)
+app.command("acp", help="Serve the Agent Client Protocol on stdio: what an editor launches.")(acp)
+app.command("demo", help="Replay a recorded coding session through the agent, live.")(demo)
+app.command("client", help="Drive any ACP agent: toolwire client -- CMD ARGS...")(client)
+app.command("handoff", help="Print the context a new backend gets after a switch.")(handoff)
 
 
 def _version(value: bool) -> None:

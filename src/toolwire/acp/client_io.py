@@ -1,0 +1,198 @@
+"""The tools' file-system and terminal ports, backed by the ACP client when it offers them.
+
+``ClientFileSystem`` reads and writes through ``fs/read_text_file`` /
+``fs/write_text_file`` when the client advertised them in ``initialize``, so the model
+sees the editor's buffers, unsaved edits included (issue 4 section 5); otherwise, and for
+whichever direction the client did not offer, the local disk (atomic writes).
+
+``ClientTerminal`` runs a ``Bash`` command in a client terminal (``terminal/create``,
+``wait_for_exit``, ``output``, ``release``): the editor shows the live output itself
+from the ``{"type": "terminal"}`` content, so no output frames are re-sent at all (the
+fix for the 890 MB stream of research/acp.md 6.3). ``on_created`` puts that content on
+the call before anything else happens: ACP wants it added before ``terminal/release``.
+A timeout or a cancel kills the command (``terminal/kill``), and the terminal is always
+released. Background commands run locally (the model can read their log file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import signal
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from acp.exceptions import RequestError
+from acp.interfaces import Client
+from acp.schema import EnvVariable, TerminalOutputResponse
+
+from toolwire.tools import BackgroundJob, CommandResult, LocalFileSystem, LocalTerminal
+from toolwire.tools.output import cap_middle
+from toolwire.tools.terminal import OutputCallback
+
+log = logging.getLogger("toolwire.acp")
+_CLEANUP_S = 5.0  # a client that never answers kill/release must not wedge the turn
+_QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+class ClientFileSystem:
+    """Text files through the editor where it allows, else the local disk."""
+
+    def __init__(self, client: Client, session_id: str, *, read: bool, write: bool) -> None:
+        self._client = client
+        self._session_id = session_id
+        self._read = read
+        self._write = write
+        self._local = LocalFileSystem()
+
+    async def read_text(self, path: Path) -> str:
+        """The editor's view of the file; ``FileNotFoundError`` when there is none."""
+        if not self._read:
+            return await self._local.read_text(path)
+        try:
+            response = await self._client.read_text_file(
+                session_id=self._session_id, path=str(path)
+            )
+        except RequestError as exc:
+            # Clients differ in how they say "no such file" (-32002, -32603 + text...):
+            # the disk settles it, and the tools need FileNotFoundError to create files.
+            if not os.path.exists(path):
+                raise FileNotFoundError(errno.ENOENT, "No such file", str(path)) from exc
+            raise OSError(f"the editor could not read {path}: {exc}") from exc
+        return response.content
+
+    async def write_text(self, path: Path, content: str) -> None:
+        """Write through the editor (it updates its buffer), else atomically on disk."""
+        if not self._write:
+            await self._local.write_text(path, content)
+            return
+        try:
+            await self._client.write_text_file(
+                session_id=self._session_id, path=str(path), content=content
+            )
+        except RequestError as exc:
+            raise OSError(f"the editor could not write {path}: {exc}") from exc
+
+
+class ClientTerminal:
+    """``Bash`` commands in the client's terminals (one ``ClientTerminal`` per call)."""
+
+    def __init__(
+        self,
+        client: Client,
+        session_id: str,
+        background: LocalTerminal,
+        on_created: Callable[[str], None] | None = None,
+    ) -> None:
+        self._client = client
+        self._session_id = session_id
+        self._background = background
+        self._on_created = on_created
+
+    async def run(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+        max_output_chars: int = 30_000,
+    ) -> CommandResult:
+        """Run to completion or ``timeout``; the editor renders the output live."""
+        created = await self._client.create_terminal(
+            session_id=self._session_id,
+            command="bash",
+            args=["-c", command],
+            cwd=str(cwd),
+            env=[EnvVariable(name=k, value=v) for k, v in _QUIET_ENV.items()],
+            output_byte_limit=max_output_chars * 4,
+        )
+        terminal_id = created.terminal_id
+        if self._on_created is not None:
+            self._on_created(terminal_id)
+        try:
+            timed_out = await self._wait(terminal_id, timeout)
+            output = await self._client.terminal_output(
+                session_id=self._session_id, terminal_id=terminal_id
+            )
+        except BaseException:
+            await self._cleanup(self._kill(terminal_id))  # cancelled: nothing may survive
+            raise
+        finally:
+            await self._cleanup(self._release(terminal_id))
+        return _result(output, terminal_id, timed_out, max_output_chars)
+
+    async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
+        """Local: a client terminal's output could not be read back by the model."""
+        return await self._background.start_background(command, cwd=cwd)
+
+    async def aclose(self) -> None:
+        """Nothing of its own to close (background jobs belong to the session)."""
+
+    async def _wait(self, terminal_id: str, timeout: float) -> bool:
+        """Wait for the exit; on timeout kill the command. True if it timed out."""
+        try:
+            await asyncio.wait_for(
+                self._client.wait_for_terminal_exit(
+                    session_id=self._session_id, terminal_id=terminal_id
+                ),
+                timeout,
+            )
+        except TimeoutError:
+            await self._kill(terminal_id)
+            return True
+        return False
+
+    async def _kill(self, terminal_id: str) -> None:
+        await self._client.kill_terminal(session_id=self._session_id, terminal_id=terminal_id)
+
+    async def _release(self, terminal_id: str) -> None:
+        await self._client.release_terminal(session_id=self._session_id, terminal_id=terminal_id)
+
+    async def _cleanup(self, step: Coroutine[Any, Any, None]) -> None:
+        # Shielded: runs to its end even if the turn is cancelled meanwhile (the cancel
+        # still propagates); bounded, so a client that never answers cannot wedge us.
+        task = asyncio.ensure_future(step)
+        task.add_done_callback(_consume)
+        try:
+            await asyncio.wait_for(asyncio.shield(task), _CLEANUP_S)
+        except (RequestError, TimeoutError, ConnectionError) as exc:
+            log.warning("session %s: terminal cleanup failed: %s", self._session_id, exc)
+
+
+def _result(
+    output: TerminalOutputResponse, terminal_id: str, timed_out: bool, max_chars: int
+) -> CommandResult:
+    """The command's end as ``Bash`` reports it (a signal is a negative exit code)."""
+    status = output.exit_status
+    code = None if status is None else status.exit_code
+    if code is None and status is not None and status.signal:
+        code = -_signal_number(status.signal)
+    text = cap_middle(output.output, max_chars)
+    return CommandResult(
+        output=text,
+        exit_code=None if timed_out else code,
+        timed_out=timed_out,
+        output_chars=len(output.output),
+        truncated=output.truncated or text != output.output,
+        terminal_id=terminal_id,
+    )
+
+
+def _consume(task: asyncio.Future[None]) -> None:
+    """Retrieve a cleanup's outcome, so an abandoned one logs no "never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _signal_number(name: str) -> int:
+    with contextlib.suppress(KeyError, ValueError):
+        return int(signal.Signals[name if name.startswith("SIG") else f"SIG{name}"])
+    return 0
+
+
+__all__ = ["ClientFileSystem", "ClientTerminal"]

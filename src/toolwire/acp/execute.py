@@ -1,0 +1,167 @@
+"""Running one tool call the model made: permission, execution, and what the editor sees.
+
+The call's ``ToolCallLifecycle`` (already ``pending`` with its final ``rawInput``) moves
+to ``in_progress`` when the tool starts and ends ``completed`` or ``failed``; every change
+goes through the update engine, so output frames are coalesced, throttled and bounded
+(research/acp.md 6.1-6.4). What the result shows:
+
+* ``Edit``/``Write``: the diff (``oldText``/``newText``), never prose over it;
+* ``Bash`` in a client terminal: the ``{"type": "terminal"}`` content, added as soon as
+  the terminal exists; locally: the output tail while running, the capped output at the
+  end, and the exit status in words on failure;
+* ``TodoWrite``: an ACP ``plan`` update, plus a short summary on the call;
+* anything else: the tool's text result (capped by the lifecycle).
+
+The model gets ``ToolResult.to_part`` (text written for it), whatever the editor shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from toolwire.acp.client_io import ClientTerminal
+from toolwire.acp.collect import CollectedCall
+from toolwire.acp.outbox import Ticker
+from toolwire.acp.permissions import (
+    answer,
+    decide,
+    options,
+    preview,
+    refusal,
+    rejected,
+    tool_call_model,
+)
+from toolwire.acp.session import Runtime, Session
+from toolwire.acp.updates import UpdateEngine
+from toolwire.acp.wire import diff_content, terminal_content
+from toolwire.history import ToolResultPart
+from toolwire.lifecycle import ToolCallLifecycle
+from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
+
+log = logging.getLogger("toolwire.acp")
+
+
+class PermissionCancelledError(Exception):
+    """The client answered a permission request ``cancelled``: the turn is over."""
+
+
+class Executor:
+    """Runs the calls of one turn, one at a time, in the order the model made them."""
+
+    def __init__(
+        self, session: Session, runtime: Runtime, engine: UpdateEngine, ticker: Ticker
+    ) -> None:
+        self.session = session
+        self.runtime = runtime
+        self.engine = engine
+        self.ticker = ticker
+        self.plan: list[dict[str, Any]] | None = None
+
+    async def execute(self, call: CollectedCall, life: ToolCallLifecycle) -> ToolResultPart:
+        """Run ``call`` (or refuse it) and end its lifecycle; the result for the model."""
+        if call.error is not None:  # the lifecycle already ended it failed, with the error
+            return _error(call, f"Invalid tool arguments: {call.error}. Send valid JSON.")
+        tool = get_tool(call.name)
+        if tool is None:
+            known = ", ".join(TOOLS)
+            return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
+        args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
+        decision = decide(self.session.mode, tool, self.session.always)
+        if decision == "deny":
+            return self._refuse(call, life, refusal(tool))
+        if decision == "ask":
+            choice = await self._ask(tool, args, life)
+            if choice == "cancelled":
+                raise PermissionCancelledError
+            if choice == "reject":
+                return self._refuse(call, life, rejected(tool))
+            if choice == "allow_always":
+                self.session.always.add(tool.name)
+        return await self._run(tool, call, life)
+
+    async def _ask(self, tool: Tool, args: Mapping[str, Any], life: ToolCallLifecycle) -> str:
+        diff = await preview(tool, args, self.session.tools)
+        if diff is not None:
+            life.set_content([diff])  # what is being approved, shown before the question
+            self.ticker.send(self.engine.update(life))
+        notes, payload = self.engine.permission(life.tool_call_id)
+        self.ticker.send(notes)
+        await self.session.outbox.drain()  # the tool_call and the diff precede the request
+        response = await self.runtime.client.request_permission(
+            session_id=self.session.id, tool_call=tool_call_model(payload), options=options(tool)
+        )
+        return answer(response.outcome)
+
+    async def _run(
+        self, tool: Tool, call: CollectedCall, life: ToolCallLifecycle
+    ) -> ToolResultPart:
+        life.run()
+        self.ticker.send(self.engine.update(life))
+        result = await tool.run(call.arguments, self._context(tool, life))
+        self._finish(tool, life, result)
+        return result.to_part(call.id, call.name)
+
+    def _context(self, tool: Tool, life: ToolCallLifecycle) -> ToolContext:
+        def on_output(text: str) -> None:
+            life.output(text)
+            self.ticker.send(self.engine.update(life))
+
+        def on_created(terminal_id: str) -> None:
+            life.set_content([terminal_content(terminal_id)])
+            # Flushed at once: ACP wants the terminal on the call before its release.
+            self.ticker.send(self.engine.update(life) + self.engine.flush())
+
+        ctx = self.session.tools.with_output(on_output)
+        if tool.kind == "execute" and self.runtime.capabilities.terminal:
+            base = ctx.terminal if isinstance(ctx.terminal, LocalTerminal) else LocalTerminal()
+            client = ClientTerminal(self.runtime.client, self.session.id, base, on_created)
+            ctx = dataclasses.replace(ctx, terminal=client)
+        return ctx
+
+    def _finish(self, tool: Tool, life: ToolCallLifecycle, result: ToolResult) -> None:
+        raw = dict(result.raw_output) if result.raw_output is not None else None
+        if result.plan is not None:
+            self.plan = [entry.to_acp() for entry in result.plan]
+            self.ticker.send(self.engine.plan(self.plan))
+        if result.is_error:
+            if tool.kind != "execute":
+                life.set_content(())  # a previewed diff was not applied: do not show it
+            life.fail(_failure_line(tool, result), raw_output=raw)
+        elif result.diff is not None:
+            d = result.diff
+            life.complete(content=[diff_content(d.path, d.new_text, d.old_text)], raw_output=raw)
+        elif raw is not None and isinstance(raw.get("terminal_id"), str):
+            life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
+        elif tool.kind == "execute" and raw is not None and raw.get("output_chars"):
+            life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
+        else:
+            life.complete(result.content, raw_output=raw)
+        self.ticker.send(self.engine.update(life))
+
+    def _refuse(self, call: CollectedCall, life: ToolCallLifecycle, message: str) -> ToolResultPart:
+        life.fail(message)
+        self.ticker.send(self.engine.update(life))
+        return _error(call, message)
+
+
+def _failure_line(tool: Tool, result: ToolResult) -> str:
+    """A failed command in words (its output is already on the card); else the error."""
+    raw = result.raw_output or {}
+    if tool.kind != "execute" or "error" in raw:
+        return result.content
+    if raw.get("timed_out"):
+        return f"Timed out after {raw.get('timeout_s', 0):g} s; the command was killed."
+    code = raw.get("exit_code")
+    if isinstance(code, int) and code < 0:
+        return f"Killed by signal {-code}."
+    return f"Exit code {code}."
+
+
+def _error(call: CollectedCall, message: str) -> ToolResultPart:
+    return ToolResultPart(call.id, call.name, message, is_error=True)
+
+
+__all__ = ["Executor", "PermissionCancelledError"]

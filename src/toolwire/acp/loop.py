@@ -1,0 +1,290 @@
+"""The agent loop: one ``session/prompt`` turn, from the prompt to its ``stopReason``.
+
+prompt -> model stream -> ``ResponseTranslator`` (text, thoughts, tool calls started
+early and refined as they stream) -> the calls run (``execute``) -> results back to the
+model -> again, until the model ends its turn. The stop reason is right in every case:
+
+``end_turn``           the model finished (also after a failure it was told about);
+``max_tokens``         the response was cut at the output limit;
+``max_turn_requests``  ``limits.max_turn_requests`` model requests in this turn;
+``refusal``            the model refused;
+``cancelled``          ``session/cancel`` (or a permission answered ``cancelled``).
+
+Failures never end the session (research/acp.md 6.11: a stop that wedged a session). An
+error before the first byte (a 4xx, a missing key) and a stream that breaks mid-way are
+told to the user as a message of their own; open calls end ``failed``; the history stays
+well formed (every call answered) for the next prompt. Each model response is saved, with
+its consolidated transcript, as soon as its calls are done, so a crash loses little.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeAlias
+
+from toolwire.acp.collect import ResponseCollector
+from toolwire.acp.execute import Executor, PermissionCancelledError
+from toolwire.acp.outbox import Ticker
+from toolwire.acp.session import Runtime, Session, prompt_text, system_prompt
+from toolwire.acp.switch import request_messages, switch
+from toolwire.acp.transcript import step_updates, user_updates
+from toolwire.acp.turn import ResponseTranslator
+from toolwire.acp.updates import UpdateEngine
+from toolwire.backends import ModelRequest, TappableBackend, create_backend
+from toolwire.config import ConfigError
+from toolwire.errors import TransportError
+from toolwire.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolwire.history import Message, ToolResultPart, tool_results, user
+from toolwire.titles import shorten
+from toolwire.tools import tool_specs
+
+log = logging.getLogger("toolwire.acp")
+
+StopReason: TypeAlias = Literal[
+    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"
+]
+_STOPS: dict[str | None, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
+_CANCELLED = "Cancelled by the user before it ran."
+
+
+class IdGuard:
+    """ACP ``toolCallId``s unique in the session, even when a provider repeats an id.
+
+    A replayed cassette, or a text-format model numbering ``call_0`` in every response,
+    would otherwise reuse an id the editor already shows (Zed upserts onto the old card).
+    The history keeps the provider's ids; only the editor's ids are renamed.
+    """
+
+    def __init__(self, used: set[str]) -> None:
+        self._used = used
+        self._map: dict[str, str] = {}
+
+    def acp_id(self, provider_id: str) -> str:
+        """The ACP id of a call of this response."""
+        return self._map.get(provider_id, provider_id)
+
+    def event(self, event: Event) -> Event:
+        """``event`` with its call id made unique in the session."""
+        if isinstance(event, ToolCallStart):
+            new, n = event.id, 1
+            while new in self._used:
+                n += 1
+                new = f"{event.id}-{n}"
+            self._used.add(new)
+            self._map[event.id] = new
+            return event if new == event.id else replace(event, id=new)
+        if isinstance(event, ToolCallDelta | ToolCallEnd):
+            new = self._map.get(event.id, event.id)
+            if new == event.id:
+                return event
+            if isinstance(event, ToolCallDelta):
+                return ToolCallDelta(new, event.text, event.fields, event.values)
+            return replace(event, id=new)
+        return event
+
+
+@dataclass(slots=True)
+class Step:
+    """One model response and the calls it made, until it is saved."""
+
+    collector: ResponseCollector
+    translator: ResponseTranslator
+    guard: IdGuard
+    results: dict[str, ToolResultPart] = field(default_factory=dict)
+    tail: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Turn:
+    """One prompt turn of a session (a fresh engine: metrics and held state per turn)."""
+
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        loop = asyncio.get_running_loop()
+        self.session = session
+        self.runtime = runtime
+        self.engine = UpdateEngine(
+            session.id, profile=runtime.profile, clock=loop.time, message_ids=_message_id
+        )
+        self.ticker = Ticker(self.engine, session.outbox)
+        self.executor = Executor(session, runtime, self.engine, self.ticker)
+        self.step: Step | None = None
+
+    async def run(self, blocks: list[Any]) -> StopReason:
+        """Run the turn; always returns (exactly once) a stop reason."""
+        self._begin(blocks)
+        try:
+            if self.session.selected != self.session.backend:
+                self._say(await switch(self.session, self.runtime, len(self.session.history) - 1))
+            stop = await self._steps()
+        except PermissionCancelledError:
+            self.session.cancelling = True  # a client may answer "cancelled" before its cancel
+            stop = "cancelled"
+        except asyncio.CancelledError:
+            if not self.session.cancelling:
+                raise  # not session/cancel: the connection is going away
+            stop = "cancelled"
+        except ConnectionError:  # the client left while we waited on it: end quietly
+            log.info("session %s: the client went away mid-turn", self.session.id)
+            stop = "end_turn"
+        except Exception as exc:  # a bug in toolwire: say so, keep the session usable
+            log.exception("session %s: the turn failed", self.session.id)
+            self._say(f"toolwire hit an internal error and stopped this turn ({exc}).")
+            stop = "end_turn"
+        if stop == "cancelled":
+            self._close_step(None)
+        else:
+            self._close_step("the turn was stopped early")
+        self.ticker.send(self.engine.flush())
+        self.ticker.stop()
+        await self.session.outbox.drain()
+        log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
+        return "cancelled" if self.session.cancelling else stop
+
+    def _begin(self, blocks: list[Any]) -> None:
+        session, store = self.session, self.runtime.store
+        text = prompt_text(blocks)
+        message = user(text)
+        session.history.append(message)
+        store.append(session.id, messages=[message], updates=user_updates(blocks))
+        if not session.titled:
+            session.titled = True
+            record = store.update(session.id, title=shorten(text, 60) or "Untitled")
+            info = {"title": record.title, "updatedAt": record.updated_at_iso}
+            session.outbox.update({"sessionUpdate": "session_info_update", **info})
+        config = self.runtime.config
+        if config.notice and not session.noticed and session.backend == config.default_backend:
+            session.noticed = True
+            self._say(config.notice)
+
+    async def _steps(self) -> StopReason:
+        limit = self.runtime.config.limits.max_turn_requests
+        for _ in range(limit):
+            step = await self._respond()
+            if step is None:
+                return "end_turn"
+            stop = step.collector.stop_reason
+            if stop == "tool_use":
+                for call in step.collector.ordered_calls():
+                    life = step.translator.calls[step.guard.acp_id(call.id)]
+                    step.results[call.id] = await self.executor.execute(call, life)
+                self._save_step()
+                continue
+            if stop in (None, "error"):
+                errors = step.collector.errors or ["the response ended without finishing"]
+                self._say(f"The model's response broke off: {errors[-1]}. You can ask again.")
+            self._close_step(_not_run(stop))
+            return _STOPS.get(stop, "end_turn")
+        self._say(f"Stopped after {limit} model requests in one turn (limits.max_turn_requests).")
+        return "max_turn_requests"
+
+    async def _respond(self) -> Step | None:
+        """One model request, streamed to the editor; None if it failed before any byte."""
+        session = self.session
+        try:
+            backend = self._backend()
+        except ConfigError as exc:
+            self._say(f"The model backend {session.backend!r} cannot be used: {exc}")
+            return None
+        tail = self.runtime.config.limits.max_live_output_chars
+        translator = ResponseTranslator(self.engine, cwd=session.cwd, tail_bytes=tail)
+        step = Step(ResponseCollector(), translator, IdGuard(session.call_ids))
+        self.step = step
+        request = ModelRequest(
+            system=system_prompt(session),
+            messages=tuple(request_messages(session)),
+            tools=tuple(tool_specs()),
+            max_tokens=self.runtime.config.limits.max_tokens,
+        )
+        try:
+            async with contextlib.aclosing(backend.stream(request)) as events:
+                async for event in events:
+                    step.collector.feed(event)
+                    self.ticker.send(step.translator.feed(step.guard.event(event)))
+                    await session.outbox.drain()
+        except TransportError as exc:  # before the first byte, by the backend contract
+            self._say(f"The request to {backend.name} ({backend.model}) failed: {exc}")
+            self._close_step("the request to the model failed")
+            return None
+        return step
+
+    def _backend(self) -> TappableBackend:
+        session, config = self.session, self.runtime.config
+        if session.model is None:
+            record = self.runtime.record
+            chosen = config.backend(session.backend)
+            session.model = create_backend(chosen, config.limits, record=record)
+        return session.model
+
+    def _say(self, text: str) -> None:
+        """A message from toolwire itself (not the model's): its own ``messageId``."""
+        self.engine.end_message()
+        self.ticker.send(self.engine.text(text))
+        self.engine.end_message()
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": text},
+            "messageId": _message_id(),
+        }
+        if self.step is not None:
+            self.step.tail.append(update)
+        else:
+            self.runtime.store.append(self.session.id, updates=[update])
+
+    def _close_step(self, reason: str | None) -> None:
+        """End what the current response left open (``None``: cancelled), then save it."""
+        step = self.step
+        if step is None:
+            return
+        if reason is None:
+            self.ticker.send(step.translator.cancel())
+        else:
+            open_calls = [c for c in step.translator.calls.values() if c.stage != "end"]
+            for call in open_calls:
+                call.fail(f"Not run: {reason}.")
+            if open_calls:
+                self.ticker.send(self.engine.update(*open_calls))
+        text = _CANCELLED if reason is None else f"Not run: {reason}."
+        for made in step.collector.ordered_calls():
+            if made.id not in step.results:
+                step.results[made.id] = ToolResultPart(made.id, made.name, text, is_error=True)
+        self._save_step()
+
+    def _save_step(self) -> None:
+        step, self.step = self.step, None
+        if step is None:
+            return
+        message = step.collector.message(self.session.backend)
+        messages: list[Message] = []
+        if message is not None:
+            messages.append(message)
+            results = [step.results[c.id] for c in message.tool_calls() if c.id in step.results]
+            if results:
+                messages.append(tool_results(results))
+        updates = step_updates(
+            message, step.guard.acp_id, self.engine, step.results, self.executor.plan
+        )
+        self.executor.plan = None
+        self.runtime.store.append(
+            self.session.id, messages=messages, updates=[*updates, *step.tail]
+        )
+        self.session.history.extend(messages)
+
+
+def _not_run(stop: str | None) -> str:
+    """Why calls of a response that did not end in ``tool_use`` were not run."""
+    if stop == "max_tokens":
+        return "the response was cut at the output token limit"
+    if stop in (None, "error"):
+        return "the model's response failed before the call could run"
+    return "the model ended its turn"
+
+
+def _message_id() -> str:
+    # Unique across turns and restarts: a reused id would merge two messages in the editor.
+    return uuid.uuid4().hex
+
+
+__all__ = ["IdGuard", "StopReason", "Turn"]

@@ -1,0 +1,172 @@
+"""One ACP session's state, and the pieces of the protocol that describe it.
+
+A ``Session`` lives in memory while the client uses it (``session/new``, ``load``,
+``resume``) and on disk in the ``SessionStore`` (history, transcript, backend, mode), so
+``session/load`` and ``session/list`` work after a restart. ``Runtime`` is what every
+session of one connection shares: the configuration, the store, the client handle and
+what the client said it can do in ``initialize``.
+
+The model is a config option (``id: "model"``, ``category: "model"``; ACP removed
+``session/set_model``), its values the configured backends; a change applies at the next
+prompt, with a handoff (``switch``). The
+mode is offered both as ACP modes and as a ``category: "mode"`` option, kept in step,
+since the protocol is moving modes into config options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp.interfaces import Client
+from acp.schema import ClientCapabilities
+
+from toolwire.acp.outbox import Outbox
+from toolwire.acp.permissions import MODES
+from toolwire.backends import TappableBackend
+from toolwire.config import Config
+from toolwire.handoff import Handoff, MemorySummaryCache
+from toolwire.history import Message, ToolCallPart
+from toolwire.store import SessionStore
+from toolwire.tools import ToolContext
+
+
+@dataclass(slots=True)
+class Runtime:
+    """What the sessions of one connection share."""
+
+    config: Config
+    store: SessionStore
+    client: Client
+    capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
+    profile: str = "minimal"
+    record: str | None = None
+    summaries: MemorySummaryCache = field(default_factory=MemorySummaryCache)
+
+
+@dataclass(slots=True, eq=False)
+class Session:
+    """A live session. ``backend`` is in use; ``selected`` applies at the next prompt.
+
+    ``history`` is the raw history, never rewritten; after a switch the backend sees it
+    through ``handoff``.
+    """
+
+    id: str
+    cwd: str
+    additional_dirs: tuple[str, ...]
+    mode: str
+    backend: str
+    outbox: Outbox
+    tools: ToolContext
+    history: list[Message] = field(default_factory=list)
+    selected: str = ""
+    always: set[str] = field(default_factory=set)
+    call_ids: set[str] = field(default_factory=set)
+    model: TappableBackend | None = None
+    handoff: Handoff | None = None
+    turn: asyncio.Task[str] | None = None
+    cancelling: bool = False
+    noticed: bool = False
+    titled: bool = False
+
+    def __post_init__(self) -> None:
+        self.selected = self.selected or self.backend
+        self.call_ids.update(
+            p.id for m in self.history for p in m.parts if isinstance(p, ToolCallPart)
+        )
+
+
+def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
+    """The full set of the session's config options, in wire form."""
+    backends = [
+        {
+            "value": name,
+            "name": f"{name} ({b.model})" if b.model else name,
+            "description": _describe_backend(b.provider, b.tool_format),
+        }
+        for name, b in config.backends.items()
+    ]
+    modes = [{"value": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
+    return [
+        {
+            "id": "model",
+            "name": "Model",
+            "description": "The backend and model that answer; a change applies next prompt.",
+            "category": "model",
+            "type": "select",
+            "currentValue": session.selected,
+            "options": backends,
+        },
+        {
+            "id": "mode",
+            "name": "Mode",
+            "description": "What may run without asking.",
+            "category": "mode",
+            "type": "select",
+            "currentValue": session.mode,
+            "options": modes,
+        },
+    ]
+
+
+def _describe_backend(provider: str, tool_format: str) -> str:
+    native = tool_format == "native"
+    return f"{provider} backend" if native else f"{provider} backend, {tool_format} tool calls"
+
+
+def mode_state(session: Session) -> dict[str, Any]:
+    """The ``SessionModeState`` of the session, in wire form."""
+    available = [{"id": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
+    return {"currentModeId": session.mode, "availableModes": available}
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt's content blocks as the user message's text.
+
+    Text as is; a resource link as a mention the model can ``Read``; embedded context
+    (advertised: ``embeddedContext``) inline with its URI. Images and audio are not
+    advertised; a client that sends them anyway gets a note in their place.
+    """
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"[@{block.name}]({block.uri})")
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                parts.append(f"[binary resource {resource.uri} not included]")
+            else:
+                parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
+        else:
+            parts.append(f"[{kind} content not supported by toolwire: omitted]")
+    return "\n\n".join(parts)
+
+
+def system_prompt(session: Session) -> str:
+    """The system prompt: who the model is, where it works, how to use the tools."""
+    roots = "".join(f"\n- also: {d}" for d in session.additional_dirs)
+    return (
+        "You are toolwire, a coding agent working in the user's project through an editor.\n"
+        f"Working directory: {session.cwd}{roots}\n"
+        f"Platform: {platform.system()}\n\n"
+        "Use the tools to read, search, edit and run things; paths outside the working "
+        "directories are refused. Read a file before editing it. Keep answers short and "
+        "say what you changed. For work with several steps, keep a TodoWrite list."
+    )
+
+
+__all__ = [
+    "Runtime",
+    "Session",
+    "config_options",
+    "mode_state",
+    "prompt_text",
+    "system_prompt",
+]

@@ -1,0 +1,96 @@
+"""A model switch inside a session: the handoff the new backend gets (issue 5).
+
+Choosing another ``model`` config option applies at the next prompt. The new backend
+then does not get the raw history (its files read and commands run would turn into
+half-remembered prose) but ``toolwire.handoff``: a summary of what came before plus the
+tool context verbatim and deduplicated, under ``[handoff]`` budgets, and the last turns
+as they were (DESIGN.md "Backend switch"). The summary is written by the new model; for
+a replay backend (which would serve a recorded answer instead) it is the offline
+extractive one. The raw history is kept: a later switch is computed from it.
+
+The switch point is stored with the session, so a session loaded after a restart builds
+the same handoff again (offline) instead of sending the whole raw history.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from toolwire.acp.session import Runtime, Session
+from toolwire.backends import create_backend
+from toolwire.config import ConfigError
+from toolwire.handoff import Handoff, build_handoff, prepare_handoff
+from toolwire.history import Message
+
+log = logging.getLogger("toolwire.acp")
+SWITCH_KEY = "handoff_switch_at"
+SUMMARY_TIMEOUT_S = 60.0
+
+
+async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
+    """Move the session to ``session.selected``; the notice to show the user."""
+    old, new = session.backend, session.selected
+    config = runtime.config
+    chosen = config.backend(new)
+    summarizer = None
+    if chosen.provider != "replay":
+        try:
+            summarizer = create_backend(chosen, config.limits)
+        except ConfigError as exc:
+            log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
+    limits = config.handoff
+    handoff = await prepare_handoff(
+        session.history,
+        switch_at,
+        summarizer=summarizer,
+        cache=runtime.summaries,
+        cwd=session.cwd,
+        target=new,
+        max_tool_context_chars=limits.max_tool_context_chars,
+        max_tool_result_chars=limits.max_tool_result_chars,
+        keep_last=limits.keep_last,
+        timeout=SUMMARY_TIMEOUT_S,
+    )
+    session.backend, session.model, session.handoff = new, None, handoff
+    runtime.store.update(session.id, backend=new)
+    runtime.store.set_config_value(session.id, SWITCH_KEY, switch_at)
+    return _notice(old, new, handoff)
+
+
+def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:
+    """The handoff of a reopened session that had switched (offline, as it was planned)."""
+    if not isinstance(switch_at, int) or not 0 <= switch_at <= len(session.history):
+        return
+    limits = runtime.config.handoff
+    session.handoff = build_handoff(
+        session.history,
+        switch_at,
+        cwd=session.cwd,
+        target=session.backend,
+        max_tool_context_chars=limits.max_tool_context_chars,
+        max_tool_result_chars=limits.max_tool_result_chars,
+        keep_last=limits.keep_last,
+    )
+
+
+def request_messages(session: Session) -> list[Message]:
+    """What the backend is sent: the history, seen through the handoff after a switch."""
+    if session.handoff is None:
+        return list(session.history)
+    return session.handoff.apply(session.history)
+
+
+def _notice(old: str, new: str, handoff: Handoff) -> str:
+    summary = handoff.summary
+    how = "no summary"
+    if summary is not None:
+        how = "a summary written by the new model" if summary.source == "llm" else "a summary"
+    turns = len(handoff.tail)
+    return (
+        f"Switched the model from {old} to {new}. {new} gets {how} of the conversation, "
+        f"the tool context verbatim ({handoff.stats.describe()}) and the last {turns} "
+        "messages as they were; the previous model's reasoning is not carried over."
+    )
+
+
+__all__ = ["SWITCH_KEY", "rebuild", "request_messages", "switch"]

@@ -1,0 +1,88 @@
+"""The consolidated transcript a session stores for ``session/load`` to replay.
+
+Not the stream of deltas the editor got live, but what it ended up showing: one
+``user_message_chunk`` per prompt block, one ``agent_thought_chunk`` and one
+``agent_message_chunk`` per text of a response (each message with its own
+``messageId``), one ``tool_call`` per call in its final state (title, kind, status,
+diff, locations, raw input and output, as the client held it after the last update),
+and the last ``plan``. Replaying it never re-streams text (claude-agent-acp#796: text
+rendered twice) and never sends an update for an unknown call (research/acp.md 6.9).
+
+A client terminal does not outlive the turn (it was released), so a terminal item is
+replayed as the command's output text instead.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolwire.acp.updates import UpdateEngine
+from toolwire.acp.wire import state_to_wire, text_content
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+
+
+def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:
+    """The prompt as ``user_message_chunk``s (the SDK content block models, in wire form)."""
+    message_id = uuid.uuid4().hex
+    return [
+        {
+            "sessionUpdate": "user_message_chunk",
+            "content": block.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "messageId": message_id,
+        }
+        for block in blocks
+    ]
+
+
+def step_updates(
+    message: Message | None,
+    acp_id: Callable[[str], str],
+    engine: UpdateEngine,
+    results: Mapping[str, ToolResultPart],
+    plan: list[dict[str, Any]] | None,
+) -> list[dict[str, Any]]:
+    """One model response (and its calls' end states) as replayable updates."""
+    out: list[dict[str, Any]] = []
+    text_id, thought_id = uuid.uuid4().hex, uuid.uuid4().hex
+    for part in message.parts if message is not None else ():
+        if isinstance(part, ThinkingPart) and part.text:
+            out.append(_chunk("agent_thought_chunk", part.text, thought_id))
+        elif isinstance(part, TextPart) and part.text:
+            out.append(_chunk("agent_message_chunk", part.text, text_id))
+        elif isinstance(part, ToolCallPart):
+            call = _final_call(engine, acp_id(part.id), results.get(part.id))
+            if call is not None:
+                out.append(call)
+    if plan is not None:
+        out.append({"sessionUpdate": "plan", "entries": plan})
+    return out
+
+
+def _chunk(kind: str, text: str, message_id: str) -> dict[str, Any]:
+    return {
+        "sessionUpdate": kind,
+        "content": {"type": "text", "text": text},
+        "messageId": message_id,
+    }
+
+
+def _final_call(
+    engine: UpdateEngine, call_id: str, result: ToolResultPart | None
+) -> dict[str, Any] | None:
+    try:
+        state = engine.client_state(call_id)
+    except KeyError:
+        return None  # never shown to the editor: nothing to replay
+    wire = state_to_wire(state)
+    content = wire.get("content")
+    if content and any(item.get("type") == "terminal" for item in content):
+        output = result.content if result is not None else "(output not kept)"
+        wire["content"] = [
+            text_content(output) if item.get("type") == "terminal" else item for item in content
+        ]
+    return {"sessionUpdate": "tool_call", **wire}
+
+
+__all__ = ["step_updates", "user_updates"]

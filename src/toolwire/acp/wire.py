@@ -1,0 +1,255 @@
+"""ACP v1 wire vocabulary for tool calls: the desired state of a call and its pieces.
+
+Everything here is plain data in wire form (camelCase keys, JSON values), because the
+update engine writes JSON and must not pay for pydantic models per update (the official
+SDK models are used at the boundary, see ``toolwire.acp.sdk``).
+
+``ToolCallState`` is the *complete* state of one call as the editor should show it.
+Values inside it are treated as immutable: a changed value is a new object. That is what
+lets change detection take the identity fast path (``toolwire.acp.diff``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+ToolKind: TypeAlias = Literal[
+    "read",
+    "edit",
+    "delete",
+    "move",
+    "search",
+    "execute",
+    "think",
+    "fetch",
+    "switch_mode",
+    "other",
+]
+ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
+FieldName: TypeAlias = Literal[
+    "title", "kind", "status", "content", "locations", "raw_input", "raw_output"
+]
+JsonObject: TypeAlias = Mapping[str, Any]
+
+#: Field order on the wire, and each field's camelCase key.
+FIELDS: Final[tuple[tuple[FieldName, str], ...]] = (
+    ("title", "title"),
+    ("kind", "kind"),
+    ("status", "status"),
+    ("content", "content"),
+    ("locations", "locations"),
+    ("raw_input", "rawInput"),
+    ("raw_output", "rawOutput"),
+)
+WIRE_KEY: Final[dict[FieldName, str]] = dict(FIELDS)
+
+#: Status order: ACP v1 statuses only move forward (DESIGN.md "Tool-call lifecycle").
+STATUS_RANK: Final[dict[str, int]] = {
+    "pending": 0,
+    "in_progress": 1,
+    "completed": 2,
+    "failed": 2,
+}
+TERMINAL: Final[frozenset[str]] = frozenset({"completed", "failed"})
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class ToolCallState:
+    """The complete desired ACP state of one tool call.
+
+    ``content`` and ``locations`` are tuples of wire-form objects (ACP replaces both
+    lists whole). ``raw_input``/``raw_output`` are ``None`` while unknown: ACP v1 cannot
+    send an explicit ``null`` (the SDK drops ``None``), so once set they are never unset.
+    A state is also a call *source* for the update engine (see ``snapshot``).
+    """
+
+    tool_call_id: str
+    title: str
+    kind: ToolKind
+    status: ToolCallStatus
+    content: tuple[JsonObject, ...]
+    locations: tuple[JsonObject, ...]
+    raw_input: Any
+    raw_output: Any
+
+    def __init__(
+        self,
+        tool_call_id: str,
+        title: str,
+        kind: ToolKind = "other",
+        status: ToolCallStatus = "pending",
+        content: Sequence[JsonObject] = (),
+        locations: Sequence[JsonObject] = (),
+        raw_input: Any = None,
+        raw_output: Any = None,
+    ) -> None:
+        # One state is made per change on the hot path: slot descriptors set the fields
+        # directly (the frozen dataclass __init__ costs a generic __setattr__ per field).
+        # A list would compare unequal to the equal tuple: one spurious update.
+        _SET_ID(self, tool_call_id)
+        _SET_TITLE(self, title)
+        _SET_KIND(self, kind)
+        _SET_STATUS(self, status)
+        _SET_CONTENT(self, content if type(content) is tuple else tuple(content))
+        _SET_LOCATIONS(self, locations if type(locations) is tuple else tuple(locations))
+        _SET_RAW_INPUT(self, raw_input)
+        _SET_RAW_OUTPUT(self, raw_output)
+
+    def replace(self, **changes: Any) -> ToolCallState:
+        """A copy with some fields changed (faster than ``dataclasses.replace``)."""
+        get = changes.get
+        return ToolCallState(
+            self.tool_call_id,
+            get("title", self.title),
+            get("kind", self.kind),
+            get("status", self.status),
+            get("content", self.content),
+            get("locations", self.locations),
+            get("raw_input", self.raw_input),
+            get("raw_output", self.raw_output),
+        )
+
+    def snapshot(self) -> ToolCallState:
+        """The state itself: a plain state is its own source."""
+        return self
+
+
+def _slot_setter(name: str) -> Callable[[Any, Any], None]:
+    setter: Callable[[Any, Any], None] = vars(ToolCallState)[name].__set__
+    return setter
+
+
+_SET_ID = _slot_setter("tool_call_id")
+_SET_TITLE = _slot_setter("title")
+_SET_KIND = _slot_setter("kind")
+_SET_STATUS = _slot_setter("status")
+_SET_CONTENT = _slot_setter("content")
+_SET_LOCATIONS = _slot_setter("locations")
+_SET_RAW_INPUT = _slot_setter("raw_input")
+_SET_RAW_OUTPUT = _slot_setter("raw_output")
+
+
+def text_content(text: str) -> dict[str, Any]:
+    """A ``ToolCallContent`` item holding one text block."""
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+def diff_content(path: str, new_text: str, old_text: str | None = None) -> dict[str, Any]:
+    """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``)."""
+    item: dict[str, Any] = {"type": "diff", "path": path, "newText": new_text}
+    if old_text is not None:
+        item["oldText"] = old_text
+    return item
+
+
+def terminal_content(terminal_id: str) -> dict[str, Any]:
+    """A reference to a client terminal created with ``terminal/create``."""
+    return {"type": "terminal", "terminalId": terminal_id}
+
+
+def location(path: str, line: int | None = None) -> dict[str, Any]:
+    """A ``ToolCallLocation``; ``path`` must be absolute (ACP v1)."""
+    if line is None:
+        return {"path": path}
+    return {"path": path, "line": line}
+
+
+def state_to_wire(state: ToolCallState) -> dict[str, Any]:
+    """The full ``ToolCall`` object (camelCase) a client holds for this state."""
+    out: dict[str, Any] = {"toolCallId": state.tool_call_id}
+    for name, key in FIELDS:
+        value = getattr(state, name)
+        if value is None:
+            continue
+        out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def apply_update(call: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """A client's view after one ``tool_call_update``: every present field replaces.
+
+    ACP v1 ``ToolCallUpdate``: "Replace the content collection", "Replace the locations
+    collection"; omitted fields are unchanged. Used by tests and the benchmark.
+    """
+    out = dict(call)
+    for key, value in update.items():
+        if key != "sessionUpdate" and value is not None:
+            out[key] = value
+    return out
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def encode(value: Any) -> str:
+    """Compact JSON, ASCII-only, as the official SDK writes it (``task/sender.py``).
+
+    ASCII output means the byte count is the string length, and no lone surrogate from
+    a provider's ``\\ud800`` escape can make the line unencodable. NaN and infinities are
+    not JSON: they become ``null`` rather than an invalid line.
+    """
+    try:
+        return _ENCODER.encode(value)
+    except ValueError:
+        return _ENCODER.encode(_finite(value))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_finite(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """One JSON-RPC ``session/update`` notification, as a dict and as its wire line.
+
+    ``line`` is the exact bytes to write (compact JSON plus ``\\n``), encoded once;
+    ``message`` the same object as Python data, for the SDK path and for tests.
+    """
+
+    message: dict[str, Any]
+    line: bytes
+    kind: str
+    tool_call_id: str | None = None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The ``params`` object (``SessionNotification``)."""
+        params: dict[str, Any] = self.message["params"]
+        return params
+
+    @property
+    def update(self) -> dict[str, Any]:
+        """The ``params.update`` object (``SessionUpdate``)."""
+        update: dict[str, Any] = self.message["params"]["update"]
+        return update
+
+
+__all__ = [
+    "FIELDS",
+    "STATUS_RANK",
+    "TERMINAL",
+    "WIRE_KEY",
+    "FieldName",
+    "JsonObject",
+    "Notification",
+    "ToolCallState",
+    "ToolCallStatus",
+    "ToolKind",
+    "apply_update",
+    "diff_content",
+    "encode",
+    "location",
+    "state_to_wire",
+    "terminal_content",
+    "text_content",
+]

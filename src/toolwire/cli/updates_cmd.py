@@ -1,0 +1,136 @@
+"""``toolwire updates``: a provider stream in, the ACP ``session/update``s an agent sends.
+
+The stream is decoded as ``toolwire decode`` does, then run through the tool-call
+lifecycle and the update engine; each notification is printed as the exact JSON-RPC
+line the agent would write. No tool is executed, so calls end ``pending`` with their
+final ``rawInput`` (or ``failed`` when their arguments could not be parsed).
+
+Time. A file carries no timing, and real time would make the output depend on how fast
+this machine reads it. So the engine runs on a virtual clock that advances ``--chunk-ms``
+per input chunk (default 0: the whole response arrives at once, and throttling merges
+each call's changes as far as the rules allow). ``--chunk-size 200 --chunk-ms 20``
+replays the response as it might arrive over a network, 200 bytes every 20 ms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterable
+from typing import Annotated
+
+import typer
+
+from toolwire.acp.profiles import PROFILES
+from toolwire.acp.turn import ResponseTranslator
+from toolwire.acp.updates import UpdateEngine
+from toolwire.acp.wire import Notification
+from toolwire.cli._io import chunks, fail, open_input
+from toolwire.cli.decode_cmd import DEFAULT_SAMPLE
+from toolwire.decode import FORMATS, decoder_for, sniff_format
+
+_FILE = typer.Argument(
+    metavar="[FILE|-]",
+    help="Stream to translate; - reads standard input. Default: a bundled sample.",
+    show_default=False,
+)
+
+
+def updates(
+    file: Annotated[str | None, _FILE] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"Wire format: {', '.join(FORMATS)}. Guessed for JSON providers if omitted.",
+            show_default=False,
+        ),
+    ] = None,
+    profile: Annotated[
+        str, typer.Option("--profile", help=f"Client profile: {', '.join(PROFILES)}.")
+    ] = "minimal",
+    session_id: Annotated[
+        str, typer.Option("--session-id", help="The sessionId the notifications carry.")
+    ] = "sess_toolwire",
+    chunk_size: Annotated[
+        int | None,
+        typer.Option("--chunk-size", min=1, help="Feed the input in pieces of N bytes."),
+    ] = None,
+    chunk_ms: Annotated[
+        float,
+        typer.Option("--chunk-ms", min=0, help="Virtual milliseconds between input chunks."),
+    ] = 0.0,
+    interval_ms: Annotated[
+        float,
+        typer.Option("--interval-ms", min=0, help="Throttle: at most one update per call per."),
+    ] = 50.0,
+    cwd: Annotated[
+        str | None,
+        typer.Option("--cwd", help="Session directory that relative paths resolve against."),
+    ] = None,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Print bytes and notification counts to stderr.")
+    ] = False,
+) -> None:
+    """Print the ACP notifications an agent would send while this response streams."""
+    if profile not in PROFILES:
+        fail(f"--profile: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
+    if fmt is not None and fmt not in FORMATS:
+        fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    with open_input(file, DEFAULT_SAMPLE) as (stream, name):
+        if file is None and fmt is None:
+            fmt = "anthropic"
+            typer.echo(f"toolwire: translating the {name} (pass a FILE to use your own)", err=True)
+        pieces = chunks(stream, name, chunk_size)
+        first = next(pieces, b"")
+        if fmt is None:
+            fmt = sniff_format(first)
+            if fmt is None:
+                fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
+        clock = _VirtualClock(chunk_ms / 1000)
+        engine = UpdateEngine(session_id, profile=profile, interval=interval_ms / 1000, clock=clock)
+        translator = ResponseTranslator(engine, cwd=os.path.abspath(cwd or os.getcwd()))
+        _run(fmt, itertools.chain([first] if first else [], pieces), translator, clock)
+    if stats:
+        typer.echo(engine.metrics().table(), err=True)
+
+
+def _run(
+    fmt: str, pieces: Iterable[bytes], translator: ResponseTranslator, clock: _VirtualClock
+) -> None:
+    """Decode and translate chunk by chunk, printing each chunk's notifications."""
+    decoder = decoder_for(fmt)
+    engine = translator.engine
+    for piece in pieces:
+        now = clock.tick()
+        _write(engine.poll(now) + translator.feed_all(decoder.feed(piece), now))
+    now = clock.tick()
+    _write(translator.feed_all(decoder.close(), now) + translator.close(now))
+
+
+class _VirtualClock:
+    """Time that moves only when a chunk arrives: deterministic output on any machine."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 0.0
+        self._ticks = 0
+
+    def tick(self) -> float:
+        if self._ticks:
+            self.now = self._ticks * self.step
+        self._ticks += 1
+        return self.now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _write(notes: list[Notification]) -> None:
+    """Each notification is one whole line; flush so a pipe sees them live."""
+    out = sys.stdout.buffer
+    for note in notes:
+        out.write(note.line)
+    out.flush()
