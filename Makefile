@@ -16,7 +16,7 @@ install: $(STAMP)
 
 # The main job on its built-in default: no API key, no network.
 demo: $(STAMP)
-	$(BIN)/toolwire decode
+	$(BIN)/toolwire demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
