@@ -9,7 +9,8 @@ first ``tool_call`` with ACP's replace semantics, asserting the ordering rules a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from toolwire.acp.builder import Envelope
 from toolwire.acp.wire import STATUS_RANK, TERMINAL, Notification, apply_update
 
 SCHEMA_DIR = Path(__file__).parent / "acp_schema" / "v1"
@@ -45,6 +47,25 @@ def check(notes: Iterable[Notification]) -> list[Notification]:
         assert not errors, f"schema: {errors[0].message} in {note.line[:300]!r}"
         assert note.kind == message["params"]["update"]["sessionUpdate"]
     return out
+
+
+@contextmanager
+def validating() -> Iterator[None]:
+    """Check every notification the engine builds meanwhile, not only those a test reads."""
+    original = Envelope.wrap
+
+    def wrap(
+        self: Envelope, update: dict[str, Any], body: str, kind: str, call: str | None
+    ) -> Notification:
+        note = original(self, update, body, kind, call)
+        check([note])
+        return note
+
+    Envelope.wrap = wrap  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Envelope.wrap = original  # type: ignore[method-assign]
 
 
 def replay(notes: Iterable[Notification]) -> dict[str, dict[str, Any]]:

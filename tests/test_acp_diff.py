@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire.acp.diff import changed_fields, same
-from toolwire.acp.wire import ToolCallState, encode, location, text_content
+from toolwire.acp.wire import ToolCallState, encode, encode_content, location, text_content
 
 JSON = st.recursive(
     st.none()
@@ -85,3 +85,21 @@ def _typed(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_typed(v) for v in value]
     return (type(value).__name__, repr(value))
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text().map(text_content),
+            st.fixed_dictionaries({"type": st.just("content"), "content": JSON}),
+            st.fixed_dictionaries(
+                {"type": st.just("diff"), "path": st.text(), "newText": st.text()}
+            ),
+        ),
+        max_size=3,
+    )
+)
+def test_the_content_fast_path_writes_what_the_encoder_writes(items: list[Any]) -> None:
+    value = tuple(items)
+    assert json.loads(encode_content(value)) == json.loads(encode(value))
+    assert encode_content(value) == encode(value)

@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 
-from tests.acp_check import check, replay
-from toolwire.acp.builder import UpdateBuilder
+from tests.acp_check import check, replay, validating
+from toolwire.acp.builder import CallRecord, Envelope, UpdateBuilder
+from toolwire.acp.metrics import Counters
 from toolwire.acp.profiles import profile_for_client
+from toolwire.acp.turn import ResponseTranslator
 from toolwire.acp.updates import UpdateEngine
 from toolwire.acp.wire import ToolCallState, location, state_to_wire, text_content
 from toolwire.errors import LifecycleError
+from toolwire.events import (
+    MessageEnd,
+    StreamError,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from toolwire.lifecycle import CANCELLED_OUTPUT
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
 
 
 def _engine(profile: str = "minimal", interval: float = 0.05) -> UpdateEngine:
@@ -116,9 +134,6 @@ def test_validation_before_anything_is_written() -> None:
 def test_builder_expresses_changed_fields() -> None:
     engine = _engine()
     engine.start(_state(), now=0.0)
-    from toolwire.acp.builder import CallRecord, Envelope
-    from toolwire.acp.metrics import Counters
-
     record = CallRecord(engine.client_state("call_1"), Counters())
     note = (
         UpdateBuilder(record, Envelope("sess_1"), "minimal")
@@ -241,3 +256,75 @@ def test_metrics_count_bytes_and_naive_bytes() -> None:
     assert m.total.detect_ns > 0
     assert "call_1" in m.table()
     assert m.to_dict()["session"]["notifications"] == 6
+
+
+def test_the_schema_check_rejects_what_the_root_schema_would_let_through() -> None:
+    envelope = Envelope("sess_1")
+    with pytest.raises(AssertionError, match="schema"):
+        envelope.wrap(
+            {"sessionUpdate": "tool_call", "toolCallId": "x"}, ',"toolCallId":"x"', "tool_call", "x"
+        )
+    bad_status = {"sessionUpdate": "tool_call_update", "toolCallId": "x", "status": "cancelled"}
+    with pytest.raises(AssertionError, match="schema"):
+        envelope.wrap(bad_status, ',"toolCallId":"x","status":"cancelled"', "tool_call_update", "x")
+
+
+def test_cancel_ends_every_open_call_and_nothing_is_lost() -> None:
+    engine = _engine(interval=10.0)
+    turn = ResponseTranslator(engine, cwd="/p")
+    notes = turn.feed_all(
+        [
+            TextDelta("Let me look."),
+            ToolCallStart("c1", "Bash", 0),
+            ToolCallDelta("c1", '{"command": "ls"}', ("command",), ("ls",)),
+            ToolCallEnd("c1", {"command": "ls"}),
+            ToolCallStart("c2", "Read", 1),
+            ToolCallDelta("c2", '{"file_path": "a.py"', ("file_path",), ("a.py",)),
+        ],
+        now=0.0,
+    )
+    assert engine.next_deadline() is not None, "c2's title is held"
+    notes += turn.cancel(now=0.5)
+    assert engine.next_deadline() is None
+    calls = replay(notes)
+    for call_id in ("c1", "c2"):
+        assert calls[call_id]["status"] == "failed"
+        assert calls[call_id]["rawOutput"] == CANCELLED_OUTPUT
+    assert calls["c2"]["title"] == "Read a.py", "the held title was not lost"
+    assert calls["c1"]["rawInput"] == {"command": "ls"}
+    assert turn.cancel(now=1.0) == [], "cancelling twice sends nothing"
+
+
+def test_a_stream_error_flushes_and_the_message_ends() -> None:
+    engine = _engine(interval=10.0)
+    turn = ResponseTranslator(engine, cwd="/p")
+    notes = turn.feed_all(
+        [
+            TextDelta("a"),
+            ToolCallStart("c1", "Read", 0),
+            ToolCallDelta("c1", '{"file_path": "a.py"', ("file_path",), ("a.py",)),
+        ],
+        now=0.0,
+    )
+    notes += turn.feed(StreamError("overloaded"), now=0.1)
+    assert [n.kind for n in notes][-1] == "tool_call_update"
+    assert turn.errors == ["overloaded"]
+    notes += turn.feed_all([ToolCallEnd("c1", error="stream cut"), MessageEnd("error")], now=0.2)
+    assert replay(notes)["c1"]["status"] == "failed"
+    assert turn.stop_reason == "error"
+    later = turn.feed(TextDelta("b"), now=0.3)
+    assert later[0].update["messageId"] != notes[0].update["messageId"]
+    with pytest.raises(LifecycleError, match="before its start"):
+        turn.feed(ToolCallDelta("nope", "{"))
+
+
+def test_a_rejected_tool_call_loses_nothing_held() -> None:
+    engine = _engine(interval=10.0)
+    s = _state(status="in_progress")
+    engine.start(_state(), now=0.0)
+    engine.update(s, now=0.0)
+    engine.update(s.replace(title="Read b.py"), now=1.0)
+    with pytest.raises(LifecycleError, match="already sent"):
+        engine.start(_state(), now=2.0)
+    (held,) = engine.flush(now=3.0)
+    assert held.update["title"] == "Read b.py"

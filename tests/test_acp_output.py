@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.acp_check import check, replay
+from tests.acp_check import check, replay, validating
 from toolwire.acp.output import DEFAULT_TAIL_BYTES, OutputWindow, cap_text
 from toolwire.acp.updates import UpdateEngine
 from toolwire.events import ToolCallEnd
 from toolwire.lifecycle import ToolCallLifecycle
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
+
 
 MB = 1_000_000
 

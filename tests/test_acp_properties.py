@@ -12,14 +12,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from acp.contrib import SessionAccumulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.acp_check import check, normalized, replay
+from tests.acp_check import check, normalized, replay, validating
 from toolwire.acp.sdk import round_trip, to_sdk
 from toolwire.acp.updates import UpdateEngine
 from toolwire.acp.wire import (
@@ -31,6 +33,13 @@ from toolwire.acp.wire import (
     state_to_wire,
     text_content,
 )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
+
 
 CALLS = ("call_a", "call_b", "call_c")
 JSON = st.recursive(

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from tests.acp_check import validating
 from toolwire.acp.record import REDACTED, Recorder, is_secret_key, read_recording, redact
 from toolwire.acp.updates import UpdateEngine
 from toolwire.acp.wire import ToolCallState
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
 
 
 class _Sink(io.BytesIO):
@@ -35,7 +45,8 @@ def test_each_message_is_one_whole_line_written_then_flushed() -> None:
     recorder.record("in", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
     assert sink.calls == ["write", "flush", "write", "flush"]
     lines = sink.getvalue().splitlines(keepends=True)
-    assert len(lines) == 2 and all(line.endswith(b"\n") for line in lines)
+    assert len(lines) == 2
+    assert all(line.endswith(b"\n") for line in lines)
     first = json.loads(lines[0])
     assert first == {"t": 12.5, "dir": "out", "msg": note.message}
     assert json.loads(lines[1])["dir"] == "in"
@@ -72,8 +83,10 @@ def test_secrets_are_never_written() -> None:
 
 
 def test_redact_keys_and_values() -> None:
-    assert is_secret_key("x-api-key") and is_secret_key("OPENAI_API_KEY") and is_secret_key("Token")
-    assert not is_secret_key("max_tokens") and not is_secret_key("path")
+    for key in ("x-api-key", "OPENAI_API_KEY", "Token", "authorization"):
+        assert is_secret_key(key)
+    for key in ("max_tokens", "input_tokens", "path"):
+        assert not is_secret_key(key)
     value = {"env": {"ANTHROPIC_API_KEY": "abc"}, "list": ["key sk-proj-12345678abcdefgh"]}
     assert redact(value) == {"env": {"ANTHROPIC_API_KEY": REDACTED}, "list": [f"key {REDACTED}"]}
     assert value["env"]["ANTHROPIC_API_KEY"] == "abc", "the input is not modified"

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from tests.acp_check import check
+from collections.abc import Iterator
+
+import pytest
+
+from tests.acp_check import check, validating
 from toolwire.acp.updates import UpdateEngine
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
 
 
 def _engine() -> UpdateEngine:

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from tests.acp_check import replay, validator
+from tests.acp_check import replay, validating, validator
 from tests.helpers import FIXTURES
 from toolwire.acp.sdk import round_trip
 from toolwire.acp.wire import Notification
 from toolwire.cli import app
 from toolwire.decode import decoder_for
 from toolwire.events import ToolCallEnd
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_notification_is_checked() -> Iterator[None]:
+    with validating():
+        yield
+
 
 PREFIXES = {
     "anthropic_": "anthropic",
@@ -42,9 +50,15 @@ def _run(*args: str) -> tuple[list[Notification], str]:
     notes = []
     for raw in result.stdout_bytes.splitlines(keepends=True):
         message = json.loads(raw)
-        kind = message["params"]["update"]["sessionUpdate"]
+        update = message["params"]["update"]
         notes.append(
-            Notification(message, raw, kind, message["params"]["update"].get("toolCallId"))
+            Notification(
+                message["params"]["sessionId"],
+                update,
+                raw,
+                update["sessionUpdate"],
+                update.get("toolCallId"),
+            )
         )
     return notes, result.stderr
 
@@ -59,7 +73,8 @@ def _ends(path: Path, fmt: str) -> dict[str, ToolCallEnd]:
 def test_fixture_notifications_are_valid_and_end_as_the_arguments_did(path: Path, fmt: str) -> None:
     notes, _ = _run("--format", fmt, "--cwd", "/proj", str(path))
     for note in notes:
-        assert note.line.endswith(b"\n") and note.line.count(b"\n") == 1
+        assert note.line.endswith(b"\n")
+        assert note.line.count(b"\n") == 1
         assert not list(validator().iter_errors(note.message["params"]))
         assert note.message["params"]["sessionId"] == "sess_toolwire"
         round_trip(note)  # the official SDK models read it back unchanged
@@ -94,7 +109,8 @@ def test_slow_arrival_shows_the_title_before_the_arguments_end() -> None:
     notes, _ = _run("--chunk-size", "40", "--chunk-ms", "100", "--cwd", "/proj")
     read = [n.update for n in notes if n.tool_call_id == "toolu_01ReadConfigLoader0001"]
     assert read[0]["title"] == "Read file"
-    assert read[1]["title"] == "Read src/app/config.py" and "rawInput" not in read[1]
+    assert read[1]["title"] == "Read src/app/config.py"
+    assert "rawInput" not in read[1]
     assert read[1]["locations"] == [{"path": "/proj/src/app/config.py"}]
     assert read[2] == {
         "sessionUpdate": "tool_call_update",

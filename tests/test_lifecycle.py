@@ -162,13 +162,15 @@ def test_running_output_is_a_bounded_tail_rendered_lazily() -> None:
     for i in range(10_000):
         call.output(f"line {i}\n")
     text = call.snapshot().content[0]["content"]["text"]
-    assert text.startswith("[") and "earlier bytes not shown]\n" in text
+    assert text.startswith("[")
+    assert "earlier bytes not shown]\n" in text
     assert text.endswith("line 9999\n")
     assert len(text.split("]\n", 1)[1]) <= 100
     assert call.snapshot() is call.snapshot(), "rendered once until new output arrives"
     call.complete()
     result = call.snapshot().content[0]["content"]["text"]
-    assert result.startswith("line 0\n") and result.endswith("line 9999\n")
+    assert result.startswith("line 0\n")
+    assert result.endswith("line 9999\n")
     assert "bytes not shown: output capped at 1,000 bytes" in result
     assert len(result.encode()) < 1100
 

@@ -35,6 +35,7 @@ from toolwire.acp.wire import (
     Notification,
     ToolCallState,
     encode,
+    encode_content,
 )
 from toolwire.errors import LifecycleError
 
@@ -66,12 +67,7 @@ class Envelope:
     def wrap(self, update: dict[str, Any], body: str, kind: str, call: str | None) -> Notification:
         """A notification from the update dict and its JSON text after ``sessionUpdate``."""
         line = (self._head + '"' + kind + '"' + body + "}}}\n").encode("ascii")
-        message = {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {"sessionId": self.session_id, "update": update},
-        }
-        return Notification(message, line, kind, call)
+        return Notification(self.session_id, update, line, kind, call)
 
     def overhead(self, kind: str) -> int:
         """Bytes of a notification of ``kind`` besides its body."""
@@ -103,7 +99,8 @@ class CallRecord:
         cached = self._enc.get(name)
         if cached is not None and cached[0] is value:
             return cached[1]
-        text = encode(value)  # the C encoder writes tuples as arrays
+        # The C encoder writes tuples as arrays.
+        text = encode_content(value) if name == "content" else encode(value)
         self._enc[name] = (value, text)
         self._naive += len(text) - (len(cached[1]) if cached else -len(WIRE_KEY[name]) - 4)
         return text

@@ -98,11 +98,11 @@ class UpdateEngine:
     def start(self, source: CallSource, now: float | None = None) -> list[Notification]:
         """The ``tool_call`` for a new call (after everything held: it is positional)."""
         now = self._now(now)
-        out = self._flush_held(now)
         call_id = source.tool_call_id
         if call_id in self._slots:
             # claude-agent-acp#122: a second tool_call for one id duplicates the card.
             raise LifecycleError(f"tool call {call_id}: tool_call already sent")
+        out = self._flush_held(now)
         state = source.snapshot()
         record = CallRecord(state, self._counters.call(call_id))
         names = fields_for("tool_call", self.profile, state, ())
@@ -182,7 +182,7 @@ class UpdateEngine:
     def text(
         self, text: str, *, key: Hashable | None = None, now: float | None = None
     ) -> list[Notification]:
-        """An agent message delta; ``key`` identifies the provider event (see ``text``)."""
+        """An agent message delta; ``key``: the provider event's identity (``acp.text``)."""
         return self._chunk(self._text.chunk(text, key), now)
 
     def thought(

@@ -183,6 +183,7 @@ def apply_update(call: dict[str, Any], update: Mapping[str, Any]) -> dict[str, A
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+_encode_str: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 
 def encode(value: Any) -> str:
@@ -198,6 +199,23 @@ def encode(value: Any) -> str:
         return _ENCODER.encode(_finite(value))
 
 
+def encode_content(items: tuple[JsonObject, ...]) -> str:
+    """``encode`` for a ``content`` list; one text item (a frame, a progress line, a
+    result: nearly every update) skips the generic encoder's walk, a third of the cost."""
+    if len(items) == 1:
+        item = items[0]
+        if type(item) is dict and len(item) == 2 and item.get("type") == "content":
+            inner = item["content"]
+            if type(inner) is dict and len(inner) == 2 and inner.get("type") == "text":
+                text = inner["text"]
+                if type(text) is str:
+                    return _CONTENT_HEAD + _encode_str(text) + "}}]"
+    return encode(items)
+
+
+_CONTENT_HEAD: Final = '[{"type":"content","content":{"type":"text","text":'
+
+
 def _finite(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -210,13 +228,15 @@ def _finite(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Notification:
-    """One JSON-RPC ``session/update`` notification, as a dict and as its wire line.
+    """One JSON-RPC ``session/update`` notification: its update and its wire line.
 
     ``line`` is the exact bytes to write (compact JSON plus ``\\n``), encoded once;
-    ``message`` the same object as Python data, for the SDK path and for tests.
+    ``update`` the ``SessionUpdate`` object as Python data. ``message`` and ``params``
+    wrap it on demand (for the SDK path and tests; the hot path never needs them).
     """
 
-    message: dict[str, Any]
+    session_id: str
+    update: dict[str, Any]
     line: bytes
     kind: str
     tool_call_id: str | None = None
@@ -224,14 +244,12 @@ class Notification:
     @property
     def params(self) -> dict[str, Any]:
         """The ``params`` object (``SessionNotification``)."""
-        params: dict[str, Any] = self.message["params"]
-        return params
+        return {"sessionId": self.session_id, "update": self.update}
 
     @property
-    def update(self) -> dict[str, Any]:
-        """The ``params.update`` object (``SessionUpdate``)."""
-        update: dict[str, Any] = self.message["params"]["update"]
-        return update
+    def message(self) -> dict[str, Any]:
+        """The whole JSON-RPC notification."""
+        return {"jsonrpc": "2.0", "method": "session/update", "params": self.params}
 
 
 __all__ = [
@@ -248,6 +266,7 @@ __all__ = [
     "apply_update",
     "diff_content",
     "encode",
+    "encode_content",
     "location",
     "state_to_wire",
     "terminal_content",

@@ -35,44 +35,39 @@ _FILE = typer.Argument(
     help="Stream to translate; - reads standard input. Default: a bundled sample.",
     show_default=False,
 )
+_FORMAT = typer.Option(
+    "--format",
+    "-f",
+    help=f"Wire format: {', '.join(FORMATS)}. Guessed for JSON providers if omitted.",
+    show_default=False,
+)
+_PROFILE = typer.Option("--profile", help=f"Client profile: {', '.join(PROFILES)}.")
+_SESSION = typer.Option("--session-id", help="The sessionId the notifications carry.")
+_CHUNK = typer.Option("--chunk-size", min=1, help="Feed the input in pieces of N bytes.")
+_CHUNK_MS = typer.Option(
+    "--chunk-ms",
+    min=0,
+    help="Virtual ms between input chunks: time moves only per chunk (0: all at once).",
+)
+_INTERVAL = typer.Option(
+    "--interval-ms",
+    min=0,
+    help="Throttle: one update per call per this many ms at most (status changes go at once).",
+)
+_CWD = typer.Option("--cwd", help="Session directory relative paths resolve against.")
+_STATS = typer.Option("--stats", help="Print bytes and notification counts to stderr.")
 
 
 def updates(
     file: Annotated[str | None, _FILE] = None,
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help=f"Wire format: {', '.join(FORMATS)}. Guessed for JSON providers if omitted.",
-            show_default=False,
-        ),
-    ] = None,
-    profile: Annotated[
-        str, typer.Option("--profile", help=f"Client profile: {', '.join(PROFILES)}.")
-    ] = "minimal",
-    session_id: Annotated[
-        str, typer.Option("--session-id", help="The sessionId the notifications carry.")
-    ] = "sess_toolwire",
-    chunk_size: Annotated[
-        int | None,
-        typer.Option("--chunk-size", min=1, help="Feed the input in pieces of N bytes."),
-    ] = None,
-    chunk_ms: Annotated[
-        float,
-        typer.Option("--chunk-ms", min=0, help="Virtual milliseconds between input chunks."),
-    ] = 0.0,
-    interval_ms: Annotated[
-        float,
-        typer.Option("--interval-ms", min=0, help="Throttle: at most one update per call per."),
-    ] = 50.0,
-    cwd: Annotated[
-        str | None,
-        typer.Option("--cwd", help="Session directory that relative paths resolve against."),
-    ] = None,
-    stats: Annotated[
-        bool, typer.Option("--stats", help="Print bytes and notification counts to stderr.")
-    ] = False,
+    fmt: Annotated[str | None, _FORMAT] = None,
+    profile: Annotated[str, _PROFILE] = "minimal",
+    session_id: Annotated[str, _SESSION] = "sess_toolwire",
+    chunk_size: Annotated[int | None, _CHUNK] = None,
+    chunk_ms: Annotated[float, _CHUNK_MS] = 0.0,
+    interval_ms: Annotated[float, _INTERVAL] = 50.0,
+    cwd: Annotated[str | None, _CWD] = None,
+    stats: Annotated[bool, _STATS] = False,
 ) -> None:
     """Print the ACP notifications an agent would send while this response streams."""
     if profile not in PROFILES:
