@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 import typer
+
+from toolwire.decode import FORMATS, sniff_format
 
 READ_SIZE = 65536
 
@@ -60,3 +63,30 @@ def chunks(stream: IO[bytes], name: str, size: int | None) -> Iterator[bytes]:
             pending = pending[size:]
     if pending:
         yield pending
+
+
+DEFAULT_SAMPLE = "anthropic_edit.sse"
+
+
+@contextmanager
+def provider_input(
+    path: str | None, fmt: str | None, chunk_size: int | None, doing: str
+) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """Open a provider stream (FILE, ``-`` or the bundled sample) and settle its format.
+
+    Yields the wire format (given, or guessed from the first bytes) and the input's
+    pieces. ``doing`` names the command's work for the note about the bundled sample.
+    """
+    if fmt is not None and fmt not in FORMATS:
+        fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    with open_input(path, DEFAULT_SAMPLE) as (stream, name):
+        if path is None and fmt is None:
+            fmt = "anthropic"
+            typer.echo(f"toolwire: {doing} the {name} (pass a FILE to use your own)", err=True)
+        pieces = chunks(stream, name, chunk_size)
+        first = next(pieces, b"")
+        if fmt is None:
+            fmt = sniff_format(first)
+            if fmt is None:
+                fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
+        yield fmt, itertools.chain([first] if first else [], pieces)

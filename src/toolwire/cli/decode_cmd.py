@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
 from typing import Annotated
 
 import typer
 
-from toolwire.cli._io import chunks, fail, open_input
-from toolwire.decode import FORMATS, decoder_for, sniff_format
+from toolwire.cli._io import fail, provider_input
+from toolwire.decode import FORMATS, decoder_for
 from toolwire.events import EVENT_TYPES, Event, event_to_dict
-
-DEFAULT_SAMPLE = "anthropic_edit.sse"
 
 
 def _parse_only(only: str | None) -> frozenset[str] | None:
@@ -59,21 +56,10 @@ def decode(
 ) -> None:
     """Decode a provider stream; print one JSON object per event with its byte offset."""
     wanted = _parse_only(only)
-    if fmt is not None and fmt not in FORMATS:
-        fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    with open_input(file, DEFAULT_SAMPLE) as (stream, name):
-        if file is None and fmt is None:
-            fmt = "anthropic"
-            typer.echo(f"toolwire: decoding the {name} (pass a FILE to decode your own)", err=True)
-        pieces = chunks(stream, name, chunk_size)
-        first = next(pieces, b"")
-        if fmt is None:
-            fmt = sniff_format(first)
-            if fmt is None:
-                fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
-        decoder = decoder_for(fmt)
+    with provider_input(file, fmt, chunk_size, "decoding") as (wire_format, pieces):
+        decoder = decoder_for(wire_format)
         offset = 0
-        for piece in itertools.chain([first] if first else [], pieces):
+        for piece in pieces:
             offset += len(piece)
             _print(decoder.feed(piece), offset, wanted)
         _print(decoder.close(), offset, wanted)

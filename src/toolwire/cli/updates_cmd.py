@@ -14,7 +14,6 @@ replays the response as it might arrive over a network, 200 bytes every 20 ms.
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Iterable
@@ -26,9 +25,8 @@ from toolwire.acp.profiles import PROFILES
 from toolwire.acp.turn import ResponseTranslator
 from toolwire.acp.updates import UpdateEngine
 from toolwire.acp.wire import Notification
-from toolwire.cli._io import chunks, fail, open_input
-from toolwire.cli.decode_cmd import DEFAULT_SAMPLE
-from toolwire.decode import FORMATS, decoder_for, sniff_format
+from toolwire.cli._io import fail, provider_input
+from toolwire.decode import FORMATS, decoder_for
 
 _FILE = typer.Argument(
     metavar="[FILE|-]",
@@ -72,22 +70,11 @@ def updates(
     """Print the ACP notifications an agent would send while this response streams."""
     if profile not in PROFILES:
         fail(f"--profile: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
-    if fmt is not None and fmt not in FORMATS:
-        fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    with open_input(file, DEFAULT_SAMPLE) as (stream, name):
-        if file is None and fmt is None:
-            fmt = "anthropic"
-            typer.echo(f"toolwire: translating the {name} (pass a FILE to use your own)", err=True)
-        pieces = chunks(stream, name, chunk_size)
-        first = next(pieces, b"")
-        if fmt is None:
-            fmt = sniff_format(first)
-            if fmt is None:
-                fail(f"cannot tell the wire format of {name}; pass --format ({', '.join(FORMATS)})")
+    with provider_input(file, fmt, chunk_size, "translating") as (wire_format, pieces):
         clock = _VirtualClock(chunk_ms / 1000)
         engine = UpdateEngine(session_id, profile=profile, interval=interval_ms / 1000, clock=clock)
         translator = ResponseTranslator(engine, cwd=os.path.abspath(cwd or os.getcwd()))
-        _run(fmt, itertools.chain([first] if first else [], pieces), translator, clock)
+        _run(wire_format, pieces, translator, clock)
     if stats:
         typer.echo(engine.metrics().table(), err=True)
 
