@@ -20,7 +20,7 @@ from toolwire.errors import ToolwireError
 MODES = ("ask", "accept-edits", "read-only")
 PROFILES = ("minimal", "verbose", "full")
 BACKEND_KEYS = ("provider", "model", "base_url", "api_key_env", "tool_format", "cassette")
-TOP_KEYS = ("default_backend", "mode", "profile", "backends", "limits", "handoff")
+TOP_KEYS = ("default_backend", "mode", "profile", "backends", "limits", "handoff", "proxy")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

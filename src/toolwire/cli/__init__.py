@@ -11,6 +11,7 @@ from toolwire.cli.config_cmd import config
 from toolwire.cli.decode_cmd import decode
 from toolwire.cli.demo_cmd import demo
 from toolwire.cli.handoff_cmd import handoff
+from toolwire.cli.proxy_cmd import proxy
 from toolwire.cli.updates_cmd import updates
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app.command("acp", help="Serve the Agent Client Protocol on stdio: what an edito
 app.command("demo", help="Replay a recorded coding session through the agent, live.")(demo)
 app.command("client", help="Drive any ACP agent: toolwire client -- CMD ARGS...")(client)
 app.command("handoff", help="Print the context a new backend gets after a switch.")(handoff)
+app.command("proxy", help="Serve an Anthropic-compatible proxy to any backend.")(proxy)
 
 
 def _version(value: bool) -> None:

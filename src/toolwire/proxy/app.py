@@ -1,0 +1,270 @@
+"""The proxy's ASGI app (Starlette): the Anthropic Messages API in front of any backend.
+
+Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
+``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
+``POST /control/switch`` that ``toolwire proxy switch`` calls. Every error is answered
+in Anthropic's shape with a one-line message; keys never appear in one.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route as Endpoint
+
+from toolwire.backends.base import ModelRequest
+from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, error_payload, sse_bytes
+from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.rewrite import rewrite
+from toolwire.proxy.routing import Route, route
+from toolwire.proxy.sessions import SessionStore, open_store, session_id
+from toolwire.proxy.settings import ProxySettings
+from toolwire.proxy.translate import (
+    BadRequestError,
+    import_history,
+    parse_request,
+    to_model_request,
+)
+from toolwire.proxy.upstream import (
+    Opened,
+    UpstreamError,
+    estimate_tokens,
+    make_backend,
+    open_stream,
+)
+
+
+class BodyTooLargeError(Exception):
+    """The request body is over ``max_body_bytes``."""
+
+
+class Proxy:
+    """The proxy's state (settings, session store, metrics) and its request handlers."""
+
+    def __init__(self, settings: ProxySettings, store: SessionStore | None = None) -> None:
+        self.settings = settings
+        self.store: SessionStore = store if store is not None else open_store(settings.store)
+        self.metrics = Metrics()
+
+    def app(self) -> Starlette:
+        """The ASGI application."""
+        return Starlette(
+            routes=[
+                Endpoint("/v1/messages", self.messages, methods=["POST"]),
+                Endpoint("/v1/messages/count_tokens", self.count_tokens, methods=["POST"]),
+                Endpoint("/v1/models", self.models, methods=["GET"]),
+                Endpoint("/healthz", self.healthz, methods=["GET"]),
+                Endpoint("/metrics", self.render_metrics, methods=["GET"]),
+                Endpoint("/control/switch", self.switch, methods=["POST"]),
+            ]
+        )
+
+    # -- endpoints ----------------------------------------------------------------------
+
+    async def messages(self, request: Request) -> Response:
+        """``POST /v1/messages``: route, translate, relay."""
+        try:
+            body = await self._body(request)
+            prepared = self._prepare(body, request)
+            backend_route, model_request, sid = prepared
+            backend = make_backend(backend_route, self.settings, _client_key(request))
+            estimate = estimate_tokens(backend, model_request)
+            opened = await open_stream(backend, model_request)
+        except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
+            return self._error(e)
+        self.metrics.add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
+        self.metrics.add("toolwire_proxy_upstream_latency_seconds_count")
+        self.metrics.add(
+            "toolwire_proxy_requests_total",
+            route=backend_route.reason,
+            backend=backend_route.backend,
+        )
+        json_args = getattr(backend, "tool_format", "native") == "native"
+        encoder = AnthropicEncoder(str(body["model"]), input_tokens=estimate, json_args=json_args)
+        if body.get("stream"):
+            self.metrics.add("toolwire_proxy_streams_total")
+            return StreamingResponse(
+                self._relay(encoder, opened),
+                media_type="text/event-stream",
+                headers={"cache-control": "no-cache", "x-toolwire-session": sid},
+            )
+        return await self._collect(encoder, opened)
+
+    async def count_tokens(self, request: Request) -> Response:
+        """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
+        try:
+            body = await self._body(request)
+            backend_route, model_request, _ = self._prepare(body, request, record=False)
+            backend = make_backend(backend_route, self.settings, _client_key(request))
+        except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
+            return self._error(e)
+        return JSONResponse({"input_tokens": estimate_tokens(backend, model_request)})
+
+    async def models(self, request: Request) -> Response:
+        """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
+        if not self._authorized(request):
+            return self._error(PermissionError("missing or wrong proxy token"))
+        data = [
+            {"type": "model", "id": f"{name},{b.model}", "display_name": f"{b.model} ({name})"}
+            for name, b in self.settings.config.backends.items()
+        ]
+        return JSONResponse({"data": data, "has_more": False})
+
+    async def healthz(self, request: Request) -> Response:
+        """``GET /healthz``: liveness (no upstream is contacted)."""
+        return JSONResponse({"status": "ok"})
+
+    async def render_metrics(self, request: Request) -> Response:
+        """``GET /metrics``: Prometheus text."""
+        return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    async def switch(self, request: Request) -> Response:
+        """``POST /control/switch`` ``{"backend": NAME, "session": ID}``: force a backend."""
+        try:
+            if not self._authorized(request):
+                raise PermissionError("missing or wrong proxy token")
+            data = json.loads(await self._read(request))
+            name, sid = data.get("backend"), data.get("session") or "default"
+            if not isinstance(name, str) or name not in self.settings.config.backends:
+                known = ", ".join(self.settings.config.backends)
+                raise BadRequestError(f"unknown backend {name!r}; defined: {known}")
+        except (
+            BadRequestError,
+            BodyTooLargeError,
+            PermissionError,
+            ValueError,
+            AttributeError,
+        ) as e:
+            return self._error(e)
+        state = self.store.load(str(sid))
+        state.forced = name
+        self.store.save(str(sid), state)
+        return JSONResponse({"session": sid, "backend": name})
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _prepare(
+        self, body: Any, request: Request, *, record: bool = True
+    ) -> tuple[Route, ModelRequest, str]:
+        body = parse_request(body)
+        sid = session_id(body, request.headers)
+        state = self.store.load(sid)
+        chosen = route(body["model"], state, self.settings)
+        if chosen.backend not in self.settings.config.backends:
+            raise BadRequestError(
+                f"model {body['model']!r} routes to unknown backend {chosen.backend!r}"
+            )
+        history = import_history(body)
+        if record and state.record(chosen.backend, len(history)):
+            self.metrics.add("toolwire_proxy_switches_total")
+        handoff_limits = self.settings.config.handoff
+        messages, changed = rewrite(history, state, chosen.backend, handoff_limits)
+        if record or changed:
+            self.store.save(sid, state)
+        return chosen, to_model_request(body, messages), sid
+
+    async def _body(self, request: Request) -> Any:
+        if not self._authorized(request):
+            raise PermissionError("missing or wrong proxy token")
+        raw = await self._read(request)
+        try:
+            return json.loads(raw)
+        except ValueError as e:
+            raise BadRequestError(f"the body is not JSON: {e}") from e
+
+    async def _read(self, request: Request) -> bytes:
+        limit = self.settings.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise BodyTooLargeError(f"the request body is over {limit} bytes (max_body_bytes)")
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > limit:
+                raise BodyTooLargeError(f"the request body is over {limit} bytes (max_body_bytes)")
+        return bytes(data)
+
+    def _authorized(self, request: Request) -> bool:
+        token = self.settings.token
+        if not token:
+            return True
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        offered = [request.headers.get("x-api-key", ""), bearer]
+        return any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o)
+
+    def _error(self, exc: Exception) -> Response:
+        status, kind = _classify(exc)
+        message = exc.message if isinstance(exc, UpstreamError) else str(exc)
+        message = " ".join(message.split())  # one line, always
+        self.metrics.add("toolwire_proxy_errors_total", kind=kind)
+        return JSONResponse(error_payload(kind, message), status_code=status)
+
+    async def _relay(
+        self, encoder: AnthropicEncoder, opened: Opened
+    ) -> AsyncGenerator[bytes, None]:
+        # Cancellation (the client went away) lands in an await here; closing the upstream
+        # generator in ``finally`` closes its HTTP response at once.
+        try:
+            chunk = sse_bytes(encoder.start())
+            for payload in encoder.feed(opened.first):
+                chunk += sse_bytes(payload)
+            yield chunk
+            self.metrics.add("toolwire_proxy_bytes_total", len(chunk))
+            async for event in opened.rest:
+                payloads = encoder.feed(event)
+                if payloads:
+                    chunk = b"".join(sse_bytes(p) for p in payloads)
+                    self.metrics.add("toolwire_proxy_bytes_total", len(chunk))
+                    yield chunk
+                if encoder.done:
+                    break
+        finally:
+            await opened.rest.aclose()
+        if not encoder.stopped:
+            self.metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
+
+    async def _collect(self, encoder: AnthropicEncoder, opened: Opened) -> Response:
+        payloads: list[Payload] = [encoder.start(), *encoder.feed(opened.first)]
+        try:
+            async for event in opened.rest:
+                payloads += encoder.feed(event)
+        finally:
+            await opened.rest.aclose()
+        failed = [p for p in payloads if p["type"] == "error"]
+        if failed:
+            err = failed[0]["error"]
+            return self._error(UpstreamError(500, "api_error", err["message"]))
+        body = json.dumps(accumulate(payloads), ensure_ascii=False).encode()
+        self.metrics.add("toolwire_proxy_bytes_total", len(body))
+        return Response(body, media_type="application/json")
+
+
+def _classify(exc: Exception) -> tuple[int, str]:
+    if isinstance(exc, UpstreamError):
+        return exc.status, exc.kind
+    if isinstance(exc, BodyTooLargeError):
+        return 413, "request_too_large"
+    if isinstance(exc, PermissionError):
+        return 401, "authentication_error"
+    return 400, "invalid_request_error"
+
+
+def _client_key(request: Request) -> str | None:
+    return request.headers.get("x-api-key") or None
+
+
+def create_app(settings: ProxySettings, store: SessionStore | None = None) -> Starlette:
+    """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``)."""
+    proxy = Proxy(settings, store)
+    app = proxy.app()
+    app.state.proxy = proxy
+    return app
+
+
+__all__ = ["Proxy", "create_app"]

@@ -1,0 +1,72 @@
+"""Counters for ``GET /metrics`` in the Prometheus text exposition format."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+_HELP = {
+    "toolwire_proxy_requests_total": ("counter", "Messages requests, by route and backend."),
+    "toolwire_proxy_streams_total": ("counter", "Streamed responses started."),
+    "toolwire_proxy_bytes_total": ("counter", "Response body bytes sent to clients."),
+    "toolwire_proxy_errors_total": ("counter", "Errors answered, by kind."),
+    "toolwire_proxy_switches_total": ("counter", "Backend switches within a session."),
+    "toolwire_proxy_upstream_latency_seconds_sum": (
+        "counter",
+        "Seconds from sending upstream to its first event, summed.",
+    ),
+    "toolwire_proxy_upstream_latency_seconds_count": (
+        "counter",
+        "Upstream requests whose latency was measured.",
+    ),
+}
+
+Labels = tuple[tuple[str, str], ...]
+
+
+class Metrics:
+    """Thread-safe counters; ``render()`` is the /metrics body."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: defaultdict[tuple[str, Labels], float] = defaultdict(float)
+
+    def add(self, name: str, value: float = 1.0, **labels: str) -> None:
+        """Add ``value`` to the counter ``name`` with ``labels``."""
+        if name not in _HELP:
+            raise KeyError(name)
+        key = (name, tuple(sorted(labels.items())))
+        with self._lock:
+            self._values[key] += value
+
+    def value(self, name: str, **labels: str) -> float:
+        """The counter's current value (0 when never set)."""
+        with self._lock:
+            return self._values.get((name, tuple(sorted(labels.items()))), 0.0)
+
+    def render(self) -> str:
+        """The Prometheus text format: HELP and TYPE, then one line per labelled value."""
+        with self._lock:
+            values = dict(self._values)
+        lines: list[str] = []
+        for name, (kind, help_text) in _HELP.items():
+            lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+            rows = sorted((labels, v) for (n, labels), v in values.items() if n == name)
+            if not rows:
+                lines.append(f"{name} 0")
+            for labels, v in rows:
+                lines.append(f"{name}{_labels(labels)} {v:g}")
+        return "\n".join(lines) + "\n"
+
+
+def _labels(labels: Labels) -> str:
+    if not labels:
+        return ""
+    escaped = (
+        f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"'
+        for k, v in labels
+    )
+    return "{" + ",".join(escaped) + "}"
+
+
+__all__ = ["Metrics"]

@@ -1,0 +1,53 @@
+"""Which backend and model a request goes to (research/switching.md 2, issue 6 section 2).
+
+In order: an explicit ``backend,model`` (or a bare backend name) in the request's
+``model`` (what Claude Code's ``/model`` sends); the backend the session was switched to
+with ``toolwire proxy switch``; the ``[proxy.models]`` map; the default backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.settings import ProxySettings
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The chosen backend (a ``[backends.NAME]`` name), its model, and why."""
+
+    backend: str
+    model: str
+    reason: str
+
+
+def route(requested: str, state: SessionState, settings: ProxySettings) -> Route:
+    """Route a request whose ``model`` field is ``requested``."""
+    explicit = _explicit(requested, settings)
+    if explicit is not None:
+        return Route(*explicit, "explicit")
+    if state.forced is not None:
+        return Route(state.forced, _model(state.forced, None, settings), "switched")
+    mapped = settings.models.get(requested)
+    if mapped is not None:
+        name, _, model = mapped.partition(",")
+        return Route(name, _model(name, model or None, settings), "mapped")
+    name = settings.default_backend
+    return Route(name, _model(name, None, settings), "default")
+
+
+def _explicit(requested: str, settings: ProxySettings) -> tuple[str, str] | None:
+    backends = settings.config.backends
+    name, comma, model = requested.partition(",")
+    if name not in backends:
+        # "x,y" always means backend x: an unknown x is the client's mistake (a 400).
+        return (name, model) if comma else None
+    return name, _model(name, model or None, settings)
+
+
+def _model(backend: str, model: str | None, settings: ProxySettings) -> str:
+    return model or settings.config.backend(backend).model
+
+
+__all__ = ["Route", "route"]

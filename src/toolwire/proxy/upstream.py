@@ -1,0 +1,108 @@
+"""Opening the upstream: the backend for a route, its first event, failures as Anthropic errors.
+
+The first event is awaited before the client gets a status line, so an upstream that
+refuses the request (429, 529, 400, 500, a timeout) is answered with that status in
+Anthropic's error shape, with the upstream's own message (keys scrubbed by the backend).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass, replace
+
+from toolwire.backends._http import HTTPBackend
+from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.backends.factory import create_backend
+from toolwire.config_schema import ConfigError
+from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
+from toolwire.events import Event
+from toolwire.proxy.routing import Route
+from toolwire.proxy.settings import ProxySettings
+
+_CLIENT_KEY_ENV = "TOOLWIRE_PROXY_CLIENT_KEY"  # a name in a private mapping, never os.environ
+_KINDS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+class UpstreamError(Exception):
+    """The upstream refused or could not be reached; ``status``/``kind`` for the client."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+
+
+def make_backend(route: Route, settings: ProxySettings, client_key: str | None) -> TappableBackend:
+    """The backend of ``route``; an Anthropic one may carry the client's key (if allowed)."""
+    config = replace(settings.config.backend(route.backend), model=route.model)
+    environ: Mapping[str, str] | None = None
+    if settings.pass_client_key and config.provider == "anthropic" and client_key:
+        config = replace(config, api_key_env=_CLIENT_KEY_ENV)
+        environ = {_CLIENT_KEY_ENV: client_key}
+    try:
+        # The client retries failed requests itself (Claude Code: about 10 times), so the
+        # proxy's own retries default to none: retrying twice over multiplies the wait.
+        limits = replace(settings.config.limits, max_retries=settings.retries)
+        return create_backend(config, limits, environ=environ)
+    except ConfigError as e:
+        raise UpstreamError(500, "api_error", str(e)) from e
+
+
+def estimate_tokens(backend: TappableBackend, request: ModelRequest) -> int:
+    """An estimate of the input tokens of the body as it will be sent upstream.
+
+    The backend's own builder writes the exact upstream body (system, every message with
+    its tool_use/tool_result/thinking content, tool schemas), and the estimate is one
+    token per 4 characters of its compact JSON, the usual ratio for English and code.
+    """
+    if isinstance(backend, HTTPBackend):
+        body = backend.build_body(request)
+    else:
+        body = {"system": request.system, "messages": repr(request.messages)}
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return max(1, math.ceil(len(text) / 4))
+
+
+@dataclass(slots=True)
+class Opened:
+    """An upstream stream whose first event has arrived (``latency``: seconds to it)."""
+
+    first: Event
+    rest: AsyncGenerator[Event, None]
+    latency: float
+
+
+async def open_stream(backend: TappableBackend, request: ModelRequest) -> Opened:
+    """Send the request and wait for its first event; ``UpstreamError`` if refused."""
+    started = time.monotonic()
+    events = backend.stream(request)
+    try:
+        first = await events.__anext__()
+    except HTTPStatusError as e:
+        await events.aclose()
+        status = e.status if e.status in _KINDS or e.status >= 500 else 400
+        raise UpstreamError(status, _KINDS.get(status, "api_error"), e.message) from e
+    except TransportTimeoutError as e:
+        await events.aclose()
+        raise UpstreamError(504, "timeout_error", str(e)) from e
+    except TransportError as e:
+        await events.aclose()
+        raise UpstreamError(502, "api_error", str(e)) from e
+    except StopAsyncIteration as e:
+        raise UpstreamError(502, "api_error", "the upstream sent an empty response") from e
+    return Opened(first, events, time.monotonic() - started)
+
+
+__all__ = ["Opened", "UpstreamError", "estimate_tokens", "make_backend", "open_stream"]

@@ -1,0 +1,232 @@
+"""Helpers for the proxy tests: a real uvicorn on 127.0.0.1, configs, fake upstream bodies."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from tests.fakes.http import sse
+from toolwire.decode import decoder_for
+from toolwire.events import Event
+from toolwire.proxy import ProxySettings, create_app, load_settings
+
+
+def write_config(tmp: Path, openai_url: str, anthropic_url: str, extra: str = "") -> Path:
+    """A config with an OpenAI-Chat backend ``local`` and an Anthropic one ``claude``."""
+    path = tmp / "config.toml"
+    path.write_text(
+        f"""
+default_backend = "local"
+[backends.local]
+provider = "openai-chat"
+base_url = "{openai_url}/v1"
+model = "qwen3"
+[backends.claude]
+provider = "anthropic"
+base_url = "{anthropic_url}"
+model = "claude-up"
+[limits]
+max_retries = 1
+read_timeout = 5.0
+[proxy]
+default_backend = "local"
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+@contextmanager
+def running(settings: ProxySettings) -> Iterator[str]:
+    """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="off", ws="none")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+        sock.close()
+
+
+def settings_for(tmp: Path, openai_url: str, anthropic_url: str, extra: str = "") -> ProxySettings:
+    return load_settings(write_config(tmp, openai_url, anthropic_url, extra))
+
+
+def chat_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "model": "qwen3",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+ARGS_PIECES = ['{"file_', 'path": "src/a', '.py", "limit": 20}']
+
+
+def openai_tool_stream() -> list[bytes]:
+    """An OpenAI Chat stream: some text, then one Read call in three argument pieces."""
+    events: list[tuple[str | None, Any]] = [
+        (None, chat_chunk({"role": "assistant", "content": "Reading it."})),
+        (
+            None,
+            chat_chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_abc",
+                            "type": "function",
+                            "function": {"name": "Read", "arguments": ""},
+                        }
+                    ]
+                }
+            ),
+        ),
+    ]
+    for piece in ARGS_PIECES:
+        events.append(
+            (None, chat_chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+        )
+    events.append((None, chat_chunk({}, "tool_calls")))
+    usage = {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62}
+    events.append((None, {"object": "chat.completion.chunk", "choices": [], "usage": usage}))
+    events.append((None, "[DONE]"))
+    return [sse([e]) for e in events]
+
+
+def openai_text_stream(text: str) -> list[bytes]:
+    return [
+        sse([(None, chat_chunk({"role": "assistant", "content": text}))]),
+        sse([(None, chat_chunk({}, "stop"))]),
+        sse([(None, "[DONE]")]),
+    ]
+
+
+def anthropic_text_stream(text: str) -> list[bytes]:
+    message = {
+        "id": "msg_up",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-up",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 10, "output_tokens": 0},
+    }
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", {"type": "message_start", "message": message}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 3},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return [sse([e]) for e in events]
+
+
+def decode_anthropic(body: bytes) -> list[Event]:
+    """toolwire's own Anthropic decoder over a proxy response body."""
+    decoder = decoder_for("anthropic")
+    return decoder.feed(body) + decoder.close()
+
+
+def sse_payloads(body: bytes) -> list[dict[str, Any]]:
+    """The JSON payloads of an SSE body, in order."""
+    out = []
+    for line in body.decode().splitlines():
+        if line.startswith("data: "):
+            out.append(json.loads(line[6:]))
+    return out
+
+
+def request_body(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A Claude-Code-like Messages request."""
+    body: dict[str, Any] = {
+        "model": "claude-opus-5-5",
+        "max_tokens": 128000,
+        "system": [
+            {"type": "text", "text": "x-anthropic-billing-header: cc_version=1;"},
+            {
+                "type": "text",
+                "text": "You are a coding agent.",
+                "cache_control": {"type": "ephemeral"},
+            },
+        ],
+        "tools": [
+            {
+                "name": "Read",
+                "description": "Read a file.",
+                "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}},
+            }
+        ],
+        "messages": messages,
+        "metadata": {"user_id": json.dumps({"device_id": "d", "session_id": "sess-1"})},
+    }
+    body.update(extra)
+    return body
+
+
+FILE_TEXT = "1\tdef main():\n2\t    return 42\n"
+
+
+def tool_loop_messages() -> list[dict[str, Any]]:
+    """A history: prompt, a Read call, its result (the file's text)."""
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "Read src/a.py"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Reading it."},
+                {
+                    "type": "tool_use",
+                    "id": "call_abc",
+                    "name": "Read",
+                    "input": {"file_path": "src/a.py"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "call_abc", "content": FILE_TEXT}],
+        },
+    ]

@@ -1,0 +1,166 @@
+"""The switch-aware rewrite: the handoff block on every later request, byte-identical."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from tests.fakes.http import FakeServer, Reply
+from tests.proxy_support import (
+    FILE_TEXT,
+    anthropic_text_stream,
+    openai_text_stream,
+    request_body,
+    running,
+    settings_for,
+)
+from toolwire.config_schema import HandoffConfig
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.proxy.rewrite import rewrite
+from toolwire.proxy.sessions import SessionState
+
+B_TEXT = "1\tprint('b')\n"
+
+
+def _read_turn(call_id: str, path: str, text: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "Read", "input": {"file_path": path}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": f"Read {path}."}]},
+    ]
+
+
+def _post(url: str, history: list[dict[str, Any]]) -> httpx2.Response:
+    reply = httpx2.post(f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10)
+    assert reply.status_code == 200
+    return reply
+
+
+def test_rewrite_is_byte_identical_on_later_requests(tmp_path: Path) -> None:
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        openai_up.script(Reply(chunks=openai_text_stream("ok")))
+        anthropic_up.script(*[Reply(chunks=anthropic_text_stream("fine")) for _ in range(2)])
+        settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
+        with running(settings) as url:
+            history = [{"role": "user", "content": "Read src/a.py"}]
+            history += _read_turn("call_a", "src/a.py", FILE_TEXT)
+            history += [{"role": "user", "content": "Now src/b.py"}]
+            history += _read_turn("call_b", "src/b.py", B_TEXT)
+            history += [{"role": "user", "content": "What did a.py say?"}]
+            _post(url, history)  # on the default backend, before the switch
+            httpx2.post(f"{url}/control/switch", json={"backend": "claude", "session": "sess-1"})
+            history += [
+                {"role": "assistant", "content": "It returns 42."},
+                {"role": "user", "content": "And b.py?"},
+            ]
+            _post(url, history)  # the switch: the first request to claude
+            history += [
+                {"role": "assistant", "content": [{"type": "text", "text": "It prints b."}]},
+                {"role": "user", "content": [{"type": "text", "text": "Thanks."}]},
+            ]
+            _post(url, history)
+    first, second = (r.json() for r in anthropic_up.requests)
+    # The first request's messages are a prefix of the second's, byte for byte.
+    n = len(first["messages"])
+    assert _bytes(second["messages"][:n]) == _bytes(first["messages"])
+    assert _bytes(second["system"]) == _bytes(first["system"])
+    assert len(second["messages"]) == n + 2
+    block = _text(first["messages"][0])
+    assert block.startswith("[TOOLWIRE HANDOFF]")
+    assert FILE_TEXT in block  # the file read before the switch, verbatim
+    assert "tool_use" not in _bytes(first["messages"][:1])
+
+
+def _bytes(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content)
+
+
+def test_rewrite_keeps_only_the_new_backends_thinking() -> None:
+    history = [
+        Message("user", (TextPart("go"),)),
+        Message(
+            "assistant",
+            (ThinkingPart("old", "sig-old"), ToolCallPart("c1", "Read", {"file_path": "a"})),
+        ),
+        Message("tool", (ToolResultPart("c1", "Read", FILE_TEXT),)),
+        Message("user", (TextPart("next"),)),
+        Message("assistant", (ThinkingPart("mine", "sig-new"), TextPart("ok"))),
+        Message("user", (TextPart("more"),)),
+    ]
+    state = SessionState(last_backend="claude", switches=[(4, "claude")])
+    limits = HandoffConfig(keep_last=1)
+    messages, changed = rewrite(history, state, "claude", limits)
+    assert changed
+    assert "4" in state.summaries
+    again, changed_again = rewrite(history, state, "claude", limits)
+    assert again == messages
+    assert not changed_again
+    owners = {m.backend for m in messages if m.role == "assistant"}
+    assert owners <= {"claude", None}
+    mine = [m for m in messages if m.backend == "claude"]
+    assert mine[-1].parts[0] == ThinkingPart("mine", "sig-new")
+    assert FILE_TEXT in messages[0].text()
+
+
+def test_no_switch_attributes_every_turn_to_the_target() -> None:
+    history = [Message("user", (TextPart("hi"),)), Message("assistant", (TextPart("yo"),))]
+    messages, changed = rewrite(history, SessionState(), "local", HandoffConfig())
+    assert not changed
+    assert messages[1].backend == "local"
+
+
+def _thinking_history() -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "plan", "signature": "sig-claude"},
+                {"type": "text", "text": "done"},
+            ],
+        },
+        {"role": "user", "content": "again"},
+    ]
+
+
+def test_thinking_goes_back_only_to_its_producer(tmp_path: Path) -> None:
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(*[Reply(chunks=anthropic_text_stream("ok")) for _ in range(2)])
+        openai_up.script(Reply(chunks=openai_text_stream("ok")))
+        settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
+        with running(settings) as url:
+            switch = f"{url}/control/switch"
+            httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
+            _post(url, _thinking_history())  # the session has only ever used claude
+            httpx2.post(switch, json={"backend": "local", "session": "sess-1"})
+            _post(url, _thinking_history())
+            httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
+            _post(url, _thinking_history())
+    own, back = (r.json() for r in anthropic_up.requests)
+    assert own["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "plan",
+        "signature": "sig-claude",
+    }
+    assert "sig-claude" not in openai_up.requests[0].body.decode()
+    assert "reasoning_content" not in openai_up.requests[0].body.decode()
+    # After two switches nobody can vouch for that turn: its thinking is not sent.
+    assert "sig-claude" not in _bytes(back)
