@@ -18,14 +18,12 @@ from anthropic.lib.streaming._messages import accumulate_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.decoder_contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
-    assert_snapshot,
     check_invariants,
-    cut_points,
     decode_ways,
     feed_pieces,
-    split_at,
 )
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import (
@@ -67,32 +65,13 @@ def _of(events: list[Event], kind: type[Any]) -> list[Any]:
 # -- every stream, every chunking ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", STREAMS)
-def test_whole_and_bytewise_give_the_same_valid_events(name: str) -> None:
-    ways = decode_ways(AnthropicDecoder, _data(name))
-    assert ways["bytewise"] == ways["whole"]
-    check_invariants(ways["whole"])
-
-
-@pytest.mark.parametrize("name", STREAMS)
-@settings(max_examples=40, deadline=None)
-@given(cuts=cut_points())
-def test_any_split_gives_the_same_events(name: str, cuts: list[int]) -> None:
-    data = _data(name)
-    assert feed_pieces(AnthropicDecoder(), split_at(data, cuts)) == _decode(data)
-
-
-@pytest.mark.parametrize("name", STREAMS)
-def test_events_match_the_reviewed_snapshot(name: str) -> None:
-    assert_snapshot(f"decode_{name}", _decode(_data(name)))
-
-
-@pytest.mark.parametrize("name", STREAMS)
-@pytest.mark.parametrize("line_end", [b"\r\n", b"\r"])
-def test_crlf_and_cr_framing_decode_the_same(name: str, line_end: bytes) -> None:
-    data = _data(name)
-    framed = data.replace(b"\n", line_end)
-    assert feed_pieces(AnthropicDecoder(), [framed]) == _decode(data)
+(
+    test_whole_and_bytewise_give_the_same_valid_events,
+    test_any_split_gives_the_same_events,
+    test_events_match_the_reviewed_snapshot,
+    test_other_line_endings_decode_the_same,
+    test_a_stream_cut_anywhere_still_closes_every_call,
+) = chunking_contract(AnthropicDecoder, _data, STREAMS, [(b"\n", b"\r\n"), (b"\n", b"\r")])
 
 
 # -- the official SDK as oracle -------------------------------------------------------------

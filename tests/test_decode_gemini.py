@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.decoder_contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
-    assert_snapshot,
     check_invariants,
     cut_points,
     decode_ways,
@@ -92,39 +92,13 @@ def _ends(events: list[Event]) -> dict[str, ToolCallEnd]:
 # -- every stream, every chunking ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", STREAMS)
-def test_whole_and_bytewise_give_the_same_valid_events(name: str) -> None:
-    ways = decode_ways(GeminiDecoder, _data(name))
-    assert ways["bytewise"] == ways["whole"]
-    check_invariants(ways["whole"])
-
-
-@pytest.mark.parametrize("name", STREAMS)
-@settings(max_examples=40, deadline=None)
-@given(draw=st.data())
-def test_any_split_gives_the_same_events(name: str, draw: st.DataObject) -> None:
-    data = _data(name)
-    cuts = draw.draw(cut_points(len(data)))  # anywhere in this body, however long
-    assert feed_pieces(GeminiDecoder(), split_at(data, cuts)) == _decode(data)
-
-
-@pytest.mark.parametrize("name", STREAMS)
-def test_events_match_the_reviewed_snapshot(name: str) -> None:
-    assert_snapshot(f"decode_{name}", _decode(_data(name)))
-
-
-@pytest.mark.parametrize("name", STREAMS)
-def test_lf_framing_decodes_the_same(name: str) -> None:
-    data = _data(name)
-    assert _decode(data.replace(b"\r\n", b"\n")) == _decode(data)
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data())
-def test_a_stream_cut_anywhere_still_closes_every_call(data: st.DataObject) -> None:
-    body = _data(data.draw(st.sampled_from(sorted(STREAMS))))
-    cut = data.draw(st.integers(min_value=0, max_value=len(body)))
-    check_invariants(_decode(body[:cut]))
+(
+    test_whole_and_bytewise_give_the_same_valid_events,
+    test_any_split_gives_the_same_events,
+    test_events_match_the_reviewed_snapshot,
+    test_other_line_endings_decode_the_same,
+    test_a_stream_cut_anywhere_still_closes_every_call,
+) = chunking_contract(GeminiDecoder, _data, STREAMS, [(b"\r\n", b"\n")])
 
 
 # -- the JSON array form (no alt=sse) -------------------------------------------------------

@@ -13,22 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from openai import omit
 from openai._models import construct_type
 from openai._streaming import SSEDecoder as SDKSSEDecoder
 from openai.lib.streaming.responses._responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
+from tests.decoder_contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
-    assert_snapshot,
     check_invariants,
-    cut_points,
-    decode_ways,
     feed_pieces,
-    split_at,
 )
 from toolwire.decode.openai_responses import OpenAIResponsesDecoder
 from toolwire.events import (
@@ -93,41 +88,13 @@ def test_there_are_hand_written_streams() -> None:
     assert len(STREAMS) >= 8
 
 
-@pytest.mark.parametrize("name", STREAMS)
-def test_whole_and_bytewise_give_the_same_valid_events(name: str) -> None:
-    ways = decode_ways(OpenAIResponsesDecoder, _data(name))
-    assert ways["bytewise"] == ways["whole"]
-    check_invariants(ways["whole"])
-
-
-@pytest.mark.parametrize("name", STREAMS)
-@settings(max_examples=40, deadline=None)
-@given(draw=st.data())
-def test_any_split_gives_the_same_events(name: str, draw: st.DataObject) -> None:
-    data = _data(name)
-    cuts = draw.draw(cut_points(len(data)))  # anywhere in this body, however long
-    assert feed_pieces(OpenAIResponsesDecoder(), split_at(data, cuts)) == _decode(data)
-
-
-@pytest.mark.parametrize("name", STREAMS)
-def test_events_match_the_reviewed_snapshot(name: str) -> None:
-    assert_snapshot(f"decode_{name}", _decode(_data(name)))
-
-
-@pytest.mark.parametrize("name", STREAMS)
-def test_crlf_framing_decodes_the_same(name: str) -> None:
-    data = _data(name)
-    assert _decode(data.replace(b"\n", b"\r\n")) == _decode(data)
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data())
-def test_a_stream_cut_anywhere_still_closes_every_call(data: st.DataObject) -> None:
-    name = data.draw(st.sampled_from(sorted(STREAMS)))
-    body = _data(name)
-    cut = data.draw(st.integers(min_value=0, max_value=len(body)))
-    events = _decode(body[:cut])
-    check_invariants(events)
+(
+    test_whole_and_bytewise_give_the_same_valid_events,
+    test_any_split_gives_the_same_events,
+    test_events_match_the_reviewed_snapshot,
+    test_other_line_endings_decode_the_same,
+    test_a_stream_cut_anywhere_still_closes_every_call,
+) = chunking_contract(OpenAIResponsesDecoder, _data, STREAMS, [(b"\n", b"\r\n")])
 
 
 # -- the official SDK as oracle -------------------------------------------------------------
