@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint typecheck test check bench clean node-deps
+.PHONY: install demo lint typecheck test check bench clean node-deps claude-code redis-server
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -36,7 +36,32 @@ node-deps:
 		npm ci --prefix tests/node --no-audit --no-fund; \
 	fi
 
-test: $(STAMP) node-deps
+# Claude Code (the real CLI) for tests/test_proxy_claude_code.py, pinned by its lock file
+# (reinstalled when the lock changes). Without npm nothing is installed here; the test
+# itself skips when node or npm is missing.
+claude-code:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the Claude Code proxy test will be skipped"; \
+	elif [ ! -x tests/claude/node_modules/.bin/claude ] \
+		|| [ tests/claude/package-lock.json -nt tests/claude/node_modules ]; then \
+		npm ci --prefix tests/claude --no-audit --no-fund; \
+	fi
+
+# A real redis-server for tests/test_proxy_redis.py (Debian's package), installed only as
+# root where apt-get exists; otherwise a note, and those tests skip while it is missing.
+redis-server:
+	@if command -v redis-server >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq redis-server; } \
+		|| echo "could not install redis-server: the Redis session store tests will be skipped"; \
+	else \
+		echo "redis-server not found (as root: apt-get install redis-server):" \
+			"the Redis session store tests will be skipped"; \
+	fi
+
+test: $(STAMP) node-deps claude-code redis-server
 	$(BIN)/pytest
 
 # Set up, then lint, type check and test: what CI runs.
@@ -46,4 +71,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules tests/claude/node_modules

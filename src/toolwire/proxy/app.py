@@ -49,7 +49,9 @@ class Proxy:
 
     def __init__(self, settings: ProxySettings, store: SessionStore | None = None) -> None:
         self.settings = settings
-        self.store: SessionStore = store if store is not None else open_store(settings.store)
+        if store is None:
+            store = open_store(settings.store, settings.store_ttl or None)
+        self.store: SessionStore = store
         self.metrics = Metrics()
 
     def app(self) -> Starlette:

@@ -4,7 +4,8 @@ Claude Code resends the whole history on every request, so the proxy keeps what 
 history cannot say: the backend a session was switched to from outside, and the switch
 points (the number of assistant turns when the backend changed). ``MemoryStore`` is the
 default; ``SQLiteStore`` keeps the same state in a file, so a restarted proxy (or a
-``--resume``d Claude Code session) finds it again.
+``--resume``d Claude Code session) finds it again; ``RedisStore`` (``redis_store.py``)
+shares it between several proxy processes or hosts.
 """
 
 from __future__ import annotations
@@ -143,9 +144,14 @@ class SQLiteStore:
         self._db.close()
 
 
-def open_store(spec: str) -> MemoryStore | SQLiteStore:
-    """``memory``, or the path of a SQLite file."""
-    return MemoryStore() if spec == "memory" else SQLiteStore(spec)
+def open_store(spec: str, ttl: int | None = None) -> SessionStore:
+    """``memory``, a ``redis://`` URL (``ttl``: seconds), or the path of a SQLite file."""
+    if spec == "memory":
+        return MemoryStore()
+    # Imported here: redis_store imports this module (it imports redis itself only lazily).
+    from toolwire.proxy.redis_store import RedisStore, is_redis_url
+
+    return RedisStore(spec, ttl=ttl) if is_redis_url(spec) else SQLiteStore(spec)
 
 
 __all__ = [

@@ -8,7 +8,8 @@ this loader reads the one extra table, so ``config.py`` keeps its own schema::
     token = "..."                    # clients must send it (x-api-key or Bearer)
     pass_client_key = false          # Anthropic backends: forward the client's x-api-key
     max_body_bytes = 33554432
-    store = "memory"                 # or a SQLite file path
+    store = "memory"                 # or a SQLite file path, or "redis://host:6379/0"
+    store_ttl = 0                    # Redis store: seconds an idle session is kept (0: forever)
     retries = 0                      # upstream retries (Claude Code retries on its own)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
@@ -25,6 +26,7 @@ from typing import Any
 
 from toolwire.config import Config, load_config
 from toolwire.config_schema import ConfigError, check_keys
+from toolwire.proxy.redis_store import is_redis_url, require_redis
 
 _KEYS = (
     "default_backend",
@@ -32,6 +34,7 @@ _KEYS = (
     "pass_client_key",
     "max_body_bytes",
     "store",
+    "store_ttl",
     "retries",
     "models",
 )
@@ -48,6 +51,7 @@ class ProxySettings:
     pass_client_key: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY
     store: str = "memory"
+    store_ttl: int = 0
     retries: int = 0
     models: Mapping[str, str] = field(default_factory=dict)
 
@@ -68,13 +72,23 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySett
         "pass_client_key": bool(raw.get("pass_client_key", False)),
         "max_body_bytes": _positive(raw, "max_body_bytes", where, DEFAULT_MAX_BODY),
         "store": _string(raw, "store", where) or "memory",
+        "store_ttl": _count(raw, "store_ttl", where),
         "retries": _count(raw, "retries", where),
         "models": dict(models),
     }
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = ProxySettings(**values)
+    _check_store(settings, where)
     config.backend(settings.default_backend)  # an unknown default fails now, in plain words
     return settings
+
+
+def _check_store(settings: ProxySettings, where: str) -> None:
+    """A Redis store needs the optional ``redis`` package; ``store_ttl`` needs Redis."""
+    if is_redis_url(settings.store):
+        require_redis()  # a ConfigError with the install line, before serving
+    elif settings.store_ttl:
+        raise ConfigError(f"{where}: [proxy] store_ttl needs a redis:// store")
 
 
 def _proxy_table(file: Path) -> dict[str, Any]:
