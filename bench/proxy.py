@@ -1,0 +1,565 @@
+"""Benchmark: `toolwire proxy` relaying streams, next to the LiteLLM proxy (issue 6, section 8).
+
+Everything runs on 127.0.0.1, each server in its own process:
+
+* a fake OpenAI-Chat upstream (a raw asyncio HTTP/1.1 server, this file with
+  ``--serve-upstream``) answering ``POST /v1/chat/completions`` with ``--events``
+  ``chat.completion.chunk`` events, one text delta each: ``"<seq>:<monotonic_ns>|"``,
+  the sequence number and the time the upstream wrote the event;
+* ``toolwire proxy`` with a temporary config whose only backend is that upstream
+  (``provider = "openai-chat"``);
+* the LiteLLM proxy (``litellm[proxy]``, from its own venv, ``--litellm``) with a
+  ``config.yaml`` routing model ``bench`` to the same upstream (``openai/qwen3``), with
+  ``LITELLM_USE_CHAT_COMPLETIONS_URL_FOR_ANTHROPIC_MESSAGES`` set: otherwise its
+  ``/v1/messages`` sends ``openai/`` models to the Responses API, which the upstream
+  (like most OpenAI-compatible servers) does not have. Its defaults otherwise: one
+  worker, no database.
+
+Both proxies are asked the same way: ``POST /v1/messages`` (Anthropic Messages API,
+``stream: true``), and both answer with Anthropic SSE ``text_delta`` events. The client
+(httpx2, asyncio, this process) stamps each network read with ``time.monotonic_ns()``
+(CLOCK_MONOTONIC is shared by all processes) and splits the concatenated text back into
+``seq:sent`` tokens, so it does not matter whether a proxy merges or splits deltas.
+
+Two phases per concurrency (1, 10, 100 streams):
+
+* latency: the upstream paces each stream (``--gap-ms`` between events, so the load
+  is steady rather than a saturation test); added latency = (receive - send) through the
+  proxy minus the same measured on a direct connection to the upstream at the same
+  concurrency, for p50 and p99 separately;
+* throughput: the upstream writes as fast as it can; events/s = events the clients
+  received / wall time from the first request to the last stream's end.
+
+Every stream of every phase is checked: sequence numbers 0..N-1, complete and in order.
+Then a soak: 200 concurrent unpaced streams x 1,000 events through toolwire, nothing may
+be lost or reordered. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
+LiteLLM's events/s; a clean soak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HOST = "127.0.0.1"
+DEFAULT_LITELLM = "/tmp/litellm-venv/bin/litellm"
+PHASE_TIMEOUT = 600.0  # seconds; every phase ends by itself well before this
+
+
+# --------------------------------------------------------------------------- upstream
+
+
+class Upstream:
+    """The fake OpenAI-Chat server; ``gap`` (seconds between events) is set by /control."""
+
+    def __init__(self, events: int) -> None:
+        self.events = events
+        self.gap = 0.0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while await self._one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, path, _ = lines[0].split(" ", 2)
+        headers = {
+            k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])
+        }
+        body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+        if path.startswith("/control"):
+            self.gap = float(json.loads(body)["gap_ms"]) / 1000
+            await self._plain(writer, b'{"ok":true}')
+        elif method == "POST" and path.endswith("/chat/completions"):
+            await self._stream(writer)
+        else:
+            await self._plain(writer, b'{"object":"list","data":[]}')
+        return headers.get("connection", "").lower() != "close"
+
+    async def _plain(self, writer: asyncio.StreamWriter, body: bytes) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await writer.drain()
+
+    async def _stream(self, writer: asyncio.StreamWriter) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
+        )
+        gap = self.gap
+        for seq in range(self.events):
+            delta = {"content": f"{seq}:{time.monotonic_ns()}|"}
+            if seq == 0:
+                delta["role"] = "assistant"
+            _chunk(writer, _chat_chunk(delta, None))
+            if gap:
+                await asyncio.sleep(gap)
+            else:
+                await writer.drain()
+        _chunk(writer, _chat_chunk({}, "stop"))
+        usage = {
+            "prompt_tokens": 5,
+            "completion_tokens": self.events,
+            "total_tokens": self.events + 5,
+        }
+        _chunk(writer, {**_chat_chunk({}, None), "choices": [], "usage": usage})
+        writer.write(b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
+        await writer.drain()
+
+
+def _chat_chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "qwen3",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _chunk(writer: asyncio.StreamWriter, payload: dict[str, Any]) -> None:
+    data = b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+    writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+
+def serve_upstream(port: int, events: int) -> None:
+    async def main() -> None:
+        up = Upstream(events)
+        server = await asyncio.start_server(up.handle, HOST, port, backlog=1024)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+# --------------------------------------------------------------------------- client
+
+
+@dataclass
+class Stream:
+    """What one client stream saw: its sequence numbers and latencies (ns), in arrival order."""
+
+    latencies: list[int] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    error: str | None = None
+
+
+def _texts(line: bytes, openai: bool) -> str:
+    if not line.startswith(b"data:"):
+        return ""
+    data = line[5:].strip()
+    if not data or data == b"[DONE]":
+        return ""
+    obj = json.loads(data)
+    if openai:
+        return "".join((c.get("delta") or {}).get("content") or "" for c in obj.get("choices", []))
+    if obj.get("type") == "content_block_delta" and obj["delta"].get("type") == "text_delta":
+        return str(obj["delta"]["text"])
+    if obj.get("type") == "error":
+        raise RuntimeError(f"error event: {obj}")
+    return ""
+
+
+async def one_stream(client: Any, target: Target) -> Stream:
+    out = Stream()
+    pending, text = b"", ""
+    try:
+        async with client.stream("POST", target.url, json=target.body, headers=target.headers) as r:
+            if r.status_code != 200:
+                out.error = f"HTTP {r.status_code}: {(await r.aread())[:200]!r}"
+                return out
+            async for raw in r.aiter_raw():
+                now = time.monotonic_ns()
+                pending += raw
+                *lines, pending = pending.split(b"\n")
+                text += "".join(_texts(ln, target.openai) for ln in lines)
+                *tokens, text = text.split("|")
+                for tok in tokens:
+                    seq, _, sent = tok.partition(":")
+                    out.seqs.append(int(seq))
+                    out.latencies.append(now - int(sent))
+    except Exception as e:  # reported per stream, counted as lost events
+        out.error = f"{type(e).__name__}: {e}"
+    return out
+
+
+@dataclass
+class Target:
+    name: str
+    url: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    openai: bool = False
+
+
+@dataclass
+class Run:
+    streams: list[Stream]
+    seconds: float
+    events: int
+
+    @property
+    def received(self) -> int:
+        return sum(len(s.seqs) for s in self.streams)
+
+    @property
+    def per_second(self) -> float:
+        return self.received / self.seconds
+
+    def bad(self) -> tuple[int, int, list[str]]:
+        """(streams with lost events, streams out of order, errors)."""
+        lost = sum(1 for s in self.streams if sorted(s.seqs) != list(range(self.events)))
+        disordered = sum(1 for s in self.streams if s.seqs != sorted(s.seqs))
+        return lost, disordered, [s.error for s in self.streams if s.error]
+
+    def percentile_ms(self, q: float) -> float:
+        lat = sorted(x for s in self.streams for x in s.latencies)
+        if not lat:
+            return float("nan")
+        return lat[min(len(lat) - 1, int(q * len(lat)))] / 1e6
+
+
+async def drive(target: Target, n: int, events: int) -> Run:
+    import httpx2
+
+    limits = httpx2.Limits(max_connections=n + 10, max_keepalive_connections=n + 10)
+    timeout = httpx2.Timeout(120.0)
+    async with httpx2.AsyncClient(limits=limits, timeout=timeout) as client:
+        started = time.monotonic()
+        streams = await asyncio.wait_for(
+            asyncio.gather(*(one_stream(client, target) for _ in range(n))), PHASE_TIMEOUT
+        )
+        seconds = time.monotonic() - started
+    return Run(list(streams), seconds, events)
+
+
+async def set_gap(upstream_port: int, gap_ms: float) -> None:
+    import httpx2
+
+    async with httpx2.AsyncClient() as client:
+        r = await client.post(f"http://{HOST}:{upstream_port}/control", json={"gap_ms": gap_ms})
+        r.raise_for_status()
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def wait_ready(proc: subprocess.Popen[bytes], port: int, log: Path, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"exited with {proc.returncode}: {tail(log)}")
+        try:
+            with socket.create_connection((HOST, port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"not listening on port {port} after {seconds:.0f} s: {tail(log)}")
+
+
+def tail(log: Path, lines: int = 15) -> str:
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return "\n".join(text[-lines:])
+
+
+def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def start_toolwire(tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
+    config = tmp / "toolwire.toml"
+    config.write_text(
+        f"""default_backend = "local"
+[backends.local]
+provider = "openai-chat"
+base_url = "http://{HOST}:{upstream}/v1"
+model = "qwen3"
+[limits]
+read_timeout = 60.0
+[proxy]
+default_backend = "local"
+""",
+        encoding="utf-8",
+    )
+    port = free_port()
+    exe = Path(sys.executable).parent / "toolwire"
+    cmd = [str(exe), "proxy", "--config", str(config), "--host", HOST, "--port", str(port)]
+    proc = spawn(cmd, tmp / "toolwire.log")
+    wait_ready(proc, port, tmp / "toolwire.log", 30)
+    body = anthropic_body("local")
+    return proc, Target("toolwire", f"http://{HOST}:{port}/v1/messages", body, {})
+
+
+def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
+    key = "sk-bench-" + secrets.token_hex(16)
+    config = tmp / "litellm.yaml"
+    config.write_text(
+        f"""model_list:
+  - model_name: bench
+    litellm_params:
+      model: openai/qwen3
+      api_base: http://{HOST}:{upstream}/v1
+      api_key: unused
+litellm_settings:
+  telemetry: false
+  request_timeout: 120
+general_settings:
+  master_key: {key}
+""",
+        encoding="utf-8",
+    )
+    port = free_port()
+    env = {
+        **os.environ,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no download of the price list at start
+        "LITELLM_LOG": "ERROR",
+        # /v1/messages for an ``openai/`` model goes to the Responses API by default; the
+        # fake upstream (like most OpenAI-compatible servers) only has chat/completions.
+        "LITELLM_USE_CHAT_COMPLETIONS_URL_FOR_ANTHROPIC_MESSAGES": "True",
+    }
+    cmd = [exe, "--config", str(config), "--host", HOST, "--port", str(port)]
+    proc = spawn(cmd, tmp / "litellm.log", env)
+    wait_ready(proc, port, tmp / "litellm.log", 120)
+    headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+    target = Target(
+        "LiteLLM", f"http://{HOST}:{port}/v1/messages", anthropic_body("bench"), headers
+    )
+    return proc, target
+
+
+def anthropic_body(model: str) -> dict[str, Any]:
+    return {
+        "model": model,
+        "max_tokens": 4096,
+        "stream": True,
+        "messages": [{"role": "user", "content": "count"}],
+    }
+
+
+def direct_target(upstream: int) -> Target:
+    body = {"model": "qwen3", "stream": True, "messages": [{"role": "user", "content": "count"}]}
+    return Target("direct", f"http://{HOST}:{upstream}/v1/chat/completions", body, {}, True)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class Cell:
+    """One contender at one concurrency: the paced run and the unpaced one."""
+
+    paced: Run
+    unpaced: Run
+
+
+def checked(name: str, n: int, *runs: Run) -> str:
+    out = []
+    for run in runs:
+        lost, disordered, errors = run.bad()
+        if lost or disordered or errors:
+            first = f"; first error: {errors[0]}" if errors else ""
+            out.append(f"{name} x{n}: {lost} incomplete, {disordered} out of order{first}")
+    return "\n".join(out)
+
+
+def ms(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def table(cells: dict[tuple[str, int], Cell], names: list[str], levels: list[int]) -> str:
+    head = ["streams", "direct p50/p99 ms"]
+    for name in names[1:]:
+        head += [f"{name} added p50 ms", f"{name} added p99 ms", f"{name} events/s"]
+    if len(names) == 3:
+        head.append(f"{names[1]} / {names[2]} events/s")
+    rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for n in levels:
+        base = cells[("direct", n)].paced
+        b50, b99 = base.percentile_ms(0.5), base.percentile_ms(0.99)
+        row = [str(n), f"{ms(b50)} / {ms(b99)}"]
+        rates = []
+        for name in names[1:]:
+            cell = cells.get((name, n))
+            if cell is None:
+                row += ["-", "-", "-"]
+                continue
+            p = cell.paced
+            row += [ms(p.percentile_ms(0.5) - b50), ms(p.percentile_ms(0.99) - b99)]
+            row.append(f"{cell.unpaced.per_second:,.0f}")
+            rates.append(cell.unpaced.per_second)
+        if len(rates) == 2:
+            row.append(f"{rates[0] / rates[1]:.2f}x")
+        elif len(names) == 3:
+            row.append("-")
+        rows.append("| " + " | ".join(row) + " |")
+    return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------- main
+
+
+async def measure(
+    target: Target, upstream: int, levels: list[int], args: argparse.Namespace
+) -> dict[int, Cell]:
+    await set_gap(upstream, 0)
+    await drive(target, 2, args.events)  # warm-up: connections, imports, first-request paths
+    cells: dict[int, Cell] = {}
+    for n in levels:
+        await set_gap(upstream, args.gap_ms)
+        paced = await drive(target, n, args.events)
+        await set_gap(upstream, 0)
+        unpaced = await drive(target, n, args.events)
+        cells[n] = Cell(paced, unpaced)
+        print(
+            f"  {target.name:8} x{n:<3} paced p50 {paced.percentile_ms(0.5):.3f} ms "
+            f"p99 {paced.percentile_ms(0.99):.3f} ms; unpaced {unpaced.per_second:,.0f} ev/s "
+            f"({unpaced.seconds:.1f} s)",
+            flush=True,
+        )
+        errors = paced.bad()[2] + unpaced.bad()[2]
+        if errors:
+            print(f"    {len(errors)} failed streams; first: {errors[0]}", flush=True)
+    return cells
+
+
+async def bench(args: argparse.Namespace, tmp: Path) -> int:
+    levels = [int(x) for x in args.concurrency.split(",")]
+    up_port = free_port()
+    procs: list[subprocess.Popen[bytes]] = []
+    cmd = [sys.executable, __file__, "--serve-upstream", str(up_port), "--events", str(args.events)]
+    try:
+        procs.append(spawn(cmd, tmp / "upstream.log"))
+        wait_ready(procs[-1], up_port, tmp / "upstream.log", 15)
+        targets = [direct_target(up_port)]
+        proc, target = start_toolwire(tmp, up_port)
+        procs.append(proc)
+        targets.append(target)
+        litellm_note = ""
+        names = ["direct", "toolwire", "LiteLLM"]
+        if args.no_litellm:
+            litellm_note = "LiteLLM: skipped (--no-litellm)"
+        elif not Path(args.litellm).exists():
+            litellm_note = f"LiteLLM: not run, {args.litellm} does not exist (see --help)"
+        else:
+            try:
+                proc, target = start_litellm(args.litellm, tmp, up_port)
+                procs.append(proc)
+                targets.append(target)
+            except RuntimeError as e:
+                litellm_note = f"LiteLLM: failed to start: {e}"
+        return await report(args, up_port, levels, targets, names, litellm_note)
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+
+
+async def report(
+    args: argparse.Namespace,
+    up_port: int,
+    levels: list[int],
+    targets: list[Target],
+    names: list[str],
+    note: str,
+) -> int:
+    print(
+        f"{args.events} events per stream; latency phase paced at {args.gap_ms} ms per event "
+        "per stream; events/s phase unpaced. Both proxies serve POST /v1/messages "
+        "(Anthropic SSE) from an OpenAI-Chat upstream.",
+        flush=True,
+    )
+    cells: dict[tuple[str, int], Cell] = {}
+    problems = []
+    for target in targets:
+        for n, cell in (await measure(target, up_port, levels, args)).items():
+            cells[(target.name, n)] = cell
+            problems.append(checked(target.name, n, cell.paced, cell.unpaced))
+    print()
+    print(table(cells, names, levels))
+    if note:
+        print(f"\n{note}")
+    await set_gap(up_port, 0)
+    soak = await drive(targets[1], args.soak, args.events)
+    lost, disordered, errors = soak.bad()
+    clean = not (lost or disordered or errors)
+    print(
+        f"\nSoak, toolwire, {args.soak} concurrent streams x {args.events} events: "
+        f"{soak.received:,} of {args.soak * args.events:,} events received in "
+        f"{soak.seconds:.1f} s ({soak.per_second:,.0f} ev/s); {lost} streams incomplete, "
+        f"{disordered} out of order, {len(errors)} errors: {'PASS' if clean else 'FAIL'}"
+    )
+    problems = [p for p in problems if p]
+    if errors:
+        problems.append(f"soak: first error: {errors[0]}")
+    if problems:
+        print("\nIntegrity problems:\n" + "\n".join(problems))
+    else:
+        print("Every stream of every run above: complete and in order.")
+    return 0 if clean and not problems else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--gap-ms", type=float, default=20.0, help="latency phase pacing")
+    parser.add_argument("--concurrency", default="1,10,100")
+    parser.add_argument("--soak", type=int, default=200, help="concurrent streams of the soak")
+    parser.add_argument(
+        "--litellm",
+        default=DEFAULT_LITELLM,
+        help="the litellm CLI of a separate venv: python -m venv /tmp/litellm-venv && "
+        "/tmp/litellm-venv/bin/pip install 'litellm[proxy]'",
+    )
+    parser.add_argument("--no-litellm", action="store_true")
+    parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_upstream:
+        serve_upstream(args.serve_upstream, args.events)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
+        return asyncio.run(bench(args, Path(tmp)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
