@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import aclosing, contextmanager
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,6 +34,13 @@ from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutErr
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
 
 _MAX_ERROR_BODY = 65536
+
+
+@cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every request: building it loads the CA bundle, ~30-80 ms,
+    which a client made per request would pay again on every model call."""
+    return httpx2.create_ssl_context()
 
 
 class HTTPBackend(ABC):
@@ -99,7 +108,7 @@ class HTTPBackend(ABC):
             write=s.write_timeout,
             pool=s.connect_timeout,
         )
-        async with httpx2.AsyncClient(timeout=timeout) as client:
+        async with httpx2.AsyncClient(timeout=timeout, verify=_tls_context()) as client:
             response = await self._open(client, body)
             events = self._events(response, decoder_for(self.wire_format), tap, adapter)
             try:
