@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.proxy_support import anthropic_text_stream
 from tests.test_handoff_importers import ANTHROPIC_MESSAGES, OPENAI_MESSAGES
 from toolwire.cli import app
 
@@ -183,49 +184,7 @@ def test_unknown_summarizer_backend(tmp_path: Path) -> None:
 
 
 def _sse(text: str) -> str:
-    events = [
-        (
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "m",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": "x",
-                    "content": [],
-                    "usage": {"input_tokens": 1, "output_tokens": 1},
-                },
-            },
-        ),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": text},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn"},
-                "usage": {"output_tokens": 5},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+    return b"".join(anthropic_text_stream(text)).decode()
 
 
 def test_summarizer_backend_from_config(tmp_path: Path) -> None:
