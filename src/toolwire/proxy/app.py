@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
 from toolwire.backends.base import ModelRequest
-from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, error_payload, sse_bytes
+from toolwire.proxy.encode import AnthropicEncoder, error_payload
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.relay import collect, json_bytes, stream_response
 from toolwire.proxy.rewrite import rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.sessions import SessionStore, open_store, session_id
@@ -32,7 +32,6 @@ from toolwire.proxy.translate import (
     to_model_request,
 )
 from toolwire.proxy.upstream import (
-    Opened,
     UpstreamError,
     estimate_tokens,
     make_backend,
@@ -91,12 +90,14 @@ class Proxy:
         encoder = AnthropicEncoder(str(body["model"]), input_tokens=estimate, json_args=json_args)
         if body.get("stream"):
             self.metrics.add("toolwire_proxy_streams_total")
-            return StreamingResponse(
-                self._relay(encoder, opened),
-                media_type="text/event-stream",
-                headers={"cache-control": "no-cache", "x-toolwire-session": sid},
-            )
-        return await self._collect(encoder, opened)
+            return stream_response(encoder, opened, self.metrics, {"x-toolwire-session": sid})
+        try:
+            message = await collect(encoder, opened)
+        except UpstreamError as e:
+            return self._error(e)
+        data = json_bytes(message)
+        self.metrics.add("toolwire_proxy_bytes_total", len(data))
+        return Response(data, media_type="application/json")
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
@@ -206,45 +207,6 @@ class Proxy:
         message = " ".join(message.split())  # one line, always
         self.metrics.add("toolwire_proxy_errors_total", kind=kind)
         return JSONResponse(error_payload(kind, message), status_code=status)
-
-    async def _relay(
-        self, encoder: AnthropicEncoder, opened: Opened
-    ) -> AsyncGenerator[bytes, None]:
-        # Cancellation (the client went away) lands in an await here; closing the upstream
-        # generator in ``finally`` closes its HTTP response at once.
-        try:
-            chunk = sse_bytes(encoder.start())
-            for payload in encoder.feed(opened.first):
-                chunk += sse_bytes(payload)
-            yield chunk
-            self.metrics.add("toolwire_proxy_bytes_total", len(chunk))
-            async for event in opened.rest:
-                payloads = encoder.feed(event)
-                if payloads:
-                    chunk = b"".join(sse_bytes(p) for p in payloads)
-                    self.metrics.add("toolwire_proxy_bytes_total", len(chunk))
-                    yield chunk
-                if encoder.done:
-                    break
-        finally:
-            await opened.rest.aclose()
-        if not encoder.stopped:
-            self.metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
-
-    async def _collect(self, encoder: AnthropicEncoder, opened: Opened) -> Response:
-        payloads: list[Payload] = [encoder.start(), *encoder.feed(opened.first)]
-        try:
-            async for event in opened.rest:
-                payloads += encoder.feed(event)
-        finally:
-            await opened.rest.aclose()
-        failed = [p for p in payloads if p["type"] == "error"]
-        if failed:
-            err = failed[0]["error"]
-            return self._error(UpstreamError(500, "api_error", err["message"]))
-        body = json.dumps(accumulate(payloads), ensure_ascii=False).encode()
-        self.metrics.add("toolwire_proxy_bytes_total", len(body))
-        return Response(body, media_type="application/json")
 
 
 def _classify(exc: Exception) -> tuple[int, str]:
