@@ -123,6 +123,15 @@ def openai_text_stream(text: str) -> list[bytes]:
 
 
 def anthropic_text_stream(text: str) -> list[bytes]:
+    return anthropic_stream([{"type": "text", "text": text}], "end_turn")
+
+
+def anthropic_stream(
+    blocks: list[dict[str, Any]], stop_reason: str, *, ping: bool = False
+) -> list[bytes]:
+    """An Anthropic Messages stream, one SSE event per chunk, sending ``blocks`` whole:
+    text and thinking as deltas (a thinking block's signature last), tool input as one
+    ``input_json_delta``, any other block (server tools, redacted thinking) in its start."""
     message = {
         "id": "msg_up",
         "type": "message",
@@ -133,35 +142,53 @@ def anthropic_text_stream(text: str) -> list[bytes]:
         "usage": {"input_tokens": 10, "output_tokens": 0},
     }
     events: list[tuple[str | None, Any]] = [
-        ("message_start", {"type": "message_start", "message": message}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": text},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_start", {"type": "message_start", "message": message})
+    ]
+    if ping:
+        events.append(("ping", {"type": "ping"}))
+    for index, block in enumerate(blocks):
+        start, deltas = _block_events(block)
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": start},
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
+            for delta in deltas
+        ]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
         (
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "end_turn"},
+                "delta": {"stop_reason": stop_reason},
                 "usage": {"output_tokens": 3},
             },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
     return [sse([e]) for e in events]
+
+
+def _block_events(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    kind = block["type"]
+    if kind == "text":
+        return {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": "", "signature": ""}, [
+            {"type": "thinking_delta", "thinking": block["thinking"]},
+            {"type": "signature_delta", "signature": block["signature"]},
+        ]
+    if kind == "tool_use":
+        start = {**block, "input": {}}
+        return start, [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+    return block, []
 
 
 def decode_anthropic(body: bytes) -> list[Event]:

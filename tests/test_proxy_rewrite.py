@@ -11,6 +11,7 @@ import httpx2
 from tests.fakes.http import FakeServer, Reply
 from tests.proxy_support import (
     FILE_TEXT,
+    anthropic_stream,
     anthropic_text_stream,
     openai_text_stream,
     request_body,
@@ -19,6 +20,7 @@ from tests.proxy_support import (
 )
 from toolwire.config_schema import HandoffConfig
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.proxy.provenance import part_keys
 from toolwire.proxy.rewrite import rewrite
 from toolwire.proxy.sessions import SessionState
 
@@ -106,61 +108,62 @@ def test_rewrite_keeps_only_the_new_backends_thinking() -> None:
         Message("user", (TextPart("more"),)),
     ]
     state = SessionState(last_backend="claude", switches=[(4, "claude")])
+    # Both turns came through the proxy from claude: only the one after the switch point
+    # keeps its thinking (the rewrite changed what the earlier one was produced after).
+    state.remember(part_keys(history[1]) + part_keys(history[4]), "claude")
     limits = HandoffConfig(keep_last=1)
-    messages, changed = rewrite(history, state, "claude", limits)
+    view, changed = rewrite(history, state, "claude", limits)
     assert changed
     assert "4" in state.summaries
     again, changed_again = rewrite(history, state, "claude", limits)
-    assert again == messages
+    assert again == view
     assert not changed_again
-    owners = {m.backend for m in messages if m.role == "assistant"}
-    assert owners <= {"claude", None}
-    mine = [m for m in messages if m.backend == "claude"]
-    assert mine[-1].parts[0] == ThinkingPart("mine", "sig-new")
+    messages = view.messages
+    assert [m.backend for m in messages if m.role == "assistant"] == ["claude"]
+    assert messages[-2].parts[0] == ThinkingPart("mine", "sig-new")
     assert FILE_TEXT in messages[0].text()
+    assert view.start == 4
 
 
-def test_no_switch_attributes_every_turn_to_the_target() -> None:
-    history = [Message("user", (TextPart("hi"),)), Message("assistant", (TextPart("yo"),))]
-    messages, changed = rewrite(history, SessionState(), "local", HandoffConfig())
+def test_turns_are_attributed_to_their_recorded_producer() -> None:
+    ours = Message("assistant", (ToolCallPart("toolu_1", "Read", {}),))
+    unknown = Message("assistant", (ToolCallPart("call_9", "Read", {}),))
+    history = [Message("user", (TextPart("hi"),)), ours, unknown]
+    state = SessionState()
+    state.remember(part_keys(ours), "local")
+    view, changed = rewrite(history, state, "local", HandoffConfig())
     assert not changed
-    assert messages[1].backend == "local"
+    assert [m.backend for m in view.messages] == [None, "local", None]
 
 
-def _thinking_history() -> list[dict[str, Any]]:
-    return [
-        {"role": "user", "content": "go"},
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "thinking", "thinking": "plan", "signature": "sig-claude"},
-                {"type": "text", "text": "done"},
-            ],
-        },
-        {"role": "user", "content": "again"},
-    ]
+THOUGHT = {"type": "thinking", "thinking": "plan", "signature": "sig-claude"}
 
 
 def test_thinking_goes_back_only_to_its_producer(tmp_path: Path) -> None:
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    answer = [THOUGHT, {"type": "text", "text": "done"}]
     with FakeServer() as openai_up, FakeServer() as anthropic_up:
-        anthropic_up.script(*[Reply(chunks=anthropic_text_stream("ok")) for _ in range(2)])
+        anthropic_up.script(
+            Reply(chunks=anthropic_stream(answer, "end_turn")),
+            *[Reply(chunks=anthropic_text_stream("ok")) for _ in range(2)],
+        )
         openai_up.script(Reply(chunks=openai_text_stream("ok")))
         settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
         with running(settings) as url:
             switch = f"{url}/control/switch"
             httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
-            _post(url, _thinking_history())  # the session has only ever used claude
+            _post(url, history)  # claude answers with its thinking
+            history += [{"role": "assistant", "content": answer}]
+            history += [{"role": "user", "content": "again"}]
+            _post(url, history)  # claude gets its own thinking back
             httpx2.post(switch, json={"backend": "local", "session": "sess-1"})
-            _post(url, _thinking_history())
+            _post(url, history)
             httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
-            _post(url, _thinking_history())
-    own, back = (r.json() for r in anthropic_up.requests)
-    assert own["messages"][1]["content"][0] == {
-        "type": "thinking",
-        "thinking": "plan",
-        "signature": "sig-claude",
-    }
+            _post(url, history)
+    _, own, back = (r.json() for r in anthropic_up.requests)
+    assert own["messages"][1]["content"][0] == THOUGHT
     assert "sig-claude" not in openai_up.requests[0].body.decode()
     assert "reasoning_content" not in openai_up.requests[0].body.decode()
-    # After two switches nobody can vouch for that turn: its thinking is not sent.
+    # Back on claude after two switches: that turn is now before the switch point, whose
+    # history was rewritten, so its thinking would no longer verify: it is not sent.
     assert "sig-claude" not in _bytes(back)

@@ -19,7 +19,17 @@ from toolwire.errors import ToolwireError
 
 MODES = ("ask", "accept-edits", "read-only")
 PROFILES = ("minimal", "verbose", "full")
-BACKEND_KEYS = ("provider", "model", "base_url", "api_key_env", "tool_format", "cassette")
+BACKEND_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "tool_format",
+    "cassette",
+    "passthrough",
+)
+# How the proxy forwards a client's Messages body to an Anthropic backend (proxy/passthrough.py).
+PASSTHROUGH_LEVELS = ("full", "core", "off")
 TOP_KEYS = ("default_backend", "mode", "profile", "backends", "limits", "handoff", "proxy")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -83,6 +93,8 @@ class BackendConfig:
     api_key_env: str | None = None
     tool_format: str = "native"
     cassette: str | None = None
+    passthrough: str | None = None
+    """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The key, read from the named environment variable (None when unset)."""
@@ -187,6 +199,9 @@ def _backend(name: str, data: dict[str, Any], file: Path) -> BackendConfig:
         cassette = str((file.parent / Path(cassette).expanduser()).resolve())
     if key_env is None and base_url is None:
         key_env = DEFAULT_KEY_ENV.get(provider)
+    passthrough = string(data, "passthrough", here, PASSTHROUGH_LEVELS)
+    if passthrough is not None and provider != "anthropic":
+        raise ConfigError(f"{here}: passthrough applies to anthropic backends only; remove it here")
     return BackendConfig(
         name=name,
         provider=provider,
@@ -195,6 +210,7 @@ def _backend(name: str, data: dict[str, Any], file: Path) -> BackendConfig:
         api_key_env=key_env,
         tool_format=string(data, "tool_format", here, TOOL_FORMATS) or "native",
         cassette=cassette,
+        passthrough=passthrough,
     )
 
 
@@ -209,6 +225,7 @@ __all__ = [
     "BACKEND_KEYS",
     "DEFAULT_KEY_ENV",
     "MODES",
+    "PASSTHROUGH_LEVELS",
     "PROFILES",
     "TOP_KEYS",
     "BackendConfig",

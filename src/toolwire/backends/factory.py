@@ -30,8 +30,12 @@ def create_backend(
     *,
     environ: Mapping[str, str] | None = None,
     record: str | Path | None = None,
+    http_class: type[HTTPBackend] | None = None,
 ) -> TappableBackend:
     """The backend ``config`` describes; with ``record``, wrapped to write a cassette.
+
+    ``http_class`` replaces the provider's class (a subclass of it, e.g. the proxy's
+    pass-through that sends a prepared body).
 
     Raises ``ConfigError`` when the backend's key variable is named but not set (say so
     now, in plain words, rather than as a 401 later).
@@ -49,13 +53,15 @@ def create_backend(
             model=config.model,
         )
     else:
-        backend = _http_backend(config, limits or Limits(), key)
+        backend = _http_backend(config, limits or Limits(), key, http_class)
     if record is not None:
         return RecordingBackend(backend, record, secrets=[key])
     return backend
 
 
-def _http_backend(config: BackendConfig, limits: Limits, key: str | None) -> HTTPBackend:
+def _http_backend(
+    config: BackendConfig, limits: Limits, key: str | None, cls: type[HTTPBackend] | None
+) -> HTTPBackend:
     if config.api_key_env and not key:
         raise ConfigError(
             f"backend {config.name!r} needs an API key: ${config.api_key_env} is not set; "
@@ -66,7 +72,7 @@ def _http_backend(config: BackendConfig, limits: Limits, key: str | None) -> HTT
         read_timeout=limits.read_timeout,
         max_retries=limits.max_retries,
     )
-    return _HTTP[config.provider](
+    return (cls or _HTTP[config.provider])(
         name=config.name,
         model=config.model,
         api_key=key,

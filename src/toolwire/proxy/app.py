@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Awaitable
+from functools import partial
 from typing import Any
 
 from starlette.applications import Starlette
@@ -17,26 +19,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
-from toolwire.backends.base import ModelRequest
-from toolwire.proxy.encode import AnthropicEncoder, error_payload
+from toolwire.proxy.encode import AnthropicEncoder, Payload, error_payload
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.prepare import Plan, plan
+from toolwire.proxy.provenance import watched
+from toolwire.proxy.raw_relay import RawBuffer, collect_raw, stream_raw
 from toolwire.proxy.relay import collect, json_bytes, stream_response
-from toolwire.proxy.rewrite import rewrite
-from toolwire.proxy.routing import Route, route
-from toolwire.proxy.sessions import SessionStore, open_store, session_id
+from toolwire.proxy.sessions import SessionState, SessionStore, open_store
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.translate import (
-    BadRequestError,
-    import_history,
-    parse_request,
-    to_model_request,
-)
-from toolwire.proxy.upstream import (
-    UpstreamError,
-    estimate_tokens,
-    make_backend,
-    open_stream,
-)
+from toolwire.proxy.translate import BadRequestError
+from toolwire.proxy.upstream import UpstreamError, estimate_tokens, open_stream
 
 
 class BodyTooLargeError(Exception):
@@ -69,45 +61,45 @@ class Proxy:
     # -- endpoints ----------------------------------------------------------------------
 
     async def messages(self, request: Request) -> Response:
-        """``POST /v1/messages``: route, translate, relay."""
+        """``POST /v1/messages``: route, translate (or pass through), relay."""
         try:
             body = await self._body(request)
-            prepared = self._prepare(body, request)
-            backend_route, model_request, sid = prepared
-            backend = make_backend(backend_route, self.settings, _client_key(request))
-            estimate = estimate_tokens(backend, model_request)
-            opened = await open_stream(backend, model_request)
+            p = plan(body, request.headers, self.settings, self.store)
+            estimate = estimate_tokens(p.backend, p.request)
+            raw = RawBuffer() if p.passthrough is not None else None
+            opened = await open_stream(p.backend, p.request, tap=raw)
         except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
             return self._error(e)
+        if p.switched:
+            self.metrics.add("toolwire_proxy_switches_total")
         self.metrics.add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
         self.metrics.add("toolwire_proxy_upstream_latency_seconds_count")
         self.metrics.add(
-            "toolwire_proxy_requests_total",
-            route=backend_route.reason,
-            backend=backend_route.backend,
+            "toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend
         )
-        json_args = getattr(backend, "tool_format", "native") == "native"
-        encoder = AnthropicEncoder(str(body["model"]), input_tokens=estimate, json_args=json_args)
-        if body.get("stream"):
+        opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        headers = {"x-toolwire-session": p.session}
+        streamed = bool(body.get("stream"))
+        if streamed:
             self.metrics.add("toolwire_proxy_streams_total")
-            return stream_response(encoder, opened, self.metrics, {"x-toolwire-session": sid})
-        try:
-            message = await collect(encoder, opened)
-        except UpstreamError as e:
-            return self._error(e)
-        data = json_bytes(message)
-        self.metrics.add("toolwire_proxy_bytes_total", len(data))
-        return Response(data, media_type="application/json")
+        if raw is not None:
+            if streamed:
+                return stream_raw(raw, opened, self.metrics, headers)
+            return await self._collected(collect_raw(raw, opened))
+        json_args = getattr(p.backend, "tool_format", "native") == "native"
+        encoder = AnthropicEncoder(str(body["model"]), input_tokens=estimate, json_args=json_args)
+        if streamed:
+            return stream_response(encoder, opened, self.metrics, headers)
+        return await self._collected(collect(encoder, opened))
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         try:
             body = await self._body(request)
-            backend_route, model_request, _ = self._prepare(body, request, record=False)
-            backend = make_backend(backend_route, self.settings, _client_key(request))
+            p = plan(body, request.headers, self.settings, self.store, record=False)
         except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
             return self._error(e)
-        return JSONResponse({"input_tokens": estimate_tokens(backend, model_request)})
+        return JSONResponse({"input_tokens": estimate_tokens(p.backend, p.request)})
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
@@ -145,32 +137,22 @@ class Proxy:
             AttributeError,
         ) as e:
             return self._error(e)
-        state = self.store.load(str(sid))
-        state.forced = name
-        self.store.save(str(sid), state)
+        self.store.update(str(sid), partial(_force, name))
         return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _prepare(
-        self, body: Any, request: Request, *, record: bool = True
-    ) -> tuple[Route, ModelRequest, str]:
-        body = parse_request(body)
-        sid = session_id(body, request.headers)
-        state = self.store.load(sid)
-        chosen = route(body["model"], state, self.settings)
-        if chosen.backend not in self.settings.config.backends:
-            raise BadRequestError(
-                f"model {body['model']!r} routes to unknown backend {chosen.backend!r}"
-            )
-        history = import_history(body)
-        if record and state.record(chosen.backend, len(history)):
-            self.metrics.add("toolwire_proxy_switches_total")
-        handoff_limits = self.settings.config.handoff
-        messages, changed = rewrite(history, state, chosen.backend, handoff_limits)
-        if record or changed:
-            self.store.save(sid, state)
-        return chosen, to_model_request(body, messages), sid
+    def _produced(self, p: Plan, keys: list[str]) -> None:
+        """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
+        self.store.update(p.session, lambda state: state.remember(keys, p.route.backend))
+
+    async def _collected(self, message: Awaitable[Payload]) -> Response:
+        try:
+            data = json_bytes(await message)
+        except UpstreamError as e:
+            return self._error(e)
+        self.metrics.add("toolwire_proxy_bytes_total", len(data))
+        return Response(data, media_type="application/json")
 
     async def _body(self, request: Request) -> Any:
         if not self._authorized(request):
@@ -219,8 +201,8 @@ def _classify(exc: Exception) -> tuple[int, str]:
     return 400, "invalid_request_error"
 
 
-def _client_key(request: Request) -> str | None:
-    return request.headers.get("x-api-key") or None
+def _force(backend: str, state: SessionState) -> None:
+    state.forced = backend
 
 
 def create_app(settings: ProxySettings, store: SessionStore | None = None) -> Starlette:

@@ -8,34 +8,57 @@ verbatim tool context), the turns after it pass as they are. The summary is comp
 once per switch and kept in the session state, and the block is a pure function of the
 (normalized) head, so the rewritten prefix is the same bytes on every later request.
 
-Thinking: turns after the switch are attributed to the new backend (its own thinking
-goes back to it); every earlier turn is attributed to nobody, so its thinking is never
-sent to a backend that did not produce it.
+Thinking: an assistant turn belongs to the backend recorded as its producer
+(``provenance.py``), and only that backend gets its thinking back. Turns before the
+switch point lose their thinking in any case: the rewrite changed what came before
+them, and a thinking block is bound to the exact prefix it was produced after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from toolwire.config_schema import HandoffConfig
 from toolwire.handoff import Summary, build_handoff
 from toolwire.history import Message
+from toolwire.proxy.provenance import owner, part_keys
 from toolwire.proxy.sessions import SessionState
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What ``target`` is sent: ``prefix`` (the handoff: block and the last turns before
+    the switch, empty without one), then the history from ``start`` attributed."""
+
+    prefix: list[Message]
+    start: int
+    later: list[Message]
+
+    @property
+    def messages(self) -> list[Message]:
+        """The whole neutral history to send (the block joins the first user message)."""
+        if not self.prefix:
+            return self.later
+        head = self.prefix
+        if head[-1].role == "user" and self.later and self.later[0].role == "user":
+            merged = Message("user", (*head[-1].parts, *self.later[0].parts))
+            return [*head[:-1], merged, *self.later[1:]]
+        return [*head, *self.later]
 
 
 def rewrite(
     history: Sequence[Message], state: SessionState, target: str, limits: HandoffConfig
-) -> tuple[list[Message], bool]:
-    """The messages to send ``target``, and whether ``state`` changed (a new summary)."""
+) -> tuple[View, bool]:
+    """The view to send ``target``, and whether ``state`` changed (a new summary)."""
     if not state.switches:
-        return [_owned(m, target) for m in history], False
+        return View([], 0, attributed(history, state.produced)), False
     switch_at, switched_to = state.switches[-1]
     if switched_to != target or switch_at > len(history):
         # A one-off request elsewhere (an explicit model), or a history that no longer
         # continues the one seen at the switch (the client compacted it): no handoff, and
-        # no thinking for anyone, since the turns' producers are unknown.
-        return list(history), False
+        # no thinking for anyone, since what each turn was produced after is unknown.
+        return View([], 0, list(history)), False
     key = str(switch_at)
     cached = state.summaries.get(key)
     handoff = build_handoff(
@@ -50,12 +73,16 @@ def rewrite(
     changed = cached is None
     if changed:
         state.summaries[key] = handoff.summary.text if handoff.summary else ""
-    later = [_owned(m, target) for m in history[switch_at:]]
-    return handoff.context(later), changed
+    later = attributed(history[switch_at:], state.produced)
+    return View(handoff.context(), switch_at, later), changed
 
 
-def _owned(message: Message, backend: str) -> Message:
-    return replace(message, backend=backend) if message.role == "assistant" else message
+def attributed(history: Sequence[Message], produced: Mapping[str, str]) -> list[Message]:
+    """Each assistant turn attributed to its recorded producer (None when unknown)."""
+    return [
+        replace(m, backend=owner(part_keys(m), produced)) if m.role == "assistant" else m
+        for m in history
+    ]
 
 
-__all__ = ["rewrite"]
+__all__ = ["View", "attributed", "rewrite"]

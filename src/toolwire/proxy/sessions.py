@@ -14,14 +14,18 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 IMPLICIT_SESSION = "default"
 SESSION_HEADERS = ("x-claude-code-session-id", "x-toolwire-session")
 _LEGACY = re.compile(r"_session_([0-9A-Za-z-]+)$")
+# Provenance keys kept per session (a few per assistant turn): the oldest go first, and
+# a turn older than that only loses its thinking, never its text or tool calls.
+MAX_PRODUCED = 4096
+_T = TypeVar("_T")
 
 
 def session_id(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
@@ -54,13 +58,16 @@ class SessionState:
 
     ``forced``: the backend set by ``proxy switch``; ``switches``: (switch point, backend)
     pairs, the switch point being the length of the neutral history when it happened;
-    ``summaries``: the handoff summary computed for each switch point (computed once).
+    ``summaries``: the handoff summary computed for each switch point (computed once);
+    ``produced``: provenance key -> the backend that produced that assistant turn
+    (``provenance.py``), oldest first.
     """
 
     forced: str | None = None
     last_backend: str | None = None
     switches: list[tuple[int, str]] = field(default_factory=list)
     summaries: dict[str, str] = field(default_factory=dict)
+    produced: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data = {
@@ -68,6 +75,7 @@ class SessionState:
             "last": self.last_backend,
             "switches": self.switches,
             "summaries": self.summaries,
+            "produced": self.produced,
         }
         return json.dumps(data)
 
@@ -76,7 +84,16 @@ class SessionState:
         data = json.loads(text)
         switches = [(int(at), str(name)) for at, name in data.get("switches", [])]
         summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
-        return cls(data.get("forced"), data.get("last"), switches, summaries)
+        produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
+        return cls(data.get("forced"), data.get("last"), switches, summaries, produced)
+
+    def remember(self, keys: list[str], backend: str) -> None:
+        """Record that ``backend`` produced the turn with these provenance ``keys``."""
+        for key in keys:
+            self.produced.pop(key, None)  # re-inserted: it is the newest again
+            self.produced[key] = backend
+        while len(self.produced) > MAX_PRODUCED:
+            del self.produced[next(iter(self.produced))]
 
     def record(self, backend: str, position: int) -> bool:
         """Note that a request whose history has ``position`` messages went to ``backend``.
@@ -101,6 +118,14 @@ class SessionStore(Protocol):
         """Persist the session's state."""
         ...
 
+    def update(self, session: str, change: Callable[[SessionState], _T]) -> _T:
+        """Load, ``change`` in place, save, atomically; ``change``'s result.
+
+        ``change`` may run more than once (a store retries when another writer got in
+        between), so it must only compute from the state it is given.
+        """
+        ...
+
 
 class MemoryStore:
     """Session state in this process only (the default)."""
@@ -115,13 +140,23 @@ class MemoryStore:
     def save(self, session: str, state: SessionState) -> None:
         self._states[session] = state.to_json()
 
+    def update(self, session: str, change: Callable[[SessionState], _T]) -> _T:
+        # Atomic as it is: the event loop runs no other request between these lines.
+        state = self.load(session)
+        result = change(state)
+        self.save(session, state)
+        return result
+
 
 class SQLiteStore:
     """Session state in a SQLite file (one JSON row per session)."""
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        # Autocommit: each statement is its own transaction, ``update`` opens one explicitly.
+        self._db = sqlite3.connect(
+            str(path), check_same_thread=False, isolation_level=None, timeout=30
+        )
         with self._lock, self._db:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
@@ -140,6 +175,28 @@ class SQLiteStore:
                 (session, state.to_json()),
             )
 
+    def update(self, session: str, change: Callable[[SessionState], _T]) -> _T:
+        # BEGIN IMMEDIATE takes the file's write lock before reading, so another proxy
+        # process sharing the file waits instead of overwriting this change.
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute(
+                    "SELECT state FROM sessions WHERE id = ?", (session,)
+                ).fetchone()
+                state = SessionState.from_json(row[0]) if row else SessionState()
+                result = change(state)
+                self._db.execute(
+                    "INSERT INTO sessions (id, state) VALUES (?, ?) "
+                    "ON CONFLICT(id) DO UPDATE SET state = excluded.state",
+                    (session, state.to_json()),
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            return result
+
     def close(self) -> None:
         self._db.close()
 
@@ -156,6 +213,7 @@ def open_store(spec: str, ttl: int | None = None) -> SessionStore:
 
 __all__ = [
     "IMPLICIT_SESSION",
+    "MAX_PRODUCED",
     "MemoryStore",
     "SQLiteStore",
     "SessionState",

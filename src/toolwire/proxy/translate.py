@@ -58,6 +58,19 @@ def import_history(body: Mapping[str, Any]) -> tuple[Message, ...]:
         raise BadRequestError(str(e)) from e
 
 
+def raw_index(body: Mapping[str, Any], neutral_index: int) -> int | None:
+    """The index of the client's message where the neutral history's ``neutral_index``
+    starts (None when that falls inside a message, which a continued history never does:
+    switch points are taken at the end of a request's history)."""
+    count = 0
+    messages = _system_as_user(body["messages"])
+    for index, message in enumerate(messages):
+        if count == neutral_index:
+            return index
+        count += len(import_anthropic([message]))
+    return len(messages) if count == neutral_index else None
+
+
 def to_model_request(body: Mapping[str, Any], messages: Sequence[Message]) -> ModelRequest:
     """The neutral request: ``messages`` (imported, maybe rewritten) and the body's rest."""
     temperature = body.get("temperature")
@@ -107,6 +120,7 @@ __all__ = [
     "BadRequestError",
     "import_history",
     "parse_request",
+    "raw_index",
     "system_text",
     "to_model_request",
 ]

@@ -12,9 +12,11 @@ import math
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from toolwire.backends._http import HTTPBackend
-from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.backends.anthropic import AnthropicBackend
+from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
 from toolwire.config_schema import ConfigError
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
@@ -44,8 +46,30 @@ class UpstreamError(Exception):
         self.message = message
 
 
-def make_backend(route: Route, settings: ProxySettings, client_key: str | None) -> TappableBackend:
-    """The backend of ``route``; an Anthropic one may carry the client's key (if allowed)."""
+class PassthroughBackend(AnthropicBackend):
+    """An Anthropic backend that sends a body prepared from the client's (``passthrough``),
+    with the client headers chosen to be forwarded (``anthropic-beta``...)."""
+
+    prepared: dict[str, Any] | None = None
+    forwarded: dict[str, str] | None = None
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        return super().build_body(request) if self.prepared is None else self.prepared
+
+    def headers(self) -> dict[str, str]:
+        return {**super().headers(), **(self.forwarded or {})}
+
+
+def make_backend(
+    route: Route,
+    settings: ProxySettings,
+    client_key: str | None,
+    *,
+    passthrough: bool = False,
+) -> TappableBackend:
+    """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
+
+    With ``passthrough`` (an Anthropic backend), a ``PassthroughBackend``."""
     config = replace(settings.config.backend(route.backend), model=route.model)
     environ: Mapping[str, str] | None = None
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
@@ -55,7 +79,8 @@ def make_backend(route: Route, settings: ProxySettings, client_key: str | None) 
         # The client retries failed requests itself (Claude Code: about 10 times), so the
         # proxy's own retries default to none: retrying twice over multiplies the wait.
         limits = replace(settings.config.limits, max_retries=settings.retries)
-        return create_backend(config, limits, environ=environ)
+        cls = PassthroughBackend if passthrough else None
+        return create_backend(config, limits, environ=environ, http_class=cls)
     except ConfigError as e:
         raise UpstreamError(500, "api_error", str(e)) from e
 
@@ -84,10 +109,14 @@ class Opened:
     latency: float
 
 
-async def open_stream(backend: TappableBackend, request: ModelRequest) -> Opened:
-    """Send the request and wait for its first event; ``UpstreamError`` if refused."""
+async def open_stream(
+    backend: TappableBackend, request: ModelRequest, tap: Tap | None = None
+) -> Opened:
+    """Send the request and wait for its first event; ``UpstreamError`` if refused.
+
+    ``tap`` gets the upstream's raw bytes as they arrive (the pass-through relays them)."""
     started = time.monotonic()
-    events = backend.stream(request)
+    events = backend.stream(request, tap=tap)
     try:
         first = await events.__anext__()
     except HTTPStatusError as e:
@@ -105,4 +134,11 @@ async def open_stream(backend: TappableBackend, request: ModelRequest) -> Opened
     return Opened(first, events, time.monotonic() - started)
 
 
-__all__ = ["Opened", "UpstreamError", "estimate_tokens", "make_backend", "open_stream"]
+__all__ = [
+    "Opened",
+    "PassthroughBackend",
+    "UpstreamError",
+    "estimate_tokens",
+    "make_backend",
+    "open_stream",
+]

@@ -1,0 +1,297 @@
+"""Pass-through for Anthropic and Anthropic-compatible backends, with the fixes they need.
+
+The client's Messages body goes upstream as it came (prompt caching, the ``thinking``
+parameter, server tools and beta fields all work), except for what would make the
+target fail or leak (issue 6 section 3; research/switching.md 5):
+
+* tool results first in their user message, in call order; a call without a result gets
+  an error result saying it did not run; a result answering no call becomes text;
+* tool ids normalized to ``^[a-zA-Z0-9_-]+$`` on both sides (unchanged when valid, which
+  keeps the bytes and the cache);
+* thinking blocks kept only when this backend produced them (``provenance.py``), never a
+  signature invented; and the ``thinking`` parameter dropped when the turn a tool loop
+  continues no longer starts with its own thinking (the API would refuse it);
+* no empty text blocks.
+
+The level of a backend (``passthrough`` in ``[backends.NAME]``):
+
+* ``full`` (the default for Anthropic's own API): everything else is forwarded, the
+  ``anthropic-beta`` header included;
+* ``core`` (the default for any other ``base_url``: GLM, Kimi, MiniMax, DeepSeek): only
+  the fields of the public Messages API; ``cache_control``, beta fields and headers,
+  Claude Code's billing block and ``metadata`` are removed, mid-conversation
+  ``role: "system"`` messages become user text, ``adaptive`` thinking becomes
+  ``enabled`` with a budget, and ``max_tokens`` is capped at 32,000;
+* ``off``: the request is rebuilt from the neutral history like any other backend's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolwire.backends._pairing import NOT_RUN, IdMap
+from toolwire.proxy.provenance import THINKING_BLOCKS
+from toolwire.proxy.translate import MAX_OUTPUT_TOKENS, system_text
+
+LEVELS = ("full", "core", "off")
+ANTHROPIC_HOST = "api.anthropic.com"
+CORE_FIELDS = (
+    "model",
+    "messages",
+    "system",
+    "max_tokens",
+    "stop_sequences",
+    "stream",
+    "temperature",
+    "top_p",
+    "top_k",
+    "tools",
+    "tool_choice",
+    "thinking",
+)
+CORE_TOOL_FIELDS = ("name", "description", "input_schema")
+FORWARDED_HEADERS = {
+    "full": ("anthropic-version", "anthropic-beta"),
+    "core": ("anthropic-version",),
+}
+MIN_THINKING_BUDGET = 1024  # the API's minimum ``budget_tokens``
+ADAPTIVE_BUDGET = 16000  # ``core``: the budget given to an ``adaptive`` request
+
+Block = dict[str, Any]
+Owner = Callable[[Any], str | None]  # an assistant message's content -> its producer
+
+
+def default_level(base_url: str | None) -> str:
+    """``full`` for Anthropic's own API, ``core`` for any other host."""
+    host = urlsplit(base_url).hostname if base_url else ANTHROPIC_HOST
+    return "full" if host == ANTHROPIC_HOST else "core"
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """The body to send upstream, the client headers to forward, and what was changed."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+    stripped_thinking: int
+    dropped_thinking_param: bool
+
+
+def prepare(
+    body: Mapping[str, Any],
+    *,
+    level: str,
+    model: str,
+    target: str,
+    owner: Owner,
+    headers: Mapping[str, str],
+    prefix: Sequence[Block] = (),
+    start: int = 0,
+) -> Prepared:
+    """The upstream body for ``target``: ``prefix`` (already in Anthropic form, e.g. the
+    handoff) then the client's messages from ``start``, fixed as the module says."""
+    core = level == "core"
+    fixer = _Fixer(core=core, keep=lambda content: owner(content) == target)
+    messages = fixer.fix([*prefix, *body["messages"][start:]])
+    out: dict[str, Any] = {k: body[k] for k in CORE_FIELDS if k in body} if core else dict(body)
+    out.update(model=model, messages=messages, stream=True)
+    if core:
+        _core_fields(out)
+    dropped = _thinking_rule(out, messages, owner, target)
+    wanted = FORWARDED_HEADERS.get(level, ())
+    forwarded = {k: v for k, v in headers.items() if k.lower() in wanted}
+    return Prepared(out, forwarded, fixer.stripped, dropped)
+
+
+class _Fixer:
+    """One pass over the messages: pairing, ids, thinking, empty blocks."""
+
+    def __init__(self, *, core: bool, keep: Callable[[Any], bool]) -> None:
+        self.core = core
+        self.keep = keep
+        self.stripped = 0
+        self._ids = IdMap(64)
+        self._calls: list[tuple[str, str, str]] = []  # (client id, wire id, name) unanswered
+
+    def fix(self, messages: Sequence[Any]) -> list[Block]:
+        out: list[Block] = []
+        for message in _merged(messages, self.core):
+            role = message["role"]
+            if role == "assistant":
+                self._close_loop(out)
+                blocks = self._assistant(message["content"])
+            elif role == "user":
+                blocks = self._user(message["content"])
+            else:  # ``full``: a mid-conversation system message goes as it came
+                out.append(message)
+                continue
+            if blocks:
+                out.append({**message, "content": blocks})
+        return out
+
+    def _assistant(self, content: list[Block]) -> list[Block]:
+        mine = self.keep(content)
+        blocks: list[Block] = []
+        for block in content:
+            kind = block.get("type")
+            if kind in THINKING_BLOCKS and not mine:
+                self.stripped += 1
+                continue
+            if kind == "tool_use":
+                client_id = str(block.get("id", ""))
+                (wire,) = self._ids.turn([client_id])
+                self._calls.append((client_id, wire, str(block.get("name", ""))))
+                block = {**block, "id": wire} if wire != client_id else block
+            blocks.append(self._clean(block))
+        return [b for b in blocks if not _empty_text(b)]
+
+    def _user(self, content: list[Block]) -> list[Block]:
+        results = {}
+        orphans: list[Block] = []
+        for block in content:
+            if block.get("type") == "tool_result":
+                call = str(block.get("tool_use_id", ""))
+                if any(c == call for c, _, _ in self._calls) and call not in results:
+                    results[call] = block
+                else:
+                    orphans.append(_orphan_text(block))
+        first: list[Block] = []
+        for client_id, wire, _ in self._calls:
+            block = results.get(client_id) or _not_run(wire)
+            first.append(self._clean({**block, "tool_use_id": wire}))
+        self._calls = []
+        rest = [self._clean(b) for b in content if b.get("type") != "tool_result"]
+        return [b for b in (*first, *orphans, *rest) if not _empty_text(b)]
+
+    def _close_loop(self, out: list[Block]) -> None:
+        """Calls nobody answered before the next assistant turn get a 'did not run'."""
+        if self._calls:
+            out.append({"role": "user", "content": self._user([])})
+
+    def _clean(self, block: Block) -> Block:
+        if self.core and "cache_control" in block:
+            return {k: v for k, v in block.items() if k != "cache_control"}
+        return block
+
+
+def _merged(messages: Sequence[Any], core: bool) -> list[Block]:
+    """Messages with list content; ``core`` turns system messages into user text; runs of
+    one role become one message (results first), as the API would read them."""
+    out: list[Block] = []
+    for message in messages:
+        role = message.get("role")
+        content = _blocks(message.get("content"))
+        if role == "system":
+            if not core:
+                out.append(dict(message))
+                continue
+            text = message["content"] if isinstance(message.get("content"), str) else None
+            role = "user"
+            content = [{"type": "text", "text": text or system_text(message.get("content"))}]
+        if out and out[-1]["role"] == role:
+            merged = [*out[-1]["content"], *content]
+            results = [b for b in merged if b.get("type") == "tool_result"]
+            others = [b for b in merged if b.get("type") != "tool_result"]
+            out[-1] = {**out[-1], "content": [*results, *others]}
+        else:
+            out.append({**message, "role": role, "content": content})
+    return out
+
+
+def _blocks(content: Any) -> list[Block]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, list):
+        return []
+    return [b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content]
+
+
+def _empty_text(block: Block) -> bool:
+    return block.get("type") == "text" and not block.get("text")
+
+
+def _not_run(wire_id: str) -> Block:
+    return {"type": "tool_result", "tool_use_id": wire_id, "content": NOT_RUN, "is_error": True}
+
+
+def _orphan_text(block: Block) -> Block:
+    content = block.get("content", "")
+    if isinstance(content, list):
+        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    error = " (error)" if block.get("is_error") else ""
+    return {"type": "text", "text": f"Result of an earlier tool call{error}:\n{content}"}
+
+
+def _core_fields(body: dict[str, Any]) -> None:
+    """``core``: the public API's fields only, in the forms compatible servers accept."""
+    body["max_tokens"] = min(int(body.get("max_tokens", 4096)), MAX_OUTPUT_TOKENS)
+    if "system" in body:
+        text = system_text(body["system"])  # the billing block and cache_control go
+        if text:
+            body["system"] = text
+        else:
+            del body["system"]
+    if isinstance(body.get("tools"), list):
+        tools = [t for t in body["tools"] if isinstance(t, dict) and "input_schema" in t]
+        body["tools"] = [{k: t[k] for k in CORE_TOOL_FIELDS if k in t} for t in tools]
+        if not body["tools"]:
+            del body["tools"]
+            body.pop("tool_choice", None)
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") == "adaptive":
+        budget = min(ADAPTIVE_BUDGET, body["max_tokens"] - 1)
+        if budget >= MIN_THINKING_BUDGET:
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        else:
+            del body["thinking"]
+
+
+def _thinking_rule(body: dict[str, Any], messages: list[Block], owner: Owner, target: str) -> bool:
+    """Drop ``thinking`` if the turn a tool loop continues does not start with thinking.
+
+    With thinking on, the API requires the last assistant message to open with a thinking
+    block when the request answers its tool calls. A turn of this backend's own that did
+    not think is fine as it is; one whose thinking was removed (another backend's, or
+    unknown) cannot be fixed without inventing a block, so thinking is turned off for
+    this request instead.
+    """
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") == "disabled":
+        return False
+    if not messages or messages[-1]["role"] != "user":
+        return False
+    if not any(b.get("type") == "tool_result" for b in messages[-1]["content"]):
+        return False
+    last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+    if last is None:
+        return False
+    content = last["content"]
+    if content and content[0].get("type") in THINKING_BLOCKS:
+        return False
+    if owner(content) == target:
+        return False
+    del body["thinking"]
+    _drop_thinking_edits(body)
+    return True
+
+
+def _drop_thinking_edits(body: dict[str, Any]) -> None:
+    """``context_management`` edits that clear thinking need thinking on: they go too."""
+    management = body.get("context_management")
+    if not isinstance(management, dict) or not isinstance(management.get("edits"), list):
+        return
+    edits = [
+        e
+        for e in management["edits"]
+        if not (isinstance(e, dict) and str(e.get("type", "")).startswith("clear_thinking"))
+    ]
+    if edits:
+        body["context_management"] = {**management, "edits": edits}
+    else:
+        del body["context_management"]
+
+
+__all__ = ["LEVELS", "Prepared", "default_level", "prepare"]
