@@ -17,6 +17,7 @@ from tests.fakes.http import sse
 from toolwire.decode import decoder_for
 from toolwire.events import Event
 from toolwire.proxy import ProxySettings, create_app, load_settings
+from toolwire.proxy.sessions import SessionStore
 
 
 def write_config(tmp: Path, openai_url: str, anthropic_url: str, extra: str = "") -> Path:
@@ -46,13 +47,15 @@ default_backend = "local"
 
 
 @contextmanager
-def running(settings: ProxySettings) -> Iterator[str]:
+def running(settings: ProxySettings, store: SessionStore | None = None) -> Iterator[str]:
     """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="off", ws="none")
+    config = uvicorn.Config(
+        create_app(settings, store), log_level="warning", lifespan="off", ws="none"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -94,13 +94,17 @@ def prepare(
     """The upstream body for ``target``: ``prefix`` (already in Anthropic form, e.g. the
     handoff) then the client's messages from ``start``, fixed as the module says."""
     core = level == "core"
-    fixer = _Fixer(core=core, keep=lambda content: owner(content) == target)
-    messages = fixer.fix([*prefix, *body["messages"][start:]])
+    # The prefix was rendered from the neutral history with its thinking already dropped:
+    # none of its turns is kept whole, whoever produced them.
+    ids = IdMap(64)
+    head = _Fixer(core=core, keep=lambda content: False, ids=ids)
+    fixer = _Fixer(core=core, keep=lambda content: owner(content) == target, ids=ids)
+    messages = _joined(head.fix(prefix), fixer.fix(body["messages"][start:]))
     out: dict[str, Any] = {k: body[k] for k in CORE_FIELDS if k in body} if core else dict(body)
     out.update(model=model, messages=messages, stream=True)
     if core:
         _core_fields(out)
-    dropped = _thinking_rule(out, messages, owner, target)
+    dropped = _thinking_rule(out, messages, own_last=fixer.own_last)
     wanted = FORWARDED_HEADERS.get(level, ())
     forwarded = {k: v for k, v in headers.items() if k.lower() in wanted}
     return Prepared(out, forwarded, fixer.stripped, dropped)
@@ -109,17 +113,26 @@ def prepare(
 class _Fixer:
     """One pass over the messages: pairing, ids, thinking, empty blocks."""
 
-    def __init__(self, *, core: bool, keep: Callable[[Any], bool]) -> None:
+    def __init__(self, *, core: bool, keep: Callable[[Any], bool], ids: IdMap) -> None:
         self.core = core
         self.keep = keep
         self.stripped = 0
-        self._ids = IdMap(64)
+        self.own_last = False
+        """Whether the last assistant turn seen is the target's own, kept whole."""
+        self._ids = ids
         self._calls: list[tuple[str, str, str]] = []  # (client id, wire id, name) unanswered
 
     def fix(self, messages: Sequence[Any]) -> list[Block]:
         out: list[Block] = []
         for message in _merged(messages, self.core):
             role = message["role"]
+            if isinstance(message["content"], str) and not (role == "user" and self._calls):
+                if role == "assistant":
+                    self._close_loop(out)
+                    self.own_last = False  # plain text: no thinking to keep or lose
+                out.append(message)  # plain text: nothing to fix, the bytes stay as they came
+                continue
+            message = {**message, "content": _blocks(message["content"])}
             if role == "assistant":
                 self._close_loop(out)
                 blocks = self._assistant(message["content"])
@@ -133,7 +146,7 @@ class _Fixer:
         return out
 
     def _assistant(self, content: list[Block]) -> list[Block]:
-        mine = self.keep(content)
+        mine = self.own_last = self.keep(content)
         blocks: list[Block] = []
         for block in content:
             kind = block.get("type")
@@ -177,22 +190,32 @@ class _Fixer:
         return block
 
 
+def _joined(head: list[Block], rest: list[Block]) -> list[Block]:
+    """``head`` then ``rest``, the messages at the seam merged if they share a role."""
+    if head and rest and head[-1]["role"] == rest[0]["role"]:
+        seam = _merged([head[-1], rest[0]], core=False)
+        return [*head[:-1], *seam, *rest[1:]]
+    return [*head, *rest]
+
+
 def _merged(messages: Sequence[Any], core: bool) -> list[Block]:
-    """Messages with list content; ``core`` turns system messages into user text; runs of
-    one role become one message (results first), as the API would read them."""
+    """``core`` turns system messages into user text; runs of one role become one message
+    (results first), as the API would read them. A lone string content stays a string."""
     out: list[Block] = []
     for message in messages:
         role = message.get("role")
-        content = _blocks(message.get("content"))
+        content: str | list[Block] = message.get("content") or []
+        if not isinstance(content, str) or not content:
+            content = _blocks(content)
         if role == "system":
             if not core:
                 out.append(dict(message))
                 continue
-            text = message["content"] if isinstance(message.get("content"), str) else None
             role = "user"
-            content = [{"type": "text", "text": text or system_text(message.get("content"))}]
+            text = content if isinstance(content, str) else system_text(content)
+            content = [{"type": "text", "text": text}]
         if out and out[-1]["role"] == role:
-            merged = [*out[-1]["content"], *content]
+            merged = [*_blocks(out[-1]["content"]), *_blocks(content)]
             results = [b for b in merged if b.get("type") == "tool_result"]
             others = [b for b in merged if b.get("type") != "tool_result"]
             out[-1] = {**out[-1], "content": [*results, *others]}
@@ -249,7 +272,7 @@ def _core_fields(body: dict[str, Any]) -> None:
             del body["thinking"]
 
 
-def _thinking_rule(body: dict[str, Any], messages: list[Block], owner: Owner, target: str) -> bool:
+def _thinking_rule(body: dict[str, Any], messages: list[Block], *, own_last: bool) -> bool:
     """Drop ``thinking`` if the turn a tool loop continues does not start with thinking.
 
     With thinking on, the API requires the last assistant message to open with a thinking
@@ -263,15 +286,15 @@ def _thinking_rule(body: dict[str, Any], messages: list[Block], owner: Owner, ta
         return False
     if not messages or messages[-1]["role"] != "user":
         return False
-    if not any(b.get("type") == "tool_result" for b in messages[-1]["content"]):
+    if not any(b.get("type") == "tool_result" for b in _blocks(messages[-1]["content"])):
         return False
     last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
     if last is None:
         return False
-    content = last["content"]
+    content = _blocks(last["content"])
     if content and content[0].get("type") in THINKING_BLOCKS:
         return False
-    if owner(content) == target:
+    if own_last:
         return False
     del body["thinking"]
     _drop_thinking_edits(body)
