@@ -25,6 +25,7 @@ import pytest
 
 from tests.fakes.http import FakeServer, Received, Reply, sse
 from tests.proxy_support import (
+    anthropic_stream,
     anthropic_text_stream,
     chat_chunk,
     openai_text_stream,
@@ -270,3 +271,44 @@ def test_claude_code_switch_sends_the_file_read_before_it(tmp_path: Path) -> Non
     assert request.json()["model"] == "claude-up"
     assert _anthropic_tool_results(request) == [sent]
     assert "toolwire_proxy_switches_total 1" in metrics
+
+
+def test_claude_code_gets_anthropic_passed_through_with_its_thinking(tmp_path: Path) -> None:
+    command = _claude()
+    project = _project(tmp_path)
+    notes = project / "notes.txt"
+    thought = {"type": "thinking", "thinking": "Read the notes.", "signature": "U2lnbmVkQnlVcA=="}
+    read = {"type": "tool_use", "id": "toolu_01R", "name": "Read", "input": {}}
+    read["input"] = {"file_path": str(notes)}
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(
+            Reply(chunks=anthropic_stream([thought, read], "tool_use")),
+            Reply(chunks=anthropic_text_stream("alpha = 7.")),
+        )
+        # Claude Code's own model name, mapped: it treats the answer as Claude's.
+        models = '[proxy.models]\n"claude-opus-5-5" = "claude"'
+        config = write_config(tmp_path, openai_up.url, anthropic_up.url, models)
+        text = config.read_text().replace(
+            'model = "claude-up"', 'model = "claude-up"\npassthrough = "full"'
+        )
+        config.write_text(text)
+        with running(load_settings(config)) as url:
+            env = _environment(tmp_path, url)
+            events = _run(command, project, env, "claude-opus-5-5", "Read notes.txt")
+    sent = _read_result(events, notes)
+    assert _final(events)["result"] == "alpha = 7."
+    # Claude Code got the upstream's thinking whole, signature included.
+    assert thought in _blocks(events, "assistant")
+    first, second = anthropic_up.requests
+    # Claude Code's own body and headers went upstream (full pass-through).
+    assert first.headers.get("anthropic-beta")
+    assert second.headers["anthropic-beta"] == first.headers["anthropic-beta"]
+    assert "cache_control" in first.body.decode()
+    assert first.json()["thinking"]
+    # This Claude Code does not send thinking back inside a tool loop. The proxy knows the
+    # turn is the upstream's own (by its tool id), so the thinking parameter stays: it is
+    # dropped only for a turn that lost thinking it had (another backend's, or unknown).
+    assert second.json()["thinking"] == first.json()["thinking"]
+    (turn,) = [m for m in second.json()["messages"] if m["role"] == "assistant"]
+    assert turn["content"] == [read]
+    assert _anthropic_tool_results(second) == [sent]

@@ -286,3 +286,30 @@ def test_default_level_by_host() -> None:
     assert default_level("https://api.anthropic.com") == "full"
     assert default_level("https://open.bigmodel.cn/api/anthropic") == "core"
     assert default_level("http://127.0.0.1:9000") == "core"
+
+
+def test_a_turn_in_the_prefix_never_counts_as_kept_whole() -> None:
+    # The handoff prefix ends inside a tool loop of claude's own (its thinking already
+    # dropped when the prefix was rendered): the thinking parameter must go.
+    prefix = [
+        {"role": "user", "content": [{"type": "text", "text": "[HANDOFF] ..."}]},
+        {"role": "assistant", "content": [_use("toolu_1")]},
+        {"role": "user", "content": [_result("toolu_1")]},
+    ]
+
+    def owner(content: Any) -> str | None:
+        return "claude"  # every turn is recorded as claude's
+
+    body = _body([{"role": "user", "content": "old"}])
+    out = prepare(
+        body,
+        level="full",
+        model="m",
+        target="claude",
+        owner=owner,
+        headers={},
+        prefix=prefix,
+        start=1,
+    )
+    assert out.body["messages"] == prefix
+    assert out.dropped_thinking_param
