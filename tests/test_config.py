@@ -151,6 +151,14 @@ def test_backend_replay_argument(tmp_path: Path) -> None:
             r"limits.max_tokens must be a positive integer, got 'lots'",
         ),
         ("[limits]\nread_timeout = -1", r"limits.read_timeout must be a positive number"),
+        (
+            "[backends.x]\nprovider = 'anthropic'\nmodel = 'm'\npassthrough = 'all'",
+            r"passthrough = 'all' is not valid",
+        ),
+        (
+            "[backends.x]\nprovider = 'openai-chat'\nmodel = 'm'\npassthrough = 'full'",
+            r"passthrough applies to anthropic backends only",
+        ),
         ("default_backend = 'nope'", r"unknown backend 'nope' \(from .*\); defined: demo"),
         ("mode = ", "invalid TOML"),
     ],
@@ -220,3 +228,15 @@ def test_toolwire_config_reports_an_invalid_file_in_one_line(tmp_path: Path) -> 
     assert result.exit_code == 2
     assert result.output.strip().startswith("toolwire: mode 'yolo'")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_passthrough_level_is_read_and_shown(tmp_path: Path) -> None:
+    text = "[backends.glm]\nprovider = 'anthropic'\nmodel = 'glm-9'\npassthrough = 'core'"
+    path = _file(tmp_path, text)
+    cfg = load_config(path, environ={})
+    assert cfg.backend("glm").passthrough == "core"
+    shown = CliRunner().invoke(app, ["config", "--config", str(path)])
+    assert shown.exit_code == 0
+    assert any(
+        line.split()[:3] == ["passthrough", "=", "core"] for line in shown.output.splitlines()
+    ), shown.output

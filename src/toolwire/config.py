@@ -12,6 +12,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     provider = "anthropic"             # or openai-chat | openai-responses | gemini | replay
     model = "claude-sonnet-5"
     api_key_env = "ANTHROPIC_API_KEY"  # the NAME of the variable holding the key
+    passthrough = "full"               # toolwire proxy: full | core | off (default: by host)
 
     [backends.local]
     provider = "openai-chat"
