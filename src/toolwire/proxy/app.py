@@ -8,6 +8,7 @@ in Anthropic's shape with a one-line message; keys never appear in one.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections.abc import Awaitable
@@ -64,7 +65,9 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         try:
             body = await self._body(request)
-            p = plan(body, request.headers, self.settings, self.store)
+            # Off the event loop: the rewrite of a long history, a SQLite write lock or a
+            # Redis round trip would otherwise stall every stream this process relays.
+            p = await asyncio.to_thread(plan, body, request.headers, self.settings, self.store)
             estimate = estimate_tokens(p.backend, p.request)
             raw = RawBuffer() if p.passthrough is not None else None
             opened = await open_stream(p.backend, p.request, tap=raw)
@@ -96,7 +99,9 @@ class Proxy:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         try:
             body = await self._body(request)
-            p = plan(body, request.headers, self.settings, self.store, record=False)
+            p = await asyncio.to_thread(
+                plan, body, request.headers, self.settings, self.store, record=False
+            )
         except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
             return self._error(e)
         return JSONResponse({"input_tokens": estimate_tokens(p.backend, p.request)})

@@ -132,6 +132,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._states: dict[str, str] = {}
+        self._lock = threading.Lock()  # requests are planned in worker threads
 
     def load(self, session: str) -> SessionState:
         text = self._states.get(session)
@@ -141,11 +142,11 @@ class MemoryStore:
         self._states[session] = state.to_json()
 
     def update(self, session: str, change: Callable[[SessionState], _T]) -> _T:
-        # Atomic as it is: the event loop runs no other request between these lines.
-        state = self.load(session)
-        result = change(state)
-        self.save(session, state)
-        return result
+        with self._lock:
+            state = self.load(session)
+            result = change(state)
+            self.save(session, state)
+            return result
 
 
 class SQLiteStore:
