@@ -17,19 +17,28 @@ Everything runs on 127.0.0.1, each server in its own process:
 
 Both proxies are asked the same way: ``POST /v1/messages`` (Anthropic Messages API,
 ``stream: true``), and both answer with Anthropic SSE ``text_delta`` events. The client
-(httpx2, asyncio, this process) stamps each network read with ``time.monotonic_ns()``
-(CLOCK_MONOTONIC is shared by all processes) and splits the concatenated text back into
-``seq:sent`` tokens, so it does not matter whether a proxy merges or splits deltas.
+(this process, a minimal HTTP/1.1 client on raw asyncio streams, one connection per
+stream, on uvloop like the upstream and the proxy) stamps each network read with
+``time.monotonic_ns()`` (CLOCK_MONOTONIC is shared by all processes) and splits the
+concatenated text back into ``seq:sent`` tokens, so it does not matter whether a proxy
+merges or splits deltas. The client is the same for the direct and the proxied runs; it
+is lean (earlier versions used httpx2, whose own cost per event, on the 2 cores the
+proxy shares, dominated the direct baseline: p50 8 ms at 100 streams) so that what is
+measured is the proxy.
 
 Two phases per concurrency (1, 10, 100 streams):
 
 * latency: the upstream paces each stream (``--gap-ms`` between events, so the load
-  is steady rather than a saturation test); added latency = (receive - send) through the
-  proxy minus the same measured on a direct connection to the upstream at the same
-  concurrency, for p50 and p99 separately;
+  is steady rather than a saturation test), on a fixed schedule from a random offset
+  within the first gap, so streams are not phase-locked (real streams are independent;
+  ``--phase-locked`` puts every stream on one shared grid instead, all writing in the
+  same instant, the worst case). Added latency = (receive - send) through the proxy
+  minus the same measured on a direct connection to the upstream at the same concurrency
+  and pacing, for p50 and p99 separately;
 * throughput: the upstream writes as fast as it can; events/s = events the clients
   received / wall time from the first request to the last stream's end.
 
+The progress lines also give the proxy's CPU time per relayed event (from /proc).
 Every stream of every phase is checked: sequence numbers 0..N-1, complete and in order.
 Then a soak: 200 concurrent unpaced streams x 1,000 events through toolwire, nothing may
 be lost or reordered. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
@@ -42,6 +51,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import secrets
 import signal
 import socket
@@ -49,9 +59,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 HOST = "127.0.0.1"
 DEFAULT_LITELLM = "/tmp/litellm-venv/bin/litellm"
@@ -64,8 +76,9 @@ PHASE_TIMEOUT = 600.0  # seconds; every phase ends by itself well before this
 class Upstream:
     """The fake OpenAI-Chat server; ``gap`` (seconds between events) is set by /control."""
 
-    def __init__(self, events: int) -> None:
+    def __init__(self, events: int, phase_locked: bool) -> None:
         self.events = events
+        self.phase_locked = phase_locked
         self.gap = 0.0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -106,15 +119,24 @@ class Upstream:
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
             b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
         )
-        gap = self.gap
+        gap, loop = self.gap, asyncio.get_running_loop()
+        # Paced streams keep a fixed schedule (no drift): event k at ``start + k * gap``.
+        # Phase-locked, every stream's schedule is the same global grid, so all streams
+        # write in the same instant; otherwise each starts at a random point of its first
+        # gap, as independent real streams do.
+        now = loop.time()
+        if self.phase_locked:
+            start = (now // gap + 1) * gap if gap else now
+        else:
+            start = now + random.uniform(0, gap)
         for seq in range(self.events):
+            if gap:
+                await asyncio.sleep(start + seq * gap - loop.time())
             delta = {"content": f"{seq}:{time.monotonic_ns()}|"}
             if seq == 0:
                 delta["role"] = "assistant"
             _chunk(writer, _chat_chunk(delta, None))
-            if gap:
-                await asyncio.sleep(gap)
-            else:
+            if not gap:
                 await writer.drain()
         _chunk(writer, _chat_chunk({}, "stop"))
         usage = {
@@ -142,14 +164,24 @@ def _chunk(writer: asyncio.StreamWriter, payload: dict[str, Any]) -> None:
     writer.write(b"%x\r\n%s\r\n" % (len(data), data))
 
 
-def serve_upstream(port: int, events: int) -> None:
+def serve_upstream(port: int, events: int, phase_locked: bool) -> None:
     async def main() -> None:
-        up = Upstream(events)
+        up = Upstream(events, phase_locked)
         server = await asyncio.start_server(up.handle, HOST, port, backlog=1024)
         async with server:
             await server.serve_forever()
 
-    asyncio.run(main())
+    run(main())
+
+
+def run(main: Coroutine[Any, Any, int | None]) -> Any:
+    """``asyncio.run`` on uvloop when installed (the proxy's own loop): the client and
+    the upstream share the 2 cores with the proxy, so the cheaper loop disturbs less."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 # --------------------------------------------------------------------------- client
@@ -180,26 +212,70 @@ def _texts(line: bytes, openai: bool) -> str:
     return ""
 
 
-async def one_stream(client: Any, target: Target) -> Stream:
+class Dechunker:
+    """Incremental HTTP/1.1 chunked transfer decoding: ``feed`` returns the body bytes."""
+
+    def __init__(self) -> None:
+        self.buf = b""
+        self.left = 0  # bytes of the current chunk still to come (+2 for its CRLF)
+        self.done = False
+
+    def feed(self, data: bytes) -> bytes:
+        self.buf += data
+        out = []
+        while self.buf:
+            if self.left:
+                take = self.buf[: self.left]
+                self.buf = self.buf[len(take) :]
+                self.left -= len(take)
+                out.append(take[: max(0, len(take) - max(0, 2 - self.left))])
+                continue
+            line, sep, rest = self.buf.partition(b"\r\n")
+            if not sep:
+                break
+            size = int(line.split(b";")[0], 16)
+            self.buf = rest
+            if size == 0:
+                self.done = True
+                break
+            self.left = size + 2
+        return b"".join(out)
+
+
+async def one_stream(target: Target) -> Stream:
+    """One request on its own connection; the reads are stamped as they return."""
     out = Stream()
     pending, text = b"", ""
+    writer = None
     try:
-        async with client.stream("POST", target.url, json=target.body, headers=target.headers) as r:
-            if r.status_code != 200:
-                out.error = f"HTTP {r.status_code}: {(await r.aread())[:200]!r}"
-                return out
-            async for raw in r.aiter_raw():
-                now = time.monotonic_ns()
-                pending += raw
-                *lines, pending = pending.split(b"\n")
-                text += "".join(_texts(ln, target.openai) for ln in lines)
-                *tokens, text = text.split("|")
-                for tok in tokens:
-                    seq, _, sent = tok.partition(":")
-                    out.seqs.append(int(seq))
-                    out.latencies.append(now - int(sent))
+        reader, writer = await asyncio.open_connection(target.host, target.port)
+        writer.write(target.request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        if status != 200:
+            out.error = f"HTTP {status}: {(head + await reader.read(200))[:300]!r}"
+            return out
+        if b"transfer-encoding: chunked" not in head.lower():
+            raise RuntimeError(f"not a chunked response: {head!r}")
+        body = Dechunker()
+        while not body.done:
+            raw = await reader.read(65536)
+            now = time.monotonic_ns()
+            if not raw:
+                raise RuntimeError("the connection closed mid-body")
+            pending += body.feed(raw)
+            *lines, pending = pending.split(b"\n")
+            text += "".join(_texts(ln, target.openai) for ln in lines)
+            *tokens, text = text.split("|")
+            for tok in tokens:
+                seq, _, sent = tok.partition(":")
+                out.seqs.append(int(seq))
+                out.latencies.append(now - int(sent))
     except Exception as e:  # reported per stream, counted as lost events
         out.error = f"{type(e).__name__}: {e}"
+    finally:
+        if writer is not None:
+            writer.close()
     return out
 
 
@@ -210,6 +286,28 @@ class Target:
     body: dict[str, Any]
     headers: dict[str, str]
     openai: bool = False
+    pid: int | None = None  # the proxy's process, whose CPU time is reported
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or HOST
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port or 80
+
+    @property
+    def request(self) -> bytes:
+        body = json.dumps(self.body).encode()
+        head = [
+            f"POST {urlsplit(self.url).path} HTTP/1.1",
+            f"host: {self.host}:{self.port}",
+            "content-type: application/json",
+            f"content-length: {len(body)}",
+            "connection: close",
+            *(f"{k}: {v}" for k, v in self.headers.items()),
+        ]
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
 @dataclass
@@ -217,6 +315,11 @@ class Run:
     streams: list[Stream]
     seconds: float
     events: int
+    cpu: float = 0.0  # CPU seconds the proxy used during the run
+
+    @property
+    def cpu_us_per_event(self) -> float:
+        return 1e6 * self.cpu / max(1, self.received)
 
     @property
     def received(self) -> int:
@@ -240,25 +343,37 @@ class Run:
 
 
 async def drive(target: Target, n: int, events: int) -> Run:
-    import httpx2
+    cpu = cpu_seconds(target.pid)
+    started = time.monotonic()
+    streams = await asyncio.wait_for(
+        asyncio.gather(*(one_stream(target) for _ in range(n))), PHASE_TIMEOUT
+    )
+    seconds = time.monotonic() - started
+    return Run(list(streams), seconds, events, cpu_seconds(target.pid) - cpu)
 
-    limits = httpx2.Limits(max_connections=n + 10, max_keepalive_connections=n + 10)
-    timeout = httpx2.Timeout(120.0)
-    async with httpx2.AsyncClient(limits=limits, timeout=timeout) as client:
-        started = time.monotonic()
-        streams = await asyncio.wait_for(
-            asyncio.gather(*(one_stream(client, target) for _ in range(n))), PHASE_TIMEOUT
-        )
-        seconds = time.monotonic() - started
-    return Run(list(streams), seconds, events)
+
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def set_gap(upstream_port: int, gap_ms: float) -> None:
-    import httpx2
-
-    async with httpx2.AsyncClient() as client:
-        r = await client.post(f"http://{HOST}:{upstream_port}/control", json={"gap_ms": gap_ms})
-        r.raise_for_status()
+    reader, writer = await asyncio.open_connection(HOST, upstream_port)
+    body = json.dumps({"gap_ms": gap_ms}).encode()
+    writer.write(
+        b"POST /control HTTP/1.1\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
+        % (len(body), body)
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    writer.close()
+    if b" 200 " not in head.split(b"\r\n")[0]:
+        raise RuntimeError(f"/control answered {head!r}")
 
 
 # --------------------------------------------------------------------------- processes
@@ -329,7 +444,7 @@ default_backend = "local"
     proc = spawn(cmd, tmp / "toolwire.log")
     wait_ready(proc, port, tmp / "toolwire.log", 30)
     body = anthropic_body("local")
-    return proc, Target("toolwire", f"http://{HOST}:{port}/v1/messages", body, {})
+    return proc, Target("toolwire", f"http://{HOST}:{port}/v1/messages", body, {}, pid=proc.pid)
 
 
 def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
@@ -363,9 +478,8 @@ general_settings:
     proc = spawn(cmd, tmp / "litellm.log", env)
     wait_ready(proc, port, tmp / "litellm.log", 120)
     headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
-    target = Target(
-        "LiteLLM", f"http://{HOST}:{port}/v1/messages", anthropic_body("bench"), headers
-    )
+    url = f"http://{HOST}:{port}/v1/messages"
+    target = Target("LiteLLM", url, anthropic_body("bench"), headers, pid=proc.pid)
     return proc, target
 
 
@@ -455,7 +569,13 @@ async def measure(
         print(
             f"  {target.name:8} x{n:<3} paced p50 {paced.percentile_ms(0.5):.3f} ms "
             f"p99 {paced.percentile_ms(0.99):.3f} ms; unpaced {unpaced.per_second:,.0f} ev/s "
-            f"({unpaced.seconds:.1f} s)",
+            f"({unpaced.seconds:.1f} s)"
+            + (
+                f"; proxy CPU {paced.cpu_us_per_event:.0f} us/event paced, "
+                f"{unpaced.cpu_us_per_event:.0f} unpaced"
+                if target.pid
+                else ""
+            ),
             flush=True,
         )
         errors = paced.bad()[2] + unpaced.bad()[2]
@@ -469,6 +589,7 @@ async def bench(args: argparse.Namespace, tmp: Path) -> int:
     up_port = free_port()
     procs: list[subprocess.Popen[bytes]] = []
     cmd = [sys.executable, __file__, "--serve-upstream", str(up_port), "--events", str(args.events)]
+    cmd += ["--phase-locked"] if args.phase_locked else []
     try:
         procs.append(spawn(cmd, tmp / "upstream.log"))
         wait_ready(procs[-1], up_port, tmp / "upstream.log", 15)
@@ -552,13 +673,19 @@ def main() -> int:
         "/tmp/litellm-venv/bin/pip install 'litellm[proxy]'",
     )
     parser.add_argument("--no-litellm", action="store_true")
+    parser.add_argument(
+        "--phase-locked",
+        action="store_true",
+        help="pace every stream on one shared 20 ms grid (all streams write at once) "
+        "instead of each from a random offset",
+    )
     parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
-        serve_upstream(args.serve_upstream, args.events)
+        serve_upstream(args.serve_upstream, args.events, args.phase_locked)
         return 0
     with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
-        return asyncio.run(bench(args, Path(tmp)))
+        return int(run(bench(args, Path(tmp))))
 
 
 if __name__ == "__main__":

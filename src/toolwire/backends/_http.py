@@ -27,6 +27,7 @@ import httpx2
 
 from toolwire.backends._failures import one_line, provider_message, reason, retry_after
 from toolwire.backends._secrets import scrub
+from toolwire.backends._wire import body_chunks, shared_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.decode import Decoder, decoder_for
@@ -38,8 +39,7 @@ _MAX_ERROR_BODY = 65536
 
 @cache
 def _tls_context() -> ssl.SSLContext:
-    """One TLS context for every request: building it loads the CA bundle, ~30-80 ms,
-    which a client made per request would pay again on every model call."""
+    """One TLS context for every client: building it loads the CA bundle, ~30-80 ms."""
     return httpx2.create_ssl_context()
 
 
@@ -108,15 +108,15 @@ class HTTPBackend(ABC):
             write=s.write_timeout,
             pool=s.connect_timeout,
         )
-        async with httpx2.AsyncClient(timeout=timeout, verify=_tls_context()) as client:
-            response = await self._open(client, body)
-            events = self._events(response, decoder_for(self.wire_format), tap, adapter)
-            try:
-                async with aclosing(events):
-                    async for event in events:
-                        yield event
-            finally:
-                await response.aclose()
+        client = shared_client(timeout, _tls_context())
+        response = await self._open(client, body)
+        events = self._events(response, decoder_for(self.wire_format), tap, adapter)
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    yield event
+        finally:
+            await response.aclose()
 
     async def _open(self, client: httpx2.AsyncClient, body: dict[str, Any]) -> httpx2.Response:
         """Send until a 2xx answers; retry what may pass on a second try (module doc)."""
@@ -148,8 +148,9 @@ class HTTPBackend(ABC):
     ) -> AsyncGenerator[Event, None]:
         received = False
         failure: str | None = None
+        chunks = body_chunks(response)
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 received = received or bool(chunk)
                 if tap is not None:
                     tap(chunk)
@@ -164,6 +165,8 @@ class HTTPBackend(ABC):
             if not received:
                 raise TransportError(f"the connection to {self._host()} failed: {_plain(e)}") from e
             failure = f"the connection to {self._host()} broke mid-response ({_plain(e)})"
+        finally:
+            await chunks.aclose()  # here, not when collected: by then its loop may be closed
         events = decoder.close()
         if failure is not None:
             events = _blame(events, failure)

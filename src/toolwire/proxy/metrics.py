@@ -35,7 +35,8 @@ class Metrics:
         """Add ``value`` to the counter ``name`` with ``labels``."""
         if name not in _HELP:
             raise KeyError(name)
-        key = (name, tuple(sorted(labels.items())))
+        # Called per relayed event (bytes sent): no sorting when there is nothing to sort.
+        key = (name, tuple(sorted(labels.items())) if labels else ())
         with self._lock:
             self._values[key] += value
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator
 
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
+from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.upstream import Opened, UpstreamError
@@ -19,11 +20,8 @@ def stream_response(
     encoder: AnthropicEncoder, opened: Opened, metrics: Metrics, headers: dict[str, str]
 ) -> Response:
     """The streamed answer: the encoder's events as SSE, sent as they arrive."""
-    return StreamingResponse(
-        relay(encoder, opened, metrics),
-        media_type="text/event-stream",
-        headers={"cache-control": "no-cache", **headers},
-    )
+    body = relay(encoder, opened, metrics)
+    return EventStreamResponse(body, {"cache-control": "no-cache", **headers})
 
 
 async def relay(
@@ -39,9 +37,8 @@ async def relay(
         yield chunk
         metrics.add("toolwire_proxy_bytes_total", len(chunk))
         async for event in opened.rest:
-            payloads = encoder.feed(event)
-            if payloads:
-                chunk = b"".join(sse_bytes(p) for p in payloads)
+            chunk = encoder.feed_sse(event)
+            if chunk:
                 metrics.add("toolwire_proxy_bytes_total", len(chunk))
                 yield chunk
             if encoder.done:
