@@ -14,9 +14,10 @@ import json
 import re
 from collections.abc import AsyncGenerator
 
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from toolwire.events import MessageEnd, StreamError
+from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import Payload, accumulate, error_payload, sse_bytes
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.upstream import Opened, UpstreamError
@@ -55,10 +56,8 @@ def stream_raw(
     buffer: RawBuffer, opened: Opened, metrics: Metrics, headers: dict[str, str]
 ) -> Response:
     """The streamed answer: the upstream's own events, as they arrive."""
-    return StreamingResponse(
-        _relay(buffer, opened, metrics),
-        media_type="text/event-stream",
-        headers={"cache-control": "no-cache", **headers},
+    return EventStreamResponse(
+        _relay(buffer, opened, metrics), {"cache-control": "no-cache", **headers}
     )
 
 
