@@ -34,7 +34,13 @@ Two phases per concurrency (1, 10, 100 streams):
   ``--phase-locked`` puts every stream on one shared grid instead, all writing in the
   same instant, the worst case). Added latency = (receive - send) through the proxy
   minus the same measured on a direct connection to the upstream at the same concurrency
-  and pacing, for p50 and p99 separately;
+  and pacing, for p50 and p99 separately. The paced runs come in ``--rounds`` rounds
+  (default 3), direct and toolwire interleaved so that both meet the same machine, and
+  each round's toolwire figure is taken against that round's direct one; the table
+  gives the median over the rounds and their range. On a shared VM the p99 of even the
+  direct runs moves by milliseconds from one run to the next (the hypervisor's steal
+  time, printed with the table, is part of why): a single round is not a measurement.
+  LiteLLM, orders of magnitude slower, gets one round;
 * throughput: the upstream writes as fast as it can; events/s = events the clients
   received / wall time from the first request to the last stream's end.
 
@@ -55,6 +61,7 @@ import random
 import secrets
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -502,10 +509,24 @@ def direct_target(upstream: int) -> Target:
 
 @dataclass
 class Cell:
-    """One contender at one concurrency: the paced run and the unpaced one."""
+    """One contender at one concurrency: its paced runs (one per round) and unpaced one."""
 
-    paced: Run
-    unpaced: Run
+    paced: list[Run] = field(default_factory=list)
+    unpaced: Run | None = None
+
+
+def added(cells: dict[tuple[str, int], Cell], name: str, n: int, q: float) -> list[float]:
+    """Per round: the contender's percentile ``q`` minus the direct run's of that round."""
+    base = cells[("direct", n)].paced
+    runs = cells[(name, n)].paced
+    return [r.percentile_ms(q) - b.percentile_ms(q) for r, b in zip(runs, base, strict=False)]
+
+
+def spread(values: list[float]) -> str:
+    """The median, with the range when there are several rounds."""
+    if len(values) == 1:
+        return ms(values[0])
+    return f"{ms(statistics.median(values))} ({ms(min(values))}-{ms(max(values))})"
 
 
 def checked(name: str, n: int, *runs: Run) -> str:
@@ -531,16 +552,16 @@ def table(cells: dict[tuple[str, int], Cell], names: list[str], levels: list[int
     rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
     for n in levels:
         base = cells[("direct", n)].paced
-        b50, b99 = base.percentile_ms(0.5), base.percentile_ms(0.99)
+        b50 = statistics.median(r.percentile_ms(0.5) for r in base)
+        b99 = statistics.median(r.percentile_ms(0.99) for r in base)
         row = [str(n), f"{ms(b50)} / {ms(b99)}"]
         rates = []
         for name in names[1:]:
             cell = cells.get((name, n))
-            if cell is None:
+            if cell is None or cell.unpaced is None:
                 row += ["-", "-", "-"]
                 continue
-            p = cell.paced
-            row += [ms(p.percentile_ms(0.5) - b50), ms(p.percentile_ms(0.99) - b99)]
+            row += [spread(added(cells, name, n, 0.5)), spread(added(cells, name, n, 0.99))]
             row.append(f"{cell.unpaced.per_second:,.0f}")
             rates.append(cell.unpaced.per_second)
         if len(rates) == 2:
@@ -555,33 +576,47 @@ def table(cells: dict[tuple[str, int], Cell], names: list[str], levels: list[int
 
 
 async def measure(
-    target: Target, upstream: int, levels: list[int], args: argparse.Namespace
-) -> dict[int, Cell]:
+    targets: list[Target], upstream: int, levels: list[int], args: argparse.Namespace
+) -> dict[tuple[str, int], Cell]:
+    """Paced rounds interleaved (direct, toolwire, direct, toolwire...) so that both meet
+    the same machine; LiteLLM, orders of magnitude off, gets one round. Then unpaced."""
     await set_gap(upstream, 0)
-    await drive(target, 2, args.events)  # warm-up: connections, imports, first-request paths
-    cells: dict[int, Cell] = {}
+    for target in targets:
+        await drive(target, 2, args.events)  # warm-up: connections, imports, first paths
+    cells: dict[tuple[str, int], Cell] = {(t.name, n): Cell() for t in targets for n in levels}
     for n in levels:
         await set_gap(upstream, args.gap_ms)
-        paced = await drive(target, n, args.events)
+        for round_ in range(args.rounds):
+            for target in targets:
+                if target.name == "LiteLLM" and round_:
+                    continue
+                run = await drive(target, n, args.events)
+                cells[(target.name, n)].paced.append(run)
+                print(
+                    f"  {target.name:8} x{n:<3} paced round {round_ + 1}: "
+                    f"p50 {run.percentile_ms(0.5):.3f} ms p99 {run.percentile_ms(0.99):.3f} ms"
+                    + (f"; proxy CPU {run.cpu_us_per_event:.0f} us/event" if target.pid else ""),
+                    flush=True,
+                )
         await set_gap(upstream, 0)
-        unpaced = await drive(target, n, args.events)
-        cells[n] = Cell(paced, unpaced)
-        print(
-            f"  {target.name:8} x{n:<3} paced p50 {paced.percentile_ms(0.5):.3f} ms "
-            f"p99 {paced.percentile_ms(0.99):.3f} ms; unpaced {unpaced.per_second:,.0f} ev/s "
-            f"({unpaced.seconds:.1f} s)"
-            + (
-                f"; proxy CPU {paced.cpu_us_per_event:.0f} us/event paced, "
-                f"{unpaced.cpu_us_per_event:.0f} unpaced"
-                if target.pid
-                else ""
-            ),
-            flush=True,
-        )
-        errors = paced.bad()[2] + unpaced.bad()[2]
-        if errors:
-            print(f"    {len(errors)} failed streams; first: {errors[0]}", flush=True)
+        for target in targets:
+            unpaced = cells[(target.name, n)].unpaced = await drive(target, n, args.events)
+            print(
+                f"  {target.name:8} x{n:<3} unpaced {unpaced.per_second:,.0f} ev/s "
+                f"({unpaced.seconds:.1f} s)"
+                + (f"; proxy CPU {unpaced.cpu_us_per_event:.0f} us/event" if target.pid else ""),
+                flush=True,
+            )
     return cells
+
+
+def steal_ticks() -> tuple[int, int]:
+    """(steal, total) CPU ticks of the machine so far (/proc/stat; zeros when unknown)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields)
 
 
 async def bench(args: argparse.Namespace, tmp: Path) -> int:
@@ -630,14 +665,18 @@ async def report(
         "(Anthropic SSE) from an OpenAI-Chat upstream.",
         flush=True,
     )
-    cells: dict[tuple[str, int], Cell] = {}
-    problems = []
-    for target in targets:
-        for n, cell in (await measure(target, up_port, levels, args)).items():
-            cells[(target.name, n)] = cell
-            problems.append(checked(target.name, n, cell.paced, cell.unpaced))
+    steal0, total0 = steal_ticks()
+    cells = await measure(targets, up_port, levels, args)
+    steal1, total1 = steal_ticks()
+    problems = [
+        checked(name, n, *cell.paced, *([cell.unpaced] if cell.unpaced else []))
+        for (name, n), cell in cells.items()
+    ]
     print()
     print(table(cells, names, levels))
+    if total1 > total0:
+        share = 100 * (steal1 - steal0) / (total1 - total0)
+        print(f"\nCPU time stolen by the hypervisor during these runs: {share:.1f}%")
     if note:
         print(f"\n{note}")
     await set_gap(up_port, 0)
@@ -666,6 +705,9 @@ def main() -> int:
     parser.add_argument("--gap-ms", type=float, default=20.0, help="latency phase pacing")
     parser.add_argument("--concurrency", default="1,10,100")
     parser.add_argument("--soak", type=int, default=200, help="concurrent streams of the soak")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="paced rounds of direct and toolwire, interleaved"
+    )
     parser.add_argument(
         "--litellm",
         default=DEFAULT_LITELLM,

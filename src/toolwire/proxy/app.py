@@ -26,7 +26,7 @@ from toolwire.proxy.prepare import Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.raw_relay import RawBuffer, collect_raw, stream_raw
 from toolwire.proxy.relay import collect, json_bytes, stream_response
-from toolwire.proxy.sessions import SessionState, SessionStore, open_store
+from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, open_store
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.translate import BadRequestError
 from toolwire.proxy.upstream import UpstreamError, estimate_tokens, open_stream
@@ -65,9 +65,7 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         try:
             body = await self._body(request)
-            # Off the event loop: the rewrite of a long history, a SQLite write lock or a
-            # Redis round trip would otherwise stall every stream this process relays.
-            p = await asyncio.to_thread(plan, body, request.headers, self.settings, self.store)
+            p = await self._plan(body, request, record=True)
             estimate = estimate_tokens(p.backend, p.request)
             raw = RawBuffer() if p.passthrough is not None else None
             opened = await open_stream(p.backend, p.request, tap=raw)
@@ -99,9 +97,7 @@ class Proxy:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         try:
             body = await self._body(request)
-            p = await asyncio.to_thread(
-                plan, body, request.headers, self.settings, self.store, record=False
-            )
+            p = await self._plan(body, request, record=False)
         except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
             return self._error(e)
         return JSONResponse({"input_tokens": estimate_tokens(p.backend, p.request)})
@@ -146,6 +142,15 @@ class Proxy:
         return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
+
+    async def _plan(self, body: Any, request: Request, *, record: bool) -> Plan:
+        args = (body, request.headers, self.settings, self.store)
+        if isinstance(self.store, MemoryStore):
+            # Planning is CPU work under the GIL: a worker thread would not let the loop
+            # relay meanwhile, and handing over costs each stream up to a switch interval.
+            return plan(*args, record=record)
+        # A SQLite write lock or a Redis round trip waits off the loop.
+        return await asyncio.to_thread(plan, *args, record=record)
 
     def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
