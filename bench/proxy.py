@@ -40,7 +40,8 @@ Two phases per concurrency (1, 10, 100 streams):
   gives the median over the rounds and their range. On a shared VM the p99 of even the
   direct runs moves by milliseconds from one run to the next (the hypervisor's steal
   time, printed with the table, is part of why): a single round is not a measurement.
-  LiteLLM, orders of magnitude slower, gets one round;
+  LiteLLM, orders of magnitude slower, gets one round. Before every run the bench waits
+  for both proxy processes to be idle;
 * throughput: the upstream writes as fast as it can; events/s = events the clients
   received / wall time from the first request to the last stream's end.
 
@@ -590,6 +591,7 @@ async def measure(
             for target in targets:
                 if target.name == "LiteLLM" and round_:
                     continue
+                await settle(targets)
                 run = await drive(target, n, args.events)
                 cells[(target.name, n)].paced.append(run)
                 print(
@@ -600,6 +602,7 @@ async def measure(
                 )
         await set_gap(upstream, 0)
         for target in targets:
+            await settle(targets)
             unpaced = cells[(target.name, n)].unpaced = await drive(target, n, args.events)
             print(
                 f"  {target.name:8} x{n:<3} unpaced {unpaced.per_second:,.0f} ev/s "
@@ -608,6 +611,19 @@ async def measure(
                 flush=True,
             )
     return cells
+
+
+async def settle(targets: list[Target], limit: float = 60.0) -> None:
+    """Wait until every proxy process is idle (under 2% of a core over half a second), so
+    that no run pays for the background work of the one before it (LiteLLM keeps busy
+    for a while after a heavy run)."""
+    pids = [t.pid for t in targets if t.pid]
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = sum(cpu_seconds(p) for p in pids)
+        await asyncio.sleep(0.5)
+        if sum(cpu_seconds(p) for p in pids) - before < 0.01:
+            return
 
 
 def steal_ticks() -> tuple[int, int]:

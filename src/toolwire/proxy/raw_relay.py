@@ -64,20 +64,22 @@ def stream_raw(
 async def _relay(buffer: RawBuffer, opened: Opened, metrics: Metrics) -> AsyncGenerator[bytes]:
     failure = opened.first.message if isinstance(opened.first, StreamError) else None
     ended = isinstance(opened.first, MessageEnd)
+    sent = 0  # added to the metrics once, as on the translated path
     try:
         chunk = buffer.take()
         if chunk:
-            metrics.add("toolwire_proxy_bytes_total", len(chunk))
             yield chunk
+            sent += len(chunk)
         async for event in opened.rest:
             if isinstance(event, StreamError):
                 failure = event.message
             ended = ended or isinstance(event, MessageEnd)
             chunk = buffer.take()
             if chunk:
-                metrics.add("toolwire_proxy_bytes_total", len(chunk))
                 yield chunk
+                sent += len(chunk)
     finally:
+        metrics.add("toolwire_proxy_bytes_total", sent)
         await opened.rest.aclose()
     if failure is not None or not ended:
         metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")

@@ -29,21 +29,24 @@ async def relay(
 ) -> AsyncGenerator[bytes, None]:
     """The SSE bytes of the stream; the upstream is closed however this ends."""
     # Cancellation (the client went away) lands in an await here; closing the upstream
-    # generator in ``finally`` closes its HTTP response at once.
+    # generator in ``finally`` closes its HTTP response at once. Bytes sent are counted
+    # here and added to the metrics once: a locked counter per event showed in profiles.
+    sent = 0
     try:
         chunk = sse_bytes(encoder.start())
         for payload in encoder.feed(opened.first):
             chunk += sse_bytes(payload)
         yield chunk
-        metrics.add("toolwire_proxy_bytes_total", len(chunk))
+        sent += len(chunk)
         async for event in opened.rest:
             chunk = encoder.feed_sse(event)
             if chunk:
-                metrics.add("toolwire_proxy_bytes_total", len(chunk))
                 yield chunk
+                sent += len(chunk)
             if encoder.done:
                 break
     finally:
+        metrics.add("toolwire_proxy_bytes_total", sent)
         await opened.rest.aclose()
     if not encoder.stopped:
         metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
