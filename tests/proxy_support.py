@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import uvicorn
 
 from tests.fakes.http import sse
@@ -192,6 +193,14 @@ def _block_events(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
         start = {**block, "input": {}}
         return start, [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
     return block, []
+
+
+def sdk_final_message(url: str, model: str, prompt: str) -> Any:
+    """The ``anthropic`` SDK's accumulated message for one streamed request to ``url``."""
+    client = anthropic.Anthropic(base_url=url, api_key="client-key", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": prompt}]
+    with client.messages.stream(model=model, max_tokens=1024, messages=messages) as stream:
+        return stream.get_final_message()
 
 
 def decode_anthropic(body: bytes) -> list[Event]:

@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
 import pytest
 
@@ -20,6 +19,7 @@ from tests.proxy_support import (
     openai_text_stream,
     request_body,
     running,
+    sdk_final_message,
     sse_payloads,
     write_config,
 )
@@ -92,13 +92,7 @@ def test_full_level_forwards_caching_thinking_and_betas_and_relays_bytes(tmp_pat
         anthropic_up.script(Reply(chunks=stream), Reply(chunks=stream))
         with running(_settings(tmp_path, openai_up.url, anthropic_up.url, "full")) as url:
             reply = _post(url, _claude_body([{"role": "user", "content": "x"}]))
-            client = anthropic.Anthropic(base_url=url, api_key="client-key", max_retries=0)
-            with client.messages.stream(
-                model="claude,claude-up",
-                max_tokens=1024,
-                messages=[{"role": "user", "content": "search"}],
-            ) as sdk_stream:
-                final = sdk_stream.get_final_message()
+            final = sdk_final_message(url, "claude,claude-up", "search")
     sent = anthropic_up.requests[0]
     body = sent.json()
     assert body["model"] == "claude-up"

@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import anthropic
 import httpx2
 import pytest
 
@@ -20,6 +19,7 @@ from tests.proxy_support import (
     openai_tool_stream,
     request_body,
     running,
+    sdk_final_message,
     settings_for,
     sse_payloads,
     tool_loop_messages,
@@ -86,13 +86,7 @@ def test_upstream_body_is_openai_chat(upstream: FakeServer, proxy_url: str) -> N
 
 def test_anthropic_sdk_accumulates_the_stream(upstream: FakeServer, proxy_url: str) -> None:
     upstream.script(Reply(chunks=openai_tool_stream()))
-    client = anthropic.Anthropic(base_url=proxy_url, api_key="client-key", max_retries=0)
-    with client.messages.stream(
-        model="claude-opus-5-5",
-        max_tokens=1024,
-        messages=[{"role": "user", "content": "Read src/a.py"}],
-    ) as stream:
-        message = stream.get_final_message()
+    message = sdk_final_message(proxy_url, "claude-opus-5-5", "Read src/a.py")
     assert message.stop_reason == "tool_use"
     text, tool = message.content
     assert text.type == "text"
