@@ -159,7 +159,9 @@ def test_thinking_follows_its_tool_loop_and_is_dropped_after_a_switch(tmp_path: 
             _post(url, _claude_body(history, model="claude-opus-5-5"))
             httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
             _post(url, _claude_body(history, model="claude-opus-5-5"))
+            metrics = httpx2.get(f"{url}/metrics", timeout=5).text
     _, own, back = (r.json() for r in anthropic_up.requests)
+    assert "toolwire_proxy_thinking_param_dropped_total 1" in metrics
     assert own["messages"][1]["content"][0] == THOUGHT
     assert own["thinking"] == {"type": "adaptive"}
     # After local and back, the turn is history before a switch: no signature is sent,

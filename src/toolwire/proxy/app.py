@@ -73,6 +73,13 @@ class Proxy:
             return self._error(e)
         if p.switched:
             self.metrics.add("toolwire_proxy_switches_total")
+        if p.passthrough is not None:
+            if p.passthrough.stripped_thinking:
+                self.metrics.add(
+                    "toolwire_proxy_thinking_stripped_total", p.passthrough.stripped_thinking
+                )
+            if p.passthrough.dropped_thinking_param:
+                self.metrics.add("toolwire_proxy_thinking_param_dropped_total")
         self.metrics.add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
         self.metrics.add("toolwire_proxy_upstream_latency_seconds_count")
         self.metrics.add(

@@ -11,6 +11,15 @@ _HELP = {
     "toolwire_proxy_bytes_total": ("counter", "Response body bytes sent to clients."),
     "toolwire_proxy_errors_total": ("counter", "Errors answered, by kind."),
     "toolwire_proxy_switches_total": ("counter", "Backend switches within a session."),
+    "toolwire_proxy_thinking_stripped_total": (
+        "counter",
+        "Thinking blocks of passed-through turns not sent to a backend that did not produce them.",
+    ),
+    "toolwire_proxy_thinking_param_dropped_total": (
+        "counter",
+        "Pass-through requests whose thinking parameter was dropped (a tool loop's turn "
+        "had lost its thinking).",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",
