@@ -14,6 +14,7 @@ httpx's exceptions are translated here and nowhere else (``raise ... from``). Th
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import ssl
 from abc import ABC, abstractmethod
@@ -68,6 +69,7 @@ class HTTPBackend(ABC):
         self.settings = settings or HTTPSettings()
         self._api_key = api_key
         self._api_key_env = api_key_env
+        self._body: tuple[ModelRequest, str] | None = None
 
     # -- what a provider defines --------------------------------------------------------
 
@@ -83,6 +85,18 @@ class HTTPBackend(ABC):
     def auth_headers(self, api_key: str) -> dict[str, str]:
         """The headers that carry the key."""
 
+    def body_text(self, request: ModelRequest) -> str:
+        """``build_body(request)`` as the JSON text sent (compact, as httpx2 writes it).
+
+        Kept until the request is sent: the proxy sizes a request (its token estimate)
+        before sending it, and a long history should be built and serialized once.
+        """
+        if self._body is None or self._body[0] is not request:
+            body = self.build_body(request)
+            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            self._body = (request, text)
+        return self._body[1]
+
     def headers(self) -> dict[str, str]:
         """Every request header, the key's included when there is one."""
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
@@ -97,7 +111,8 @@ class HTTPBackend(ABC):
         self, request: ModelRequest, *, tap: Tap | None = None
     ) -> AsyncGenerator[Event, None]:
         """POST the request and yield its events as they decode (see ``base``)."""
-        body = self.build_body(request)
+        body = self.body_text(request).encode()
+        self._body = None  # sent from here on: a long-lived backend need not hold it
         adapter = (
             None if self.tool_format == "native" else TagAdapter(self.tool_format, request.tools)
         )
@@ -118,11 +133,11 @@ class HTTPBackend(ABC):
         finally:
             await response.aclose()
 
-    async def _open(self, client: httpx2.AsyncClient, body: dict[str, Any]) -> httpx2.Response:
+    async def _open(self, client: httpx2.AsyncClient, body: bytes) -> httpx2.Response:
         """Send until a 2xx answers; retry what may pass on a second try (module doc)."""
         attempt = 0
         while True:
-            request = client.build_request("POST", self.url(), json=body, headers=self.headers())
+            request = client.build_request("POST", self.url(), content=body, headers=self.headers())
             with self._translated("connect to"):
                 response = await client.send(request, stream=True)
             if response.is_success:

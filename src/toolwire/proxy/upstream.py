@@ -93,10 +93,10 @@ def estimate_tokens(backend: TappableBackend, request: ModelRequest) -> int:
     token per 4 characters of its compact JSON, the usual ratio for English and code.
     """
     if isinstance(backend, HTTPBackend):
-        body = backend.build_body(request)
+        text = backend.body_text(request)  # built once: the same text is then sent
     else:
         body = {"system": request.system, "messages": repr(request.messages)}
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return max(1, math.ceil(len(text) / 4))
 
 
