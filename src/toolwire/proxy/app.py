@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -30,6 +30,8 @@ from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, ope
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.translate import BadRequestError
 from toolwire.proxy.upstream import UpstreamError, estimate_tokens, open_stream
+
+_T = TypeVar("_T")
 
 
 class BodyTooLargeError(Exception):
@@ -145,23 +147,28 @@ class Proxy:
             AttributeError,
         ) as e:
             return self._error(e)
-        self.store.update(str(sid), partial(_force, name))
+        await self._with_store(partial(self.store.update, str(sid), partial(_force, name)))
         return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
 
     async def _plan(self, body: Any, request: Request, *, record: bool) -> Plan:
         args = (body, request.headers, self.settings, self.store)
-        if isinstance(self.store, MemoryStore):
-            # Planning is CPU work under the GIL: a worker thread would not let the loop
-            # relay meanwhile, and handing over costs each stream up to a switch interval.
-            return plan(*args, record=record)
-        # A SQLite write lock or a Redis round trip waits off the loop.
-        return await asyncio.to_thread(plan, *args, record=record)
+        return await self._with_store(partial(plan, *args, record=record))
 
-    def _produced(self, p: Plan, keys: list[str]) -> None:
+    async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
-        self.store.update(p.session, lambda state: state.remember(keys, p.route.backend))
+        change = partial(_remember, keys, p.route.backend)
+        await self._with_store(partial(self.store.update, p.session, change))
+
+    async def _with_store(self, work: Callable[[], _T]) -> _T:
+        """Run ``work``, which reads or writes the session store, where it belongs."""
+        if isinstance(self.store, MemoryStore):
+            # CPU work under the GIL: a worker thread would not let the loop relay
+            # meanwhile, and handing over costs each stream up to a switch interval.
+            return work()
+        # A SQLite write lock or a Redis round trip waits off the loop.
+        return await asyncio.to_thread(work)
 
     async def _collected(self, message: Awaitable[Payload]) -> Response:
         try:
@@ -220,6 +227,10 @@ def _classify(exc: Exception) -> tuple[int, str]:
 
 def _force(backend: str, state: SessionState) -> None:
     state.forced = backend
+
+
+def _remember(keys: list[str], backend: str, state: SessionState) -> None:
+    state.remember(keys, backend)
 
 
 def create_app(settings: ProxySettings, store: SessionStore | None = None) -> Starlette:

@@ -14,7 +14,7 @@ Keys are short digests for signatures (they are kilobytes long) and the ids as t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from toolwire.events import Event, MessageEnd, ThinkingDelta, ToolCallStart
@@ -92,7 +92,7 @@ class Recorder:
 async def watched(
     events: AsyncGenerator[Event, None],
     first: Event,
-    done: Callable[[list[str]], None],
+    done: Callable[[list[str]], Awaitable[None]],
 ) -> AsyncGenerator[Event, None]:
     """``events`` unchanged; when the response completes normally, ``done(keys)``.
 
@@ -104,20 +104,20 @@ async def watched(
     recorder.see(first)
     try:
         if recorder.completed:
-            _record(recorder, done)
+            await _record(recorder, done)
         async for event in events:
             recorder.see(event)
             if isinstance(event, MessageEnd) and recorder.completed:
                 # Before yielding: the relay stops iterating at the message's end.
-                _record(recorder, done)
+                await _record(recorder, done)
             yield event
     finally:
         await events.aclose()
 
 
-def _record(recorder: Recorder, done: Callable[[list[str]], None]) -> None:
+async def _record(recorder: Recorder, done: Callable[[list[str]], Awaitable[None]]) -> None:
     if recorder.keys:
-        done(recorder.keys)
+        await done(recorder.keys)
 
 
 __all__ = [
