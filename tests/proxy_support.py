@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx2
 import uvicorn
 
 from tests.fakes.http import sse
@@ -136,7 +139,7 @@ def anthropic_stream(
     """An Anthropic Messages stream, one SSE event per chunk, sending ``blocks`` whole:
     text and thinking as deltas (a thinking block's signature last), tool input as one
     ``input_json_delta``, any other block (server tools, redacted thinking) in its start."""
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_up",
         "type": "message",
         "role": "assistant",
@@ -269,3 +272,54 @@ def tool_loop_messages() -> list[dict[str, Any]]:
             "content": [{"type": "tool_result", "tool_use_id": "call_abc", "content": FILE_TEXT}],
         },
     ]
+
+
+def read_turn(call_id: str, path: str, text: str) -> list[dict[str, Any]]:
+    """Messages of one Read: the call, its result (``text``), the model's short reply."""
+    return [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "Read", "input": {"file_path": path}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": f"Read {path}."}]},
+    ]
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON: equal strings mean byte-identical bodies."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def message_text(content: Any) -> str:
+    """The text of a message's (or tool result's) ``content``: a string or text blocks."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content)
+
+
+def post_messages(url: str, history: list[dict[str, Any]]) -> httpx2.Response:
+    """A streamed Claude-Code-like request with ``history`` to the proxy; must be a 200."""
+    reply = httpx2.post(f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10)
+    assert reply.status_code == 200, reply.text
+    return reply
+
+
+def switch_cli(
+    url: str, config: Path, backend: str, session: str
+) -> subprocess.CompletedProcess[str]:
+    """``toolwire proxy switch BACKEND --session SESSION`` against the proxy at ``url``."""
+    port = url.rsplit(":", 1)[1]
+    argv = ["proxy", "switch", backend, "--session", session, "--port", port]
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", *argv, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )

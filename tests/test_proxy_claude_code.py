@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from tests.proxy_support import (
     chat_chunk,
     openai_text_stream,
     running,
+    switch_cli,
     write_config,
 )
 from toolwire.proxy import load_settings
@@ -237,26 +237,7 @@ def test_claude_code_switch_sends_the_file_read_before_it(tmp_path: Path) -> Non
             env = _environment(tmp_path, url)
             before = _run(command, project, env, "sonnet-test", "Read notes.txt")
             session = before[0]["session_id"]
-            switched = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "toolwire",
-                    "proxy",
-                    "switch",
-                    "claude",
-                    "--session",
-                    session,
-                    "--port",
-                    url.rsplit(":", 1)[1],
-                    "--config",
-                    str(config),
-                ],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
+            switched = switch_cli(url, config, "claude", session)
             assert switched.returncode == 0, switched.stderr
             after = _run(command, project, env, "sonnet-test", "--resume", session, "What is beta?")
             metrics = httpx2.get(f"{url}/metrics", timeout=5).text

@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -26,10 +25,15 @@ from tests.fakes.http import FakeServer, Reply
 from tests.proxy_support import (
     FILE_TEXT,
     anthropic_text_stream,
+    compact_json,
+    message_text,
     openai_text_stream,
+    post_messages,
+    read_turn,
     request_body,
     running,
     settings_for,
+    switch_cli,
 )
 from toolwire.config_schema import ConfigError
 from toolwire.proxy import ProxySettings
@@ -281,8 +285,12 @@ def test_two_proxies_share_a_switch_and_rewrite_identically(tmp_path: Path, redi
         anthropic_up.script(*[Reply(chunks=anthropic_text_stream("fine")) for _ in range(3)])
         settings_a, settings_b = _two_settings(tmp_path, openai_up.url, anthropic_up.url, redis_url)
         with running(settings_a) as url_a, running(settings_b) as url_b:
-            history = _read_history()
-            _post(url_a, history)  # on the default backend (local), through A
+            history = [
+                {"role": "user", "content": "Read src/a.py"},
+                *read_turn("call_a", "src/a.py", FILE_TEXT),
+                {"role": "user", "content": "What did it say?"},
+            ]
+            post_messages(url_a, history)  # on the default backend (local), through A
             switched = httpx2.post(
                 f"{url_b}/control/switch", json={"backend": "claude", "session": "sess-1"}
             )
@@ -291,23 +299,23 @@ def test_two_proxies_share_a_switch_and_rewrite_identically(tmp_path: Path, redi
                 {"role": "assistant", "content": "It returns 42."},
                 {"role": "user", "content": "Quote it again."},
             ]
-            _post(url_a, history)  # A sees B's switch: the first request to claude
-            _post(url_b, history)  # the same request through B
+            post_messages(url_a, history)  # A sees B's switch: the first request to claude
+            post_messages(url_b, history)  # the same request through B
             history += [
                 {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
                 {"role": "user", "content": "Thanks."},
             ]
-            _post(url_b, history)  # a later one through B
+            post_messages(url_b, history)  # a later one through B
     assert len(openai_up.requests) == 1  # only the request before the switch
     via_a, via_b, later = (r.json() for r in anthropic_up.requests)
     # A and B rewrite the same history to the same bytes (one summary, kept in Redis)...
-    assert _bytes(via_a["messages"]) == _bytes(via_b["messages"])
-    assert _bytes(via_a["system"]) == _bytes(via_b["system"])
+    assert compact_json(via_a["messages"]) == compact_json(via_b["messages"])
+    assert compact_json(via_a["system"]) == compact_json(via_b["system"])
     # ...and a later request's prefix is byte-identical to them.
     n = len(via_a["messages"])
-    assert _bytes(later["messages"][:n]) == _bytes(via_a["messages"])
+    assert compact_json(later["messages"][:n]) == compact_json(via_a["messages"])
     assert len(later["messages"]) == n + 2
-    block = _text(via_a["messages"][0])
+    block = message_text(via_a["messages"][0]["content"])
     assert block.startswith("[TOOLWIRE HANDOFF]")
     assert FILE_TEXT in block  # the file read before the switch, verbatim
 
@@ -317,16 +325,7 @@ def test_cli_switch_through_one_proxy_routes_the_other(tmp_path: Path, redis_url
         anthropic_up.script(Reply(chunks=anthropic_text_stream("hello")))
         settings_a, settings_b = _two_settings(tmp_path, openai_up.url, anthropic_up.url, redis_url)
         with running(settings_a) as url_a, running(settings_b) as url_b:
-            port = url_a.rsplit(":", 1)[1]
-            config = tmp_path / "a" / "config.toml"
-            argv = ["proxy", "switch", "claude", "--session", "sess-1", "--port", port]
-            done = subprocess.run(
-                [sys.executable, "-m", "toolwire", *argv, "--config", str(config)],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
+            done = switch_cli(url_a, tmp_path / "a" / "config.toml", "claude", "sess-1")
             assert done.returncode == 0, done.stderr
             body = request_body([{"role": "user", "content": "hi"}], stream=True)
             reply = httpx2.post(f"{url_b}/v1/messages", json=body, timeout=10)
@@ -345,42 +344,3 @@ def _two_settings(
         extra = f'store = "{redis_url}"'
         found.append(settings_for(tmp_path / name, openai_url, anthropic_url, extra))
     return found[0], found[1]
-
-
-def _read_history() -> list[dict[str, Any]]:
-    return [
-        {"role": "user", "content": "Read src/a.py"},
-        {
-            "role": "assistant",
-            "content": [
-                {
-                    "type": "tool_use",
-                    "id": "call_a",
-                    "name": "Read",
-                    "input": {"file_path": "src/a.py"},
-                }
-            ],
-        },
-        {
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "call_a", "content": FILE_TEXT}],
-        },
-        {"role": "assistant", "content": [{"type": "text", "text": "Read src/a.py."}]},
-        {"role": "user", "content": "What did it say?"},
-    ]
-
-
-def _post(url: str, history: list[dict[str, Any]]) -> None:
-    reply = httpx2.post(f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10)
-    assert reply.status_code == 200, reply.text
-
-
-def _bytes(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,11 @@ from tests.proxy_support import (
     FILE_TEXT,
     anthropic_stream,
     anthropic_text_stream,
+    compact_json,
+    message_text,
     openai_text_stream,
-    request_body,
+    post_messages,
+    read_turn,
     running,
     settings_for,
 )
@@ -27,28 +29,6 @@ from toolwire.proxy.sessions import SessionState
 B_TEXT = "1\tprint('b')\n"
 
 
-def _read_turn(call_id: str, path: str, text: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": call_id, "name": "Read", "input": {"file_path": path}}
-            ],
-        },
-        {
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}],
-        },
-        {"role": "assistant", "content": [{"type": "text", "text": f"Read {path}."}]},
-    ]
-
-
-def _post(url: str, history: list[dict[str, Any]]) -> httpx2.Response:
-    reply = httpx2.post(f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10)
-    assert reply.status_code == 200
-    return reply
-
-
 def test_rewrite_is_byte_identical_on_later_requests(tmp_path: Path) -> None:
     with FakeServer() as openai_up, FakeServer() as anthropic_up:
         openai_up.script(Reply(chunks=openai_text_stream("ok")))
@@ -56,43 +36,32 @@ def test_rewrite_is_byte_identical_on_later_requests(tmp_path: Path) -> None:
         settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
         with running(settings) as url:
             history = [{"role": "user", "content": "Read src/a.py"}]
-            history += _read_turn("call_a", "src/a.py", FILE_TEXT)
+            history += read_turn("call_a", "src/a.py", FILE_TEXT)
             history += [{"role": "user", "content": "Now src/b.py"}]
-            history += _read_turn("call_b", "src/b.py", B_TEXT)
+            history += read_turn("call_b", "src/b.py", B_TEXT)
             history += [{"role": "user", "content": "What did a.py say?"}]
-            _post(url, history)  # on the default backend, before the switch
+            post_messages(url, history)  # on the default backend, before the switch
             httpx2.post(f"{url}/control/switch", json={"backend": "claude", "session": "sess-1"})
             history += [
                 {"role": "assistant", "content": "It returns 42."},
                 {"role": "user", "content": "And b.py?"},
             ]
-            _post(url, history)  # the switch: the first request to claude
+            post_messages(url, history)  # the switch: the first request to claude
             history += [
                 {"role": "assistant", "content": [{"type": "text", "text": "It prints b."}]},
                 {"role": "user", "content": [{"type": "text", "text": "Thanks."}]},
             ]
-            _post(url, history)
+            post_messages(url, history)
     first, second = (r.json() for r in anthropic_up.requests)
     # The first request's messages are a prefix of the second's, byte for byte.
     n = len(first["messages"])
-    assert _bytes(second["messages"][:n]) == _bytes(first["messages"])
-    assert _bytes(second["system"]) == _bytes(first["system"])
+    assert compact_json(second["messages"][:n]) == compact_json(first["messages"])
+    assert compact_json(second["system"]) == compact_json(first["system"])
     assert len(second["messages"]) == n + 2
-    block = _text(first["messages"][0])
+    block = message_text(first["messages"][0]["content"])
     assert block.startswith("[TOOLWIRE HANDOFF]")
     assert FILE_TEXT in block  # the file read before the switch, verbatim
-    assert "tool_use" not in _bytes(first["messages"][:1])
-
-
-def _bytes(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content)
+    assert "tool_use" not in compact_json(first["messages"][:1])
 
 
 def test_rewrite_keeps_only_the_new_backends_thinking() -> None:
@@ -152,18 +121,18 @@ def test_thinking_goes_back_only_to_its_producer(tmp_path: Path) -> None:
         with running(settings) as url:
             switch = f"{url}/control/switch"
             httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
-            _post(url, history)  # claude answers with its thinking
+            post_messages(url, history)  # claude answers with its thinking
             history += [{"role": "assistant", "content": answer}]
             history += [{"role": "user", "content": "again"}]
-            _post(url, history)  # claude gets its own thinking back
+            post_messages(url, history)  # claude gets its own thinking back
             httpx2.post(switch, json={"backend": "local", "session": "sess-1"})
-            _post(url, history)
+            post_messages(url, history)
             httpx2.post(switch, json={"backend": "claude", "session": "sess-1"})
-            _post(url, history)
+            post_messages(url, history)
     _, own, back = (r.json() for r in anthropic_up.requests)
     assert own["messages"][1]["content"][0] == THOUGHT
     assert "sig-claude" not in openai_up.requests[0].body.decode()
     assert "reasoning_content" not in openai_up.requests[0].body.decode()
     # Back on claude after two switches: that turn is now before the switch point, whose
     # history was rewritten, so its thinking would no longer verify: it is not sent.
-    assert "sig-claude" not in _bytes(back)
+    assert "sig-claude" not in compact_json(back)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx2
@@ -14,10 +12,12 @@ from tests.fakes.http import FakeServer, Reply
 from tests.proxy_support import (
     FILE_TEXT,
     anthropic_text_stream,
+    message_text,
     openai_text_stream,
     request_body,
     running,
     settings_for,
+    switch_cli,
     tool_loop_messages,
     write_config,
 )
@@ -107,20 +107,13 @@ def test_switch_sends_files_read_before_it_verbatim(tmp_path: Path) -> None:
             for b in m["content"]
             if b.get("type") == "tool_result"
         ]
-        assert [_text(r["content"]) for r in results] == [FILE_TEXT]
+        assert [message_text(r["content"]) for r in results] == [FILE_TEXT]
         assert sent.path == "/v1/messages"
         assert "toolwire_proxy_switches_total 1" in metrics
 
 
 def _pick(chosen: Route) -> tuple[str, str]:
     return chosen.backend, chosen.model
-
-
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    assert isinstance(content, list)
-    return "".join(b["text"] for b in content)
 
 
 def test_switch_unknown_backend_is_400(tmp_path: Path) -> None:
@@ -133,27 +126,7 @@ def test_switch_unknown_backend_is_400(tmp_path: Path) -> None:
 def test_cli_switch_talks_to_a_running_proxy(tmp_path: Path) -> None:
     config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9")
     with running(load_settings(config)) as url:
-        port = url.rsplit(":", 1)[1]
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "toolwire",
-                "proxy",
-                "switch",
-                "claude",
-                "--session",
-                "s9",
-                "--port",
-                port,
-                "--config",
-                str(config),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
+        done = switch_cli(url, config, "claude", "s9")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "session s9 -> claude"
 
