@@ -41,10 +41,10 @@ from acp.helpers import text_block, tool_content
 from acp.schema import SessionNotification, ToolCallLocation
 from acp.utils import serialize_params
 
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import text_content
 from toolwire.events import ToolCallDelta, ToolCallEnd
-from toolwire.lifecycle import ToolCallLifecycle
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.lifecycle import ToolCallLifecycle
+from toolwire.updates.wire import text_content
 
 SESSION = "sess_bench"
 CWD = "/work/proj"

@@ -18,8 +18,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from toolwire.acp.builder import Envelope
-from toolwire.acp.wire import STATUS_RANK, TERMINAL, Notification, apply_update
+from toolwire.updates.render import Envelope
+from toolwire.updates.wire import STATUS_RANK, TERMINAL, Notification, apply_update
 
 SCHEMA_DIR = Path(__file__).parent / "acp_schema" / "v1"
 _URI = "urn:toolwire-tests:acp-schema-v1"

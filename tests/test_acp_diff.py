@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.acp.diff import changed_fields, same
-from toolwire.acp.wire import ToolCallState, encode, encode_content, location, text_content
+from toolwire.updates.diff import changed_fields, same
+from toolwire.updates.wire import ToolCallState, encode, encode_content, location, text_content
 
 JSON = st.recursive(
     st.none()

@@ -8,12 +8,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.acp_check import check, replay, validating
-from toolwire.acp.builder import CallRecord, Envelope, UpdateBuilder
-from toolwire.acp.metrics import Counters
-from toolwire.acp.profiles import profile_for_client
-from toolwire.acp.turn import ResponseTranslator
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import ToolCallState, location, state_to_wire, text_content
 from toolwire.errors import LifecycleError
 from toolwire.events import (
     MessageEnd,
@@ -23,7 +17,13 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolwire.lifecycle import CANCELLED_OUTPUT
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.lifecycle import CANCELLED_OUTPUT
+from toolwire.updates.metrics import Counters
+from toolwire.updates.profiles import profile_for_client
+from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder
+from toolwire.updates.translate import ResponseTranslator
+from toolwire.updates.wire import ToolCallState, location, state_to_wire, text_content
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.acp_check import check, replay, validating
-from toolwire.acp.output import DEFAULT_TAIL_BYTES, OutputWindow, cap_text
-from toolwire.acp.updates import UpdateEngine
 from toolwire.events import ToolCallEnd
-from toolwire.lifecycle import ToolCallLifecycle
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.lifecycle import ToolCallLifecycle
+from toolwire.updates.output import DEFAULT_TAIL_BYTES, OutputWindow, cap_text
 
 
 @pytest.fixture(autouse=True, scope="module")

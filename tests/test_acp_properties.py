@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.acp_check import check, normalized, replay, validating
-from toolwire.acp.sdk import round_trip, to_sdk
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import (
+from toolwire.testing.sdk import round_trip, to_sdk
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.wire import (
     STATUS_RANK,
     Notification,
     ToolCallState,

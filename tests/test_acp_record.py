@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.acp_check import validating
-from toolwire.acp.record import REDACTED, Recorder, is_secret_key, read_recording, redact
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import ToolCallState
+from toolwire.testing.record import REDACTED, Recorder, is_secret_key, read_recording, redact
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.wire import ToolCallState
 
 
 @pytest.fixture(autouse=True, scope="module")

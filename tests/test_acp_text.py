@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.acp_check import check, validating
-from toolwire.acp.updates import UpdateEngine
+from toolwire.updates.engine import UpdateEngine
 
 
 @pytest.fixture(autouse=True, scope="module")

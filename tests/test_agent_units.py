@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.acp.collect import ResponseCollector
-from toolwire.acp.loop import IdGuard
-from toolwire.acp.permissions import decide, preview
+from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.permissions import decide, preview
+from toolwire.agent.turn import IdGuard
 from toolwire.events import (
     MessageEnd,
     TextDelta,

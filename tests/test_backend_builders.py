@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from toolwire.backends import anthropic, gemini, openai_chat, openai_responses
-from toolwire.backends._pairing import NOT_RUN, IdMap, repair
 from toolwire.backends.base import ModelRequest
 from toolwire.history import (
     Message,
@@ -19,6 +18,7 @@ from toolwire.history import (
     tool_results,
     user,
 )
+from toolwire.history.pairing import NOT_RUN, IdMap, repair
 
 READ = ToolSpec(
     "Read", "Read a file.", {"type": "object", "properties": {"file_path": {"type": "string"}}}

@@ -14,7 +14,7 @@ from tests.fakes.http import FakeServer, Reply, pieces
 from toolwire.backends import ReplayBackend, create_backend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.record import RecordingBackend
-from toolwire.config_schema import BackendConfig
+from toolwire.config.schema import BackendConfig
 from toolwire.decode import decoder_for
 from toolwire.errors import ProtocolError, TransportError
 from toolwire.events import Event, MessageEnd, ToolCallEnd, ToolCallStart

@@ -53,7 +53,7 @@ def test_keep_refuses_a_directory_in_use(tmp_path: Path) -> None:
 
 def test_demo_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip(
-        "toolwire.acp.agent", reason="the agent server (toolwire acp) is not on this branch yet"
+        "toolwire.agent.agent", reason="the agent server (toolwire acp) is not on this branch yet"
     )
     kept = tmp_path / "kept"
     result = CliRunner().invoke(app, ["demo", "--plain", "--speed", "0", "--keep", str(kept)])

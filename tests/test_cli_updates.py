@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from tests.acp_check import replay, validating, validator
 from tests.helpers import FIXTURES
-from toolwire.acp.sdk import round_trip
-from toolwire.acp.wire import Notification
 from toolwire.cli import app
 from toolwire.decode import decoder_for
 from toolwire.events import ToolCallEnd
+from toolwire.testing.sdk import round_trip
+from toolwire.updates.wire import Notification
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -12,7 +12,7 @@ from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.replay import ReplayBackend
 from toolwire.cli import app
 from toolwire.config import config_path, load_config
-from toolwire.config_schema import ConfigError, mask
+from toolwire.config.schema import ConfigError, mask
 
 KEY = "sk-ant-api03-abcdefghijklmnopqrstuf3"
 

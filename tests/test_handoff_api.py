@@ -46,7 +46,7 @@ def test_exported_members() -> None:
 
 
 def test_defaults_match_the_config_section() -> None:
-    from toolwire.config_schema import HandoffConfig
+    from toolwire.config.schema import HandoffConfig
 
     defaults = HandoffConfig()
     assert defaults.max_tool_context_chars == toolwire.handoff.DEFAULT_MAX_TOOL_CONTEXT_CHARS

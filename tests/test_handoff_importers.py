@@ -15,7 +15,7 @@ from toolwire.handoff import (
     load_transcript,
 )
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history_json import message_to_dict
+from toolwire.history.jsonform import message_to_dict
 
 ANTHROPIC_MESSAGES: list[dict[str, Any]] = [
     {"role": "user", "content": "<system-reminder>ctx</system-reminder>Read the design doc."},

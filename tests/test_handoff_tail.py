@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.handoff_support import CWD, Session
-from toolwire.backends._pairing import repair
 from toolwire.errors import UsageError
 from toolwire.handoff import build_handoff
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart, user
+from toolwire.history.pairing import repair
 
 
 def test_last_k_turns_verbatim_and_their_tools_not_repeated_in_the_block() -> None:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.acp.wire import text_content
 from toolwire.errors import LifecycleError
 from toolwire.events import ToolCallDelta, ToolCallEnd
-from toolwire.lifecycle import CANCELLED_OUTPUT, TRANSITIONS, Action, ToolCallLifecycle
+from toolwire.updates.lifecycle import CANCELLED_OUTPUT, TRANSITIONS, Action, ToolCallLifecycle
+from toolwire.updates.wire import text_content
 
 CWD = "/p"
 ACTIONS: tuple[Action, ...] = get_args(Action)

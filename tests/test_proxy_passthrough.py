@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.backends._pairing import NOT_RUN
+from toolwire.history.pairing import NOT_RUN
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 
 THOUGHT = {"type": "thinking", "thinking": "plan", "signature": "sig-a"}

@@ -35,11 +35,11 @@ from tests.proxy_support import (
     settings_for,
     switch_cli,
 )
-from toolwire.config_schema import ConfigError
+from toolwire.config.schema import ConfigError
 from toolwire.proxy import ProxySettings
 from toolwire.proxy.app import Proxy
-from toolwire.proxy.redis_store import KEY_PREFIX, MISSING, RedisStore
 from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, SQLiteStore, open_store
+from toolwire.proxy.stores.redis import KEY_PREFIX, MISSING, RedisStore
 
 _START_TIMEOUT = 10.0
 

@@ -20,7 +20,7 @@ from tests.proxy_support import (
     running,
     settings_for,
 )
-from toolwire.config_schema import HandoffConfig
+from toolwire.config.schema import HandoffConfig
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.proxy.provenance import part_keys
 from toolwire.proxy.rewrite import rewrite

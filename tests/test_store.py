@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from toolwire.agent.store import SessionNotFoundError, SessionStore, default_db_path
+from toolwire.agent.store_schema import SCHEMA_VERSION, SchemaVersionError, migrate
 from toolwire.history import (
     Message,
     TextPart,
@@ -19,9 +21,7 @@ from toolwire.history import (
     tool_results,
     user,
 )
-from toolwire.history_json import message_from_dict, message_to_dict
-from toolwire.store import SessionNotFoundError, SessionStore, default_db_path
-from toolwire.store_schema import SCHEMA_VERSION, SchemaVersionError, migrate
+from toolwire.history.jsonform import message_from_dict, message_to_dict
 
 HISTORY = [
     user("Fix the tests, please. ✓ 日本語 \ud83d"),  # a lone surrogate a model once produced

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.titles import TITLE_MAX, describe, resolve, shorten
+from toolwire.updates.titles import TITLE_MAX, describe, resolve, shorten
 
 CWD = "/work/proj"
 

@@ -1,27 +1,38 @@
-"""ACP side of toolwire: the update engine and what it is built from.
+"""Deprecated alias of ``toolwire.updates``, kept for the 0.1 release.
 
-Not imported here: ``toolwire.acp.sdk`` (it loads the official ``acp`` models, which the
-engine never needs) and ``toolwire.acp.turn`` (it sits above ``toolwire.lifecycle``,
-which itself uses this package's wire vocabulary).
+The update engine moved to ``toolwire.updates`` and the ACP agent to ``toolwire.agent``;
+the traffic recorder is in ``toolwire.testing``. Import from there: this module goes away
+in the next release.
 """
 
 from __future__ import annotations
 
-from toolwire.acp.builder import CallRecord, Envelope, UpdateBuilder
-from toolwire.acp.diff import changed_fields, same
-from toolwire.acp.metrics import MetricsSnapshot, SessionMetrics
-from toolwire.acp.output import OutputWindow, cap_text
-from toolwire.acp.profiles import CLIENT_PROFILES, PROFILES, Profile, profile_for_client
-from toolwire.acp.record import Recorder, read_recording, redact
-from toolwire.acp.updates import DEFAULT_INTERVAL, CallSource, UpdateEngine
-from toolwire.acp.wire import (
+from toolwire.testing.record import Recorder, read_recording, redact
+from toolwire.updates import (
+    CLIENT_PROFILES,
+    DEFAULT_INTERVAL,
+    PROFILES,
+    CallRecord,
+    CallSource,
+    Envelope,
+    MetricsSnapshot,
     Notification,
+    OutputWindow,
+    Profile,
+    ResponseTranslator,
+    SessionMetrics,
     ToolCallState,
     ToolCallStatus,
     ToolKind,
+    UpdateBuilder,
+    UpdateEngine,
     apply_update,
+    cap_text,
+    changed_fields,
     diff_content,
     location,
+    profile_for_client,
+    same,
     state_to_wire,
     terminal_content,
     text_content,
@@ -39,6 +50,7 @@ __all__ = [
     "OutputWindow",
     "Profile",
     "Recorder",
+    "ResponseTranslator",
     "SessionMetrics",
     "ToolCallState",
     "ToolCallStatus",

@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.backends._http import HTTPBackend
-from toolwire.backends._pairing import IdMap, as_object, own_thinking, repair
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history.pairing import IdMap, as_object, own_thinking, repair
 
 API_VERSION = "2023-06-01"
 

@@ -14,7 +14,7 @@ from toolwire.backends.openai_chat import OpenAIChatBackend
 from toolwire.backends.openai_responses import OpenAIResponsesBackend
 from toolwire.backends.record import RecordingBackend
 from toolwire.backends.replay import ReplayBackend
-from toolwire.config_schema import BackendConfig, ConfigError, Limits
+from toolwire.config.schema import BackendConfig, ConfigError, Limits
 
 _HTTP: dict[str, type[HTTPBackend]] = {
     "anthropic": AnthropicBackend,

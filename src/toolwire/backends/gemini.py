@@ -23,10 +23,10 @@ from typing import Any
 from urllib.parse import quote
 
 from toolwire.backends._http import HTTPBackend
-from toolwire.backends._pairing import as_object, repair
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history.pairing import as_object, repair
 
 # ``decode.gemini`` mints ``gemini-<responseId>-<n>`` for calls Gemini sent without an id;
 # such an id is ours, not Gemini's, and is not sent back.

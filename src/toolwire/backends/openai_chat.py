@@ -21,10 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.backends._http import HTTPBackend
-from toolwire.backends._pairing import IdMap, arguments_json, own_thinking, repair
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ToolResultPart
+from toolwire.history.pairing import IdMap, arguments_json, own_thinking, repair
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ERROR_PREFIX = "Error: "  # how a failed result reads where the wire has no error flag

@@ -15,11 +15,11 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from toolwire.backends._pairing import as_object, repair
 from toolwire.decode import TextDecoder
 from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart, ToolSpec
+from toolwire.history.pairing import as_object, repair
 
 _SYNTAX = {
     "xml-tags": (

@@ -52,7 +52,7 @@ def acp(
         config = load_config(config_file, backend=backend, mode=mode)
     except ConfigError as exc:
         fail(str(exc))
-    from toolwire.acp.server import serve  # the SDK loads only for this command
+    from toolwire.agent.server import serve  # the SDK loads only for this command
 
     # Ctrl-C or SIGTERM: serve() has stopped every turn and command; exit quietly.
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):

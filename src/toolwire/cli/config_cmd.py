@@ -10,7 +10,7 @@ import typer
 
 from toolwire.cli._io import fail
 from toolwire.config import Config, ConfigError, load_config
-from toolwire.config_schema import BackendConfig, mask
+from toolwire.config.schema import BackendConfig, mask
 
 _BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
 

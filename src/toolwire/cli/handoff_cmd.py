@@ -30,7 +30,7 @@ from toolwire.handoff import (
     load_transcript,
     prepare_handoff,
 )
-from toolwire.history_json import message_to_dict
+from toolwire.history.jsonform import message_to_dict
 
 _TRANSCRIPT = typer.Argument(
     metavar="TRANSCRIPT",

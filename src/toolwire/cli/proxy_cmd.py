@@ -14,7 +14,7 @@ import httpx2
 import typer
 
 from toolwire.cli._io import fail
-from toolwire.config_schema import ConfigError
+from toolwire.config.schema import ConfigError
 
 _ACTION = typer.Argument(
     help="Nothing to serve; 'switch' to switch a running proxy's session.", show_default=False

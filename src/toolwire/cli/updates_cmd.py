@@ -21,12 +21,12 @@ from typing import Annotated
 
 import typer
 
-from toolwire.acp.profiles import PROFILES
-from toolwire.acp.turn import ResponseTranslator
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import Notification
 from toolwire.cli._io import fail, provider_input
 from toolwire.decode import FORMATS, decoder_for
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.profiles import PROFILES
+from toolwire.updates.translate import ResponseTranslator
+from toolwire.updates.wire import Notification
 
 _FILE = typer.Argument(
     metavar="[FILE|-]",

@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolwire.errors import UsageError
 from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history_json import message_from_dict
+from toolwire.history.jsonform import message_from_dict
 
 TranscriptFormat: TypeAlias = Literal["toolwire", "anthropic", "openai-chat"]
 _ANTHROPIC_BLOCKS = frozenset(

@@ -22,7 +22,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.proxy.encode import AnthropicEncoder, Payload, error_payload
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.prepare import Plan, plan
+from toolwire.proxy.plan import Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.raw_relay import RawBuffer, collect_raw, stream_raw
 from toolwire.proxy.relay import collect, json_bytes, stream_response

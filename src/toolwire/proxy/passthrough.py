@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolwire.backends._pairing import NOT_RUN, IdMap
+from toolwire.history.pairing import NOT_RUN, IdMap
 from toolwire.proxy.provenance import THINKING_BLOCKS
 from toolwire.proxy.translate import MAX_OUTPUT_TOKENS, system_text
 

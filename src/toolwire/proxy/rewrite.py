@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from toolwire.config_schema import HandoffConfig
+from toolwire.config.schema import HandoffConfig
 from toolwire.handoff import Summary, build_handoff
 from toolwire.history import Message
 from toolwire.proxy.provenance import owner, part_keys

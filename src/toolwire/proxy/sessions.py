@@ -207,7 +207,7 @@ def open_store(spec: str, ttl: int | None = None) -> SessionStore:
     if spec == "memory":
         return MemoryStore()
     # Imported here: redis_store imports this module (it imports redis itself only lazily).
-    from toolwire.proxy.redis_store import RedisStore, is_redis_url
+    from toolwire.proxy.stores.redis import RedisStore, is_redis_url
 
     return RedisStore(spec, ttl=ttl) if is_redis_url(spec) else SQLiteStore(spec)
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from toolwire.config import Config, load_config
-from toolwire.config_schema import ConfigError, check_keys
-from toolwire.proxy.redis_store import is_redis_url, require_redis
+from toolwire.config.schema import ConfigError, check_keys
+from toolwire.proxy.stores.redis import is_redis_url, require_redis
 
 _KEYS = (
     "default_backend",

@@ -18,7 +18,7 @@ from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
-from toolwire.config_schema import ConfigError
+from toolwire.config.schema import ConfigError
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event
 from toolwire.proxy.routing import Route

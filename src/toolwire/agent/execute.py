@@ -22,10 +22,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire.acp.client_io import ClientTerminal
-from toolwire.acp.collect import CollectedCall
-from toolwire.acp.outbox import Ticker
-from toolwire.acp.permissions import (
+from toolwire.agent.collect import CollectedCall
+from toolwire.agent.outbox import Ticker
+from toolwire.agent.permissions import (
     answer,
     decide,
     options,
@@ -34,14 +33,15 @@ from toolwire.acp.permissions import (
     rejected,
     tool_call_model,
 )
-from toolwire.acp.session import Runtime, Session
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import diff_content, terminal_content
+from toolwire.agent.ports import ClientTerminal
+from toolwire.agent.session import Runtime, Session
 from toolwire.history import ToolResultPart
-from toolwire.lifecycle import ToolCallLifecycle
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.lifecycle import ToolCallLifecycle
+from toolwire.updates.wire import diff_content, terminal_content
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 
 
 class PermissionCancelledError(Exception):

@@ -34,7 +34,7 @@ from toolwire.tools import BackgroundJob, CommandResult, LocalFileSystem, LocalT
 from toolwire.tools.output import cap_middle
 from toolwire.tools.terminal import OutputCallback
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 _CLEANUP_S = 5.0  # a client that never answers kill/release must not wedge the turn
 _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 
-from toolwire.acp.session import Runtime, Session
+from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
 from toolwire.handoff import Handoff, build_handoff, prepare_handoff
 from toolwire.history import Message
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 SWITCH_KEY = "handoff_switch_at"
 SUMMARY_TIMEOUT_S = 60.0
 

@@ -20,7 +20,7 @@ from typing import Any
 from acp.schema import SessionNotification
 from acp.utils import serialize_params
 
-from toolwire.acp.wire import Notification
+from toolwire.updates.wire import Notification
 
 
 def to_sdk(note: Notification | dict[str, Any]) -> SessionNotification:

@@ -34,16 +34,16 @@ from acp.schema import (
 )
 
 from toolwire import __version__
-from toolwire.acp.client_io import ClientFileSystem
-from toolwire.acp.outbox import LineSink, Outbox
-from toolwire.acp.permissions import MODES
-from toolwire.acp.session import Runtime, Session, config_options, mode_state
-from toolwire.acp.switch import SWITCH_KEY, rebuild
+from toolwire.agent.outbox import LineSink, Outbox
+from toolwire.agent.permissions import MODES
+from toolwire.agent.ports import ClientFileSystem
+from toolwire.agent.session import Runtime, Session, config_options, mode_state
+from toolwire.agent.store import SessionRecord
+from toolwire.agent.switch import SWITCH_KEY, rebuild
 from toolwire.config import Config
-from toolwire.store import SessionRecord
 from toolwire.tools import Limits, LocalTerminal, ToolContext
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 
 
 class SessionFactory:

@@ -35,12 +35,12 @@ from typing import Any, BinaryIO, Final, Protocol
 
 from acp.agent.connection import AgentSideConnection
 
-from toolwire.acp.agent import ToolwireAgent
-from toolwire.acp.wire import encode
+from toolwire.agent.agent import ToolwireAgent
+from toolwire.agent.store import SessionStore
 from toolwire.config import Config
-from toolwire.store import SessionStore
+from toolwire.updates.wire import encode
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 
 #: Seconds a running turn may go on after the client closed our input.
 EOF_GRACE_S: Final = 3.0

@@ -21,10 +21,10 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import Notification, encode
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.wire import Notification, encode
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 
 
 class LineSink(Protocol):

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolwire.config_schema import ConfigError
+from toolwire.config.schema import ConfigError
 from toolwire.proxy.sessions import SessionState
 
 if TYPE_CHECKING:

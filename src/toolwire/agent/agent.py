@@ -43,7 +43,9 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from toolwire.acp.agent_state import (
+from toolwire.agent.outbox import LineSink
+from toolwire.agent.permissions import MODES
+from toolwire.agent.runtime import (
     SessionFactory,
     ignore_mcp,
     initialize_response,
@@ -52,15 +54,13 @@ from toolwire.acp.agent_state import (
     state_model,
     stop_session,
 )
-from toolwire.acp.loop import Turn
-from toolwire.acp.outbox import LineSink
-from toolwire.acp.permissions import MODES
-from toolwire.acp.profiles import profile_for_client
-from toolwire.acp.session import Runtime, Session, config_options
+from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.store import SessionStore
+from toolwire.agent.turn import Turn
 from toolwire.config import Config
-from toolwire.store import SessionStore
+from toolwire.updates.profiles import profile_for_client
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 PAGE_SIZE = 50
 
 

@@ -18,9 +18,9 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import state_to_wire, text_content
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.wire import state_to_wire, text_content
 
 
 def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:

@@ -29,10 +29,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from toolwire.agent.store_schema import SCHEMA_VERSION, default_db_path, migrate, prepare_file
 from toolwire.errors import UsageError
 from toolwire.history import Message
-from toolwire.history_json import dumps, message_from_dict, message_to_dict
-from toolwire.store_schema import SCHEMA_VERSION, default_db_path, migrate, prepare_file
+from toolwire.history.jsonform import dumps, message_from_dict, message_to_dict
 
 _UNSET: Any = object()
 

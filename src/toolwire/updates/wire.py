@@ -2,11 +2,11 @@
 
 Everything here is plain data in wire form (camelCase keys, JSON values), because the
 update engine writes JSON and must not pay for pydantic models per update (the official
-SDK models are used at the boundary, see ``toolwire.acp.sdk``).
+SDK models are used at the boundary, see ``toolwire.testing.sdk``).
 
 ``ToolCallState`` is the *complete* state of one call as the editor should show it.
 Values inside it are treated as immutable: a changed value is a new object. That is what
-lets change detection take the identity fast path (``toolwire.acp.diff``).
+lets change detection take the identity fast path (``toolwire.updates.diff``).
 """
 
 from __future__ import annotations

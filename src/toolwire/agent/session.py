@@ -23,13 +23,13 @@ from typing import Any
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
-from toolwire.acp.outbox import Outbox
-from toolwire.acp.permissions import MODES
+from toolwire.agent.outbox import Outbox
+from toolwire.agent.permissions import MODES
+from toolwire.agent.store import SessionStore
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import Message, ToolCallPart
-from toolwire.store import SessionStore
 from toolwire.tools import ToolContext
 
 

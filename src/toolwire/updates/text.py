@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Literal
 
-from toolwire.acp.builder import Envelope
-from toolwire.acp.metrics import Counters
-from toolwire.acp.wire import Notification, encode
+from toolwire.updates.metrics import Counters
+from toolwire.updates.render import Envelope
+from toolwire.updates.wire import Notification, encode
 
 ChunkKind = Literal["agent_message_chunk", "agent_thought_chunk"]
 

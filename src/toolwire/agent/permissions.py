@@ -23,9 +23,9 @@ from typing import Any, Final, Literal, TypeAlias
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from toolwire.acp.wire import diff_content
 from toolwire.tools import Tool, ToolContext
 from toolwire.tools.paths import PathRefusedError
+from toolwire.updates.wire import diff_content
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
 Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]

@@ -32,13 +32,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolwire.acp.builder import CallRecord, Envelope, UpdateBuilder, fields_for, render
-from toolwire.acp.diff import changed_fields
-from toolwire.acp.metrics import SessionCounters, SessionMetrics
-from toolwire.acp.profiles import DEFAULT_PROFILE, Profile, check_profile
-from toolwire.acp.text import MessageText
-from toolwire.acp.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState, encode
 from toolwire.errors import LifecycleError
+from toolwire.updates.diff import changed_fields
+from toolwire.updates.metrics import SessionCounters, SessionMetrics
+from toolwire.updates.profiles import DEFAULT_PROFILE, Profile, check_profile
+from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder, fields_for, render
+from toolwire.updates.text import MessageText
+from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState, encode
 
 DEFAULT_INTERVAL = 0.05  # seconds: 20 frames/s is smooth and far below any client's limit
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire.acp.wire import JsonObject, ToolKind, location
+from toolwire.updates.wire import JsonObject, ToolKind, location
 
 TITLE_MAX: Final = 80
 _SPACES = re.compile(r"\s+")

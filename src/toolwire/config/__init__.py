@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from toolwire.backends.replay import demo_cassette
-from toolwire.config_schema import (
+from toolwire.config.schema import (
     MODES,
     PROFILES,
     TOP_KEYS,

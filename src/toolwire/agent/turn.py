@@ -26,23 +26,23 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
-from toolwire.acp.collect import ResponseCollector
-from toolwire.acp.execute import Executor, PermissionCancelledError
-from toolwire.acp.outbox import Ticker
-from toolwire.acp.session import Runtime, Session, prompt_text, system_prompt
-from toolwire.acp.switch import request_messages, switch
-from toolwire.acp.transcript import step_updates, user_updates
-from toolwire.acp.turn import ResponseTranslator
-from toolwire.acp.updates import UpdateEngine
+from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.execute import Executor, PermissionCancelledError
+from toolwire.agent.outbox import Ticker
+from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt
+from toolwire.agent.switch import request_messages, switch
+from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
 from toolwire.errors import TransportError
 from toolwire.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import Message, ToolResultPart, tool_results, user
-from toolwire.titles import shorten
 from toolwire.tools import tool_specs
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.titles import shorten
+from toolwire.updates.translate import ResponseTranslator
 
-log = logging.getLogger("toolwire.acp")
+log = logging.getLogger("toolwire.agent")
 
 StopReason: TypeAlias = Literal[
     "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"

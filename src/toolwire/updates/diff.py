@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.acp.wire import FieldName, ToolCallState
+from toolwire.updates.wire import FieldName, ToolCallState
 
 _SEQUENCES = (list, tuple)
 

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolwire.acp.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES
-from toolwire.acp.updates import UpdateEngine
-from toolwire.acp.wire import Notification
 from toolwire.errors import LifecycleError
 from toolwire.events import (
     Event,
@@ -30,7 +27,10 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolwire.lifecycle import ToolCallLifecycle
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.lifecycle import ToolCallLifecycle
+from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES
+from toolwire.updates.wire import Notification
 
 
 class ResponseTranslator:

@@ -4,7 +4,7 @@ Theory of operation. A ``ToolCallLifecycle`` is fed what happens to one call: ar
 fragments (``ToolCallDelta``), the final arguments (``ToolCallEnd``), then, when the
 agent executes it, ``run``, ``output``/``set_content``, and one of ``complete``, ``fail``
 or ``cancel``. It keeps the *desired* ACP state of the call (``snapshot()``); the update
-engine (``toolwire.acp.updates``) decides what of it to send and when.
+engine (``toolwire.updates.engine``) decides what of it to send and when.
 
 Invariants (seed 002, DESIGN.md "Tool-call lifecycle and ACP mapping"):
 
@@ -28,11 +28,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, TypeAlias
 
-from toolwire.acp.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, cap_text
-from toolwire.acp.wire import JsonObject, ToolCallState, ToolCallStatus, text_content
 from toolwire.errors import LifecycleError
 from toolwire.events import ToolCallDelta, ToolCallEnd
-from toolwire.titles import describe
+from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, cap_text
+from toolwire.updates.titles import describe
+from toolwire.updates.wire import JsonObject, ToolCallState, ToolCallStatus, text_content
 
 Stage: TypeAlias = Literal["start", "streaming", "running", "end"]
 Arguments: TypeAlias = Literal["partial", "final"]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Final, Literal
 
-from toolwire.acp.wire import Notification
+from toolwire.updates.wire import Notification
 
 Direction = Literal["in", "out"]
 REDACTED: Final = "[REDACTED]"

@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from toolwire.acp.metrics import Counters
-from toolwire.acp.profiles import Profile
-from toolwire.acp.wire import (
+from toolwire.errors import LifecycleError
+from toolwire.updates.metrics import Counters
+from toolwire.updates.profiles import Profile
+from toolwire.updates.wire import (
     FIELDS,
     STATUS_RANK,
     TERMINAL,
@@ -37,7 +38,6 @@ from toolwire.acp.wire import (
     encode,
     encode_content,
 )
-from toolwire.errors import LifecycleError
 
 UpdateKind = Literal["tool_call", "tool_call_update"]
 _ALWAYS_IN_FULL: frozenset[str] = frozenset({"title", "kind", "status", "content", "locations"})

@@ -1,0 +1,1 @@
+"""Where the proxy keeps session state."""

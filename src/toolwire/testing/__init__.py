@@ -1,0 +1,1 @@
+"""Fakes and helpers for testing ACP agents and clients built on toolwire."""
