@@ -20,8 +20,10 @@ from toolwire.events import (
     event_to_dict,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures"
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+SNAPSHOTS = TESTS / "decode" / "snapshots"
 
 
 class Feedable(Protocol):
@@ -94,7 +96,7 @@ def as_dicts(events: Iterable[Event]) -> list[dict[str, Any]]:
 
 
 def assert_snapshot(name: str, events: Sequence[Event]) -> None:
-    """Compare with ``tests/snapshots/NAME.jsonl``; ``UPDATE_SNAPSHOTS=1`` rewrites it.
+    """Compare with ``tests/decode/snapshots/NAME.jsonl``; ``UPDATE_SNAPSHOTS=1`` rewrites it.
 
     A missing snapshot fails: a snapshot is written on purpose and reviewed by a person.
     """

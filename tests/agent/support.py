@@ -1,0 +1,461 @@
+"""End-to-end harness for ``toolwire acp``: cassettes, a scripted SDK client, wire checks.
+
+``agent(...)`` spawns ``python -m toolwire acp`` with the official SDK's
+``spawn_agent_process`` (a trimmed environment pointing HOME and the XDG directories into
+the test's tmp_path) and captures every message the agent writes with an SDK observer.
+``check_wire`` validates them against the vendored ACP v1 JSON Schema: each
+``session/update``'s params against ``#/$defs/SessionNotification``, each response
+against the ``*Response`` definition of the request it answers, each request the agent
+makes against its ``*Request`` definition, each error against ``Error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp.client.connection import ClientSideConnection
+from acp.connection import StreamDirection, StreamEvent
+from acp.exceptions import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    CreateTerminalResponse,
+    DeniedOutcome,
+    Implementation,
+    KillTerminalResponse,
+    ReadTextFileResponse,
+    ReleaseTerminalResponse,
+    RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
+    WriteTextFileResponse,
+)
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from tests.acp_check import SCHEMA_DIR
+
+_URI = "urn:toolwire-tests:acp-schema-v1-e2e"
+RESPONSES = {
+    "initialize": "InitializeResponse",
+    "session/new": "NewSessionResponse",
+    "session/load": "LoadSessionResponse",
+    "session/resume": "ResumeSessionResponse",
+    "session/list": "ListSessionsResponse",
+    "session/close": "CloseSessionResponse",
+    "session/set_mode": "SetSessionModeResponse",
+    "session/set_config_option": "SetSessionConfigOptionResponse",
+    "session/prompt": "PromptResponse",
+}
+REQUESTS = {
+    "session/request_permission": "RequestPermissionRequest",
+    "fs/read_text_file": "ReadTextFileRequest",
+    "fs/write_text_file": "WriteTextFileRequest",
+    "terminal/create": "CreateTerminalRequest",
+    "terminal/output": "TerminalOutputRequest",
+    "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+    "terminal/kill": "KillTerminalRequest",
+    "terminal/release": "ReleaseTerminalRequest",
+}
+
+
+# -- cassettes: Anthropic Messages SSE bodies ------------------------------------------
+
+
+def _event(kind: str, data: dict[str, Any]) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def response(*blocks: tuple[Any, ...], stop: str | None = None, n: int = 0) -> str:
+    """An Anthropic streaming body. Blocks: ``("text", s)``, ``("thinking", s)``,
+    ``("tool", name, args, id)``. ``stop`` defaults to tool_use / end_turn."""
+    message = {
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    out = [_event("message_start", {"type": "message_start", "message": message})]
+    for index, block in enumerate(blocks):
+        out += _block(index, block)
+    has_tools = any(b[0] == "tool" for b in blocks)
+    reason = stop or ("tool_use" if has_tools else "end_turn")
+    out.append(
+        _event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reason},
+                "usage": {"output_tokens": 20},
+            },
+        )
+    )
+    out.append(_event("message_stop", {"type": "message_stop"}))
+    return "".join(out)
+
+
+def _block(index: int, block: tuple[Any, ...]) -> list[str]:
+    kind = block[0]
+    if kind == "text":
+        start: dict[str, Any] = {"type": "text", "text": ""}
+        words = block[1].split(" ")
+        deltas = [
+            {"type": "text_delta", "text": w + (" " if i < len(words) - 1 else "")}
+            for i, w in enumerate(words)
+        ]
+    elif kind == "thinking":
+        start = {"type": "thinking", "thinking": ""}
+        deltas = [
+            {"type": "thinking_delta", "thinking": block[1]},
+            {"type": "signature_delta", "signature": "sig-test"},
+        ]
+    else:
+        _, name, args, call_id = block
+        start = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        text = json.dumps(args)
+        deltas = [
+            {"type": "input_json_delta", "partial_json": text[i : i + 7]}
+            for i in range(0, len(text), 7)
+        ]
+    out = [
+        _event(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+    ]
+    out += [
+        _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+        for d in deltas
+    ]
+    out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return out
+
+
+def write_cassette(path: Path, bodies: Iterable[str], **pacing: int) -> Path:
+    """A replay cassette, one line per response (``chunk_size``/``chunk_delay_ms``)."""
+    lines = [json.dumps({"provider": "anthropic", "body": b, **pacing}) for b in bodies]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# -- the scripted client ----------------------------------------------------------------
+
+
+@dataclass
+class Terminal:
+    proc: asyncio.subprocess.Process
+    output: bytearray = field(default_factory=bytearray)
+    reader: asyncio.Task[None] | None = None
+    released: bool = False
+
+
+class ScriptedClient:
+    """An ACP client (the SDK's ``Client`` protocol) that records and answers as told."""
+
+    def __init__(self, *, answers: Iterable[str] = (), fs: bool = False, terminal: bool = False):
+        self.updates: list[tuple[str, Any]] = []
+        self.answers = list(answers)
+        self.permissions: list[Any] = []
+        self.fs = fs
+        self.terminal = terminal
+        self.terminals: dict[str, Terminal] = {}
+        self.fs_calls: list[tuple[str, str]] = []
+        self.on_update: Callable[[Any], None] | None = None
+        self.on_permission: Callable[[], None] | None = None
+        self.cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+        if self.on_update is not None:
+            self.on_update(update)
+
+    async def request_permission(
+        self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append(tool_call)
+        if self.on_permission is not None:
+            self.on_permission()
+        choice = self.answers.pop(0) if self.answers else "cancelled"
+        if choice == "wait":  # like an editor: answer "cancelled" once the user cancels
+            await self.cancelled.wait()
+        if choice in ("cancelled", "wait"):
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=choice)
+        )
+
+    async def read_text_file(
+        self, path: str, session_id: str, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        self.fs_calls.append(("read", path))
+        try:
+            return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RequestError.resource_not_found(path) from None
+
+    async def write_text_file(
+        self, content: str, path: str, session_id: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        self.fs_calls.append(("write", path))
+        Path(path).write_text(content, encoding="utf-8")
+        return WriteTextFileResponse()
+
+    async def create_terminal(
+        self,
+        command: str,
+        session_id: str,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        **kwargs: Any,
+    ) -> CreateTerminalResponse:
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        term = Terminal(proc)
+        term.reader = asyncio.create_task(_pump(proc, term.output))
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        self.terminals[terminal_id] = term
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> WaitForTerminalExitResponse:
+        term = self.terminals[terminal_id]
+        code = await term.proc.wait()
+        if term.reader is not None:
+            await term.reader
+        return WaitForTerminalExitResponse(exit_code=code if code >= 0 else None)
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> TerminalOutputResponse:
+        term = self.terminals[terminal_id]
+        code = term.proc.returncode
+        status = None if code is None else TerminalExitStatus(exit_code=code if code >= 0 else None)
+        return TerminalOutputResponse(
+            output=term.output.decode(errors="replace"), truncated=False, exit_status=status
+        )
+
+    async def kill_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> KillTerminalResponse:
+        term = self.terminals[terminal_id]
+        if term.proc.returncode is None:
+            os.killpg(term.proc.pid, 9)
+        return KillTerminalResponse()
+
+    async def release_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> ReleaseTerminalResponse:
+        self.terminals[terminal_id].released = True
+        return ReleaseTerminalResponse()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        pass
+
+    def of_kind(self, kind: str) -> list[Any]:
+        """The updates of one ``sessionUpdate`` kind, as SDK models."""
+        return [u for _, u in self.updates if u.session_update == kind]
+
+
+async def _pump(proc: asyncio.subprocess.Process, into: bytearray) -> None:
+    assert proc.stdout is not None
+    while chunk := await proc.stdout.read(4096):
+        into += chunk
+
+
+# -- spawning and checking ------------------------------------------------------------
+
+
+@dataclass
+class Agent:
+    conn: ClientSideConnection
+    process: asyncio.subprocess.Process
+    wire: list[StreamEvent]
+    log: Path
+
+    def sent(self) -> list[dict[str, Any]]:
+        """Every message the agent wrote, in order."""
+        return [e.message for e in self.wire if e.direction == StreamDirection.INCOMING]
+
+    def notifications(self) -> list[dict[str, Any]]:
+        return [m for m in self.sent() if m.get("method") == "session/update"]
+
+
+def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A trimmed environment whose HOME and XDG directories are inside ``tmp_path``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    for key in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        Path(env[key]).mkdir(parents=True, exist_ok=True)
+    return env | extra
+
+
+@asynccontextmanager
+async def agent(
+    tmp_path: Path, client: ScriptedClient, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[Agent]:
+    """``python -m toolwire acp ARGS`` driven through the official SDK client."""
+    wire: list[StreamEvent] = []
+    log = tmp_path / f"agent-{len(list(tmp_path.glob('agent-*.log')))}.log"
+    with log.open("wb") as stderr:
+        async with spawn_agent_process(
+            client,
+            sys.executable,
+            "-m",
+            "toolwire",
+            "acp",
+            *args,
+            env=env or environment(tmp_path),
+            transport_kwargs={"stderr": stderr.fileno()},
+            observers=[wire.append],
+        ) as (conn, process):
+            yield Agent(conn, process, wire, log)
+
+
+@cache
+def _validator(definition: str) -> Draft202012Validator:
+    schema = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
+    registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema))
+    return Draft202012Validator({"$ref": f"{_URI}#/$defs/{definition}"}, registry=registry)
+
+
+def _valid(definition: str, value: Any) -> None:
+    errors = sorted(_validator(definition).iter_errors(value), key=str)
+    assert not errors, f"{definition}: {errors[0].message} in {json.dumps(value)[:400]}"
+
+
+def check_update(session_id: str, update: dict[str, Any]) -> None:
+    """One ``session/update`` payload (as a client SDK delivered it) against the schema."""
+    _valid("SessionNotification", {"sessionId": session_id, "update": update})
+
+
+def check_wire(wire: list[StreamEvent]) -> int:
+    """Validate every message the agent wrote; returns how many were checked."""
+    asked: dict[Any, str] = {}
+    opened: set[str] = set()
+    checked = 0
+    for event in wire:
+        message = event.message
+        if event.direction == StreamDirection.OUTGOING:
+            if "method" in message and "id" in message:
+                asked[message["id"]] = message["method"]
+            if message.get("method") in ("session/load", "session/resume"):
+                opened.add(message["params"]["sessionId"])  # load replays before answering
+            continue
+        assert message.get("jsonrpc") == "2.0"
+        json.dumps(message, allow_nan=False)
+        method = message.get("method")
+        if method == "session/update":
+            _valid("SessionNotification", message["params"])
+            assert message["params"]["sessionId"] in opened, "update before its session exists"
+        elif method is not None:
+            _valid(REQUESTS[method], message["params"])
+        elif "error" in message:
+            _valid("Error", message["error"])
+        else:
+            answered = asked.get(message.get("id"))
+            _valid(RESPONSES[answered or ""], message["result"])
+            if answered == "session/new":
+                opened.add(message["result"]["sessionId"])
+        checked += 1
+    return checked
+
+
+def calls_by_id(notifications: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The client's view of each tool call after all updates (ACP replace semantics)."""
+    calls: dict[str, dict[str, Any]] = {}
+    for note in notifications:
+        update = note["params"]["update"]
+        kind = update["sessionUpdate"]
+        if kind == "tool_call":
+            calls[update["toolCallId"]] = {k: v for k, v in update.items() if k != "sessionUpdate"}
+        elif kind == "tool_call_update":
+            assert update["toolCallId"] in calls, "update for a call the client never saw"
+            calls[update["toolCallId"]].update(
+                {k: v for k, v in update.items() if k != "sessionUpdate"}
+            )
+    return calls
+
+
+def text_of(notifications: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
+    return "".join(
+        n["params"]["update"]["content"]["text"]
+        for n in notifications
+        if n["params"]["update"]["sessionUpdate"] == kind
+    )
+
+
+APP = "def greet():\n    return 'hi'\n"
+
+
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text(APP, encoding="utf-8")
+    return root
+
+
+def full_turn_cassette(tmp_path: Path) -> Path:
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
+    return write_cassette(
+        tmp_path / "turn.jsonl",
+        [
+            response(
+                ("thinking", "The user wants a friendlier greeting."),
+                ("text", "Let me read the file first."),
+                ("tool", "Read", {"file_path": "app.py"}, "toolu_read"),
+            ),
+            response(("text", "Now the edit."), ("tool", "Edit", edit, "toolu_edit"), n=1),
+            response(("tool", "Bash", {"command": "cat app.py"}, "toolu_bash"), n=2),
+            response(("text", "Done: greet() now says hello."), n=3),
+        ],
+    )
+
+
+async def start(conn: Any, cwd: Path, caps: ClientCapabilities | None = None) -> str:
+    init = await conn.initialize(
+        protocol_version=PROTOCOL_VERSION,
+        client_capabilities=caps or ClientCapabilities(),
+        client_info=Implementation(name="toolwire-tests", version="0"),
+    )
+    assert init.protocol_version == 1
+    assert init.agent_info.name == "toolwire"
+    assert init.agent_capabilities.load_session is True
+    session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+    return str(session.session_id)
+
+
+def write_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path

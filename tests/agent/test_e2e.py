@@ -1,0 +1,453 @@
+"""``toolwire acp`` end to end, driven by the official Python SDK client on replay cassettes.
+
+Every test spawns the real agent process (``python -m toolwire acp``), validates every
+message it wrote against the ACP v1 JSON Schema (``check_wire``) and checks files on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from acp import text_block
+from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+from tests.agent.support import (
+    APP,
+    ScriptedClient,
+    agent,
+    calls_by_id,
+    check_wire,
+    full_turn_cassette,
+    project,
+    response,
+    start,
+    text_of,
+    write_cassette,
+)
+
+
+def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    cassette = full_turn_cassette(tmp_path)
+    client = ScriptedClient(answers=["allow_once", "allow_once"])
+    recorded, log = tmp_path / "recorded.jsonl", tmp_path / "toolwire.log"
+    options = ["--record", str(recorded), "--log-file", str(log)]
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}", *options) as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
+            assert result.stop_reason == "end_turn"
+            notes = run.notifications()
+            assert check_wire(run.wire) > 10
+            calls = calls_by_id(notes)
+            assert list(calls) == ["toolu_read", "toolu_edit", "toolu_bash"]
+            assert all(c["status"] == "completed" for c in calls.values())
+            read, edit, bash = calls.values()
+            assert (read["title"], read["kind"]) == ("Read app.py", "read")
+            assert read["locations"][0]["path"] == str(root / "app.py")
+            assert "return 'hi'" in read["content"][0]["content"]["text"]
+            assert (edit["title"], edit["kind"]) == ("Edit app.py", "edit")
+            diff = edit["content"][0]
+            assert diff == {
+                "type": "diff",
+                "path": str(root / "app.py"),
+                "oldText": APP,
+                "newText": APP.replace("'hi'", "'hello'"),
+            }
+            assert (bash["title"], bash["kind"]) == ("cat app.py", "execute")
+            assert "return 'hello'" in bash["content"][0]["content"]["text"]
+            assert bash["rawOutput"]["exit_code"] == 0
+            assert "Done: greet() now says hello." in text_of(notes)
+            assert "friendlier" in text_of(notes, "agent_thought_chunk")
+            _one_message_id_per_message(notes)
+            # the permission requests came after their tool_call, and carried no content
+            assert [p.tool_call_id for p in client.permissions] == ["toolu_edit", "toolu_bash"]
+            assert all(p.content is None for p in client.permissions)
+
+    asyncio.run(scenario())
+    assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+    # --record wrote one cassette line per model response, the bodies as served
+    lines = [json.loads(line) for line in recorded.read_text(encoding="utf-8").splitlines()]
+    originals = [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines()]
+    assert [r["body"] for r in lines] == [o["body"] for o in originals]
+    assert "serving on stdio" in log.read_text(encoding="utf-8")
+
+
+def _one_message_id_per_message(notes: list[dict[str, Any]]) -> None:
+    """Adjacent text chunks share a messageId; each model response gets a new one."""
+    ids: list[str] = []
+    for note in notes:
+        update = note["params"]["update"]
+        if update["sessionUpdate"] == "agent_message_chunk":
+            assert update.get("messageId"), "text chunk without messageId"
+            if not ids or ids[-1] != update["messageId"]:
+                assert update["messageId"] not in ids, "a messageId came back after another"
+                ids.append(update["messageId"])
+    assert len(ids) >= 3
+
+
+def test_client_fs_and_terminal(tmp_path: Path) -> None:
+    """With fs and terminal capabilities, files and commands go through the client."""
+    root = project(tmp_path)
+    cassette = full_turn_cassette(tmp_path)
+    client = ScriptedClient(answers=["allow_always", "allow_once"], fs=True, terminal=True)
+    caps = ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
+    )
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root, caps)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            calls = calls_by_id(run.notifications())
+            bash = calls["toolu_bash"]
+            assert bash["status"] == "completed"
+            assert bash["content"] == [{"type": "terminal", "terminalId": "term-1"}]
+            methods = [m.get("method") for m in run.sent()]
+            assert methods.index("terminal/create") < methods.index("terminal/release")
+
+    asyncio.run(scenario())
+    path = str(root / "app.py")
+    assert ("read", path) in client.fs_calls
+    assert ("write", path) in client.fs_calls
+    assert client.terminals["term-1"].released
+    assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+
+
+def test_permissions_allow_once_always_reject(tmp_path: Path) -> None:
+    """Ask mode: each edit asks after its tool_call and diff; allow always sticks."""
+    root = project(tmp_path)
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hey'"}
+    again = {"file_path": "app.py", "old_string": "'hey'", "new_string": "'hello'"}
+    last = {"file_path": "app.py", "old_string": "greet", "new_string": "welcome"}
+    cassette = write_cassette(
+        tmp_path / "perm.jsonl",
+        [
+            response(("tool", "Edit", edit, "toolu_e1")),
+            response(("tool", "Write", {"file_path": "new.txt", "content": "x"}, "toolu_w1"), n=1),
+            response(("tool", "Edit", again, "toolu_e2"), n=2),
+            response(("tool", "Edit", last, "toolu_e3"), n=3),
+            response(("text", "All done."), n=4),
+        ],
+    )
+    client = ScriptedClient(answers=["allow_once", "reject", "allow_always"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Rename")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            sent = run.sent()
+            calls = calls_by_id(run.notifications())
+            for call_id in ("toolu_e1", "toolu_w1", "toolu_e2"):
+                _asked_after_diff(sent, call_id)
+            assert calls["toolu_e1"]["status"] == "completed"
+            assert calls["toolu_w1"]["status"] == "failed"
+            assert "rejected" in calls["toolu_w1"]["rawOutput"]["error"]
+            assert calls["toolu_w1"]["content"][-1]["content"]["text"].startswith("The user")
+            assert calls["toolu_e3"]["status"] == "completed"
+            assert calls["toolu_e3"]["content"][0]["type"] == "diff"
+
+    asyncio.run(scenario())
+    assert [p.tool_call_id for p in client.permissions] == ["toolu_e1", "toolu_w1", "toolu_e2"]
+    assert all(p.content is None for p in client.permissions)
+    assert not (root / "new.txt").exists()
+    assert (root / "app.py").read_text(encoding="utf-8") == "def welcome():\n    return 'hello'\n"
+
+
+def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
+    """The tool_call, then a diff update, then the request; its options are the three."""
+
+    def position(match: Any) -> int:
+        return next(i for i, m in enumerate(sent) if match(m))
+
+    def update(m: dict[str, Any]) -> dict[str, Any]:
+        return m.get("params", {}).get("update", {}) if m.get("method") == "session/update" else {}
+
+    started = position(
+        lambda m: (
+            update(m).get("sessionUpdate") == "tool_call" and update(m)["toolCallId"] == call_id
+        )
+    )
+    diffed = position(
+        lambda m: (
+            update(m).get("toolCallId") == call_id
+            and any(c["type"] == "diff" for c in update(m).get("content", []))
+        )
+    )
+    asked = position(
+        lambda m: (
+            m.get("method") == "session/request_permission"
+            and m["params"]["toolCall"]["toolCallId"] == call_id
+        )
+    )
+    assert started < diffed < asked
+    request = sent[asked]["params"]
+    assert "content" not in request["toolCall"]  # codex-acp#171: never replace the diff
+    kinds = [o["kind"] for o in request["options"]]
+    assert kinds == ["allow_once", "allow_always", "reject_once"]
+
+
+def test_cancel_mid_stream(tmp_path: Path) -> None:
+    """session/cancel while the model streams: answered once, cancelled, every call ended."""
+    root = project(tmp_path)
+    long_text = "This response streams slowly so that the cancel lands in the middle of it. " * 4
+    slow = response(
+        ("text", long_text),
+        ("tool", "Read", {"file_path": "app.py"}, "toolu_c1"),
+        ("tool", "Write", {"file_path": "out.txt", "content": "never " * 200}, "toolu_c2"),
+    )
+    cassette = write_cassette(
+        tmp_path / "slow.jsonl",
+        [slow, response(("text", "Still here."), n=1)],
+        chunk_size=60,
+        chunk_delay_ms=20,
+    )
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            loop = asyncio.get_running_loop()
+            tasks: list[asyncio.Task[None]] = []
+            cancelled_at: list[float] = []
+
+            def on_update(update: Any) -> None:
+                if update.session_update == "tool_call" and not cancelled_at:
+                    cancelled_at.append(loop.time())
+                    tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
+
+            client.on_update = on_update
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Go")])
+            assert result.stop_reason == "cancelled"
+            assert loop.time() - cancelled_at[0] < 1.0, "the cancel was not prompt"
+            client.on_update = None
+            check_wire(run.wire)
+            sent = run.sent()
+            answers = [
+                m
+                for m in sent
+                if m.get("id") is not None and "result" in m and "stopReason" in m["result"]
+            ]
+            assert len(answers) == 1
+            answered = sent.index(answers[0])
+            assert not any(m.get("method") == "session/update" for m in sent[answered + 1 :])
+            calls = calls_by_id(run.notifications())
+            assert calls, "the cancel landed before any tool call"
+            for call in calls.values():
+                assert call["status"] == "failed"
+                assert call["rawOutput"]["cancelled"] is True
+            # the session is still usable, and the next response is the next one
+            again = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
+            assert again.stop_reason == "end_turn"
+            assert "Still here." in text_of(run.notifications())
+
+    asyncio.run(scenario())
+    assert not (root / "out.txt").exists()
+
+
+def test_cancel_kills_running_command(tmp_path: Path) -> None:
+    """A cancel while Bash runs kills the command and what it started, and ends the call."""
+    root = project(tmp_path)
+    command = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait"
+    cassette = write_cassette(
+        tmp_path / "bash.jsonl", [response(("tool", "Bash", {"command": command}, "toolu_b"))]
+    )
+    client = ScriptedClient(answers=["allow_once"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            loop = asyncio.get_running_loop()
+
+            async def cancel_when_running() -> float:
+                while not (root / "sleep.pid").exists() or not (root / "sleep.pid").read_text():
+                    await asyncio.sleep(0.02)
+                await run.conn.cancel(session_id=sid)
+                return loop.time()
+
+            canceller = loop.create_task(cancel_when_running())
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Run it")])
+            assert result.stop_reason == "cancelled"
+            assert loop.time() - await canceller < 2.0
+            check_wire(run.wire)
+            call = calls_by_id(run.notifications())["toolu_b"]
+            assert call["status"] == "failed"
+            assert call["rawOutput"]["cancelled"] is True
+
+    asyncio.run(scenario())
+    for name in ("shell.pid", "sleep.pid"):
+        assert not _alive(int((root / name).read_text())), f"{name}: still running"
+
+
+def _alive(pid: int) -> bool:
+    import os
+    import time
+
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        try:  # a zombie is dead too: it only waits for its parent
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                if stat.read().split(") ", 1)[1].startswith("Z"):
+                    return False
+        except OSError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_cancel_while_a_permission_is_pending(tmp_path: Path) -> None:
+    """The client cancels, then answers the pending permission "cancelled" (ACP order)."""
+    root = project(tmp_path)
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
+    cassette = write_cassette(tmp_path / "p.jsonl", [response(("tool", "Edit", edit, "toolu_p"))])
+    client = ScriptedClient(answers=["wait"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            loop = asyncio.get_running_loop()
+
+            async def user_cancels() -> None:
+                await asyncio.sleep(0.2)
+                await run.conn.cancel(session_id=sid)
+                client.cancelled.set()
+
+            client.on_permission = lambda: tasks.append(loop.create_task(user_cancels()))
+            tasks: list[asyncio.Task[None]] = []
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
+            assert result.stop_reason == "cancelled"
+            call = calls_by_id(run.notifications())["toolu_p"]
+            assert call["status"] == "failed"
+            assert call["rawOutput"]["cancelled"] is True
+            check_wire(run.wire)
+
+    asyncio.run(scenario())
+    assert (root / "app.py").read_text(encoding="utf-8") == APP
+
+
+def test_large_command_output_is_bounded(tmp_path: Path) -> None:
+    """1 MB of output over a second: throttled bounded tail frames, a capped result."""
+    root = project(tmp_path)
+    command = "for i in $(seq 1 40); do seq 100000 105000; sleep 0.03; done"
+    size = 40 * 5001 * 7  # bytes the command prints
+    cassette = write_cassette(
+        tmp_path / "big.jsonl",
+        [response(("tool", "Bash", {"command": command}, "toolu_big")), response(("text", "ok"))],
+    )
+    client = ScriptedClient(answers=["allow_once"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Count")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            notes = [
+                n
+                for n in run.notifications()
+                if n["params"]["update"].get("toolCallId") == "toolu_big"
+            ]
+            frames = [
+                n["params"]["update"] for n in notes[:-1] if "content" in n["params"]["update"]
+            ]
+            assert len(frames) >= 3, "no output frames while the command ran"
+            for frame in frames:
+                text = frame["content"][0]["content"]["text"]
+                assert len(text) < 4200
+                assert text.startswith("[")
+                assert "earlier bytes not shown]" in text
+            sent = sum(len(json.dumps(n, separators=(",", ":"))) for n in notes)
+            assert sent < size // 4, f"{sent:,} bytes for {size:,} bytes of output"
+            final = calls_by_id(notes)["toolu_big"]
+            assert final["status"] == "completed"
+            text = final["content"][0]["content"]["text"]
+            assert text.startswith("100000\n100001\n")
+            assert text.rstrip().endswith("105000")
+            assert "bytes not shown" in text
+
+    asyncio.run(scenario())
+
+
+def test_todowrite_becomes_a_plan(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+    ]
+    cassette = write_cassette(
+        tmp_path / "todo.jsonl",
+        [
+            response(("tool", "TodoWrite", {"todos": todos}, "toolu_todo")),
+            response(("text", "Planned."), n=1),
+        ],
+    )
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Plan it")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            plans = [
+                n["params"]["update"]
+                for n in run.notifications()
+                if n["params"]["update"]["sessionUpdate"] == "plan"
+            ]
+            assert plans == [
+                {
+                    "sessionUpdate": "plan",
+                    "entries": [
+                        {"content": t["content"], "priority": "medium", "status": t["status"]}
+                        for t in todos
+                    ],
+                }
+            ]
+            call = calls_by_id(run.notifications())["toolu_todo"]
+            assert (call["title"], call["kind"], call["status"]) == (
+                "Update todos (3)",
+                "think",
+                "completed",
+            )
+            assert client.permissions == []  # a plan never asks
+
+    asyncio.run(scenario())
+
+
+def test_sigterm_leaves_no_command_behind(tmp_path: Path) -> None:
+    """What SDK clients do at shutdown (stdin closed, then SIGTERM) kills our commands."""
+    root = project(tmp_path)
+    command = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait"
+    cassette = write_cassette(
+        tmp_path / "bash.jsonl", [response(("tool", "Bash", {"command": command}, "toolu_t"))]
+    )
+    client = ScriptedClient(answers=["allow_once"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            prompt = asyncio.get_running_loop().create_task(
+                run.conn.prompt(session_id=sid, prompt=[text_block("Run it")])
+            )
+            while not (root / "sleep.pid").exists() or not (root / "sleep.pid").read_text():
+                await asyncio.sleep(0.02)
+            run.process.terminate()
+            assert await asyncio.wait_for(run.process.wait(), 5) is not None
+            prompt.cancel()
+
+    asyncio.run(scenario())
+    for name in ("shell.pid", "sleep.pid"):
+        assert not _alive(int((root / name).read_text())), f"{name}: outlived the agent"

@@ -1,0 +1,294 @@
+"""``toolwire acp`` sessions and settings end to end (official Python SDK client).
+
+Restart and ``session/load`` (a second agent process on the same data directory),
+``session/list``, ``resume`` and ``close``; modes and the model config option; a
+malformed input line; a backend's 4xx answer (a local fake HTTP server); every stop
+reason. Every message the agents wrote is validated against the ACP v1 schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import text_block
+from acp.exceptions import RequestError
+
+from tests.agent.support import (
+    APP,
+    ScriptedClient,
+    agent,
+    calls_by_id,
+    check_wire,
+    environment,
+    full_turn_cassette,
+    project,
+    response,
+    start,
+    text_of,
+    write_cassette,
+    write_config,
+)
+from tests.fakes.http import FakeServer, Reply
+
+KEY = "sk-test-0123456789abcdefghij"
+
+
+def test_load_after_restart_list_resume_close(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    cassette = full_turn_cassette(tmp_path)
+    first = ScriptedClient(answers=["allow_always", "allow_always"])
+
+    async def before_restart() -> str:
+        async with agent(tmp_path, first, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            return sid
+
+    sid = asyncio.run(before_restart())
+    with FakeServer() as server:
+        server.script(Reply(chunks=[response(("text", "Yes, it says hello now.")).encode()]))
+        config = write_config(tmp_path, _fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        second = ScriptedClient()
+        asyncio.run(_after_restart(tmp_path, second, config, env, sid, root))
+        history = server.requests[0].json()["messages"]
+    # the new backend got the whole history: the calls, their results, the new prompt
+    kinds = [block["type"] for m in history for block in _blocks(m)]
+    assert kinds.count("tool_use") == 3
+    assert kinds.count("tool_result") == 3
+    assert history[-1]["content"][-1]["text"] == "Did it work?"
+
+
+def _fake_backend(url: str) -> str:
+    return (
+        'default_backend = "fake"\n[backends.fake]\nprovider = "anthropic"\n'
+        f'model = "claude-test"\nbase_url = "{url}"\napi_key_env = "TEST_KEY"\n'
+    )
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+async def _after_restart(
+    tmp_path: Path,
+    client: ScriptedClient,
+    config: Path,
+    env: dict[str, str],
+    sid: str,
+    root: Path,
+) -> None:
+    async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+        await run.conn.initialize(protocol_version=1)
+        listed = await run.conn.list_sessions()
+        assert [s.session_id for s in listed.sessions] == [sid]
+        assert listed.sessions[0].title == "Say hello"
+        assert listed.sessions[0].cwd == str(root)
+        assert (await run.conn.list_sessions(cwd=str(tmp_path))).sessions == []
+        loaded = await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+        assert loaded.modes is not None
+        assert loaded.modes.current_mode_id == "ask"
+        replayed = run.notifications()
+        kinds = [n["params"]["update"]["sessionUpdate"] for n in replayed]
+        assert kinds[0] == "user_message_chunk"
+        assert "tool_call_update" not in kinds, "the transcript is consolidated"
+        calls = calls_by_id(replayed)
+        assert [c["status"] for c in calls.values()] == ["completed"] * 3
+        assert calls["toolu_edit"]["content"][0]["oldText"] == APP
+        assert "Done: greet() now says hello." in text_of(replayed)
+        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Did it work?")])
+        assert result.stop_reason == "end_turn"
+        assert "Yes, it says hello now." in text_of(run.notifications())
+        await run.conn.resume_session(cwd=str(root), session_id=sid, mcp_servers=[])
+        await run.conn.close_session(session_id=sid)
+        with pytest.raises(RequestError):
+            await run.conn.prompt(session_id=sid, prompt=[text_block("closed?")])
+        with pytest.raises(RequestError):
+            await run.conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
+        check_wire(run.wire)
+
+
+def test_modes_and_model_option(tmp_path: Path) -> None:
+    """read-only refuses edits; the model option switches backends at the next prompt."""
+    root = project(tmp_path)
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
+    one = write_cassette(
+        tmp_path / "one.jsonl",
+        [response(("tool", "Edit", edit, "toolu_ro")), response(("text", "Refused."), n=1)],
+    )
+    two = write_cassette(tmp_path / "two.jsonl", [response(("text", "Second model here."))])
+    config = write_config(
+        tmp_path,
+        f'default_backend = "one"\n[backends.one]\nprovider = "replay"\ncassette = "{one}"\n'
+        f'[backends.two]\nprovider = "replay"\ncassette = "{two}"\nmodel = "m2"\n',
+    )
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--config", str(config)) as run:
+            sid = await start(run.conn, root)
+            await run.conn.set_session_mode(session_id=sid, mode_id="read-only")
+            kinds = [u.session_update for _, u in client.updates]
+            assert "current_mode_update" in kinds
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit it")])
+            assert result.stop_reason == "end_turn"
+            call = calls_by_id(run.notifications())["toolu_ro"]
+            assert call["status"] == "failed"
+            assert "read-only" in call["content"][-1]["content"]["text"]
+            answer = await run.conn.set_config_option(
+                config_id="model", session_id=sid, value="two"
+            )
+            model = next(o for o in answer.config_options if o.id == "model")
+            assert model.current_value == "two"
+            assert [o.value for o in model.options] == ["one", "two", "demo"]
+            assert client.of_kind("config_option_update")
+            with pytest.raises(RequestError) as bad:
+                await run.conn.set_config_option(config_id="model", session_id=sid, value="x")
+            assert bad.value.code == -32602
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Who are you?")])
+            assert result.stop_reason == "end_turn"
+            text = text_of(run.notifications())
+            assert "Switched the model from one to two" in text
+            assert text.index("Switched the model") < text.index("Second model here.")
+            check_wire(run.wire)
+
+    asyncio.run(scenario())
+    assert (root / "app.py").read_text(encoding="utf-8") == APP
+
+
+def test_malformed_line_is_answered_and_serving_goes_on(tmp_path: Path) -> None:
+    cassette = write_cassette(tmp_path / "c.jsonl", [response(("text", "hi"))])
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            await run.conn.initialize(protocol_version=1)
+            assert run.process.stdin is not None
+            run.process.stdin.write(b"{this is not json\n[1, 2]\n")
+            await run.process.stdin.drain()
+            listed = await run.conn.list_sessions()  # still serving
+            assert listed.sessions == []
+            errors = [m["error"] for m in run.sent() if "error" in m]
+            assert [(e["code"], m) for e, m in zip(errors, [None, None], strict=True)] == [
+                (-32700, None),
+                (-32600, None),
+            ]
+            assert all(m["id"] is None for m in run.sent() if "error" in m)
+            check_wire(run.wire)
+
+    asyncio.run(scenario())
+
+
+def test_backend_4xx_is_a_message_and_the_session_lives(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    error = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "max_tokens: 999999 is too large"},
+    }
+    with FakeServer() as server:
+        server.script(
+            Reply(400, [json.dumps(error).encode()], content_type="application/json"),
+            Reply(chunks=[response(("text", "Working again.")).encode()]),
+        )
+        config = write_config(tmp_path, _fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+                result = await run.conn.prompt(session_id=sid, prompt=[text_block("Hi")])
+                assert result.stop_reason == "end_turn"
+                said = text_of(run.notifications())
+                assert "HTTP 400" in said
+                assert "max_tokens: 999999 is too large" in said
+                assert KEY not in said
+                result = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
+                assert result.stop_reason == "end_turn"
+                assert "Working again." in text_of(run.notifications())
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+
+
+def test_every_stop_reason(tmp_path: Path) -> None:
+    """max_tokens, refusal, a stream cut mid-call, then max_turn_requests."""
+    root = project(tmp_path)
+    read = ("tool", "Read", {"file_path": "app.py"}, "toolu_r")
+    cut = response(
+        ("text", "Let me write."),
+        ("tool", "Write", {"file_path": "w.txt", "content": "partial"}, "toolu_cut"),
+    )
+    cut = cut[: cut.index('"content_block_stop","index":1') - 30]  # the connection drops
+    cassette = write_cassette(
+        tmp_path / "stops.jsonl",
+        [
+            response(("text", "This answer is cut"), stop="max_tokens"),
+            response(("text", "I can't help with that."), stop="refusal", n=1),
+            cut,
+            response(read, n=3),
+            response(("tool", "Read", {"file_path": "app.py"}, "toolu_r2"), n=4),
+            response(("text", "never reached"), n=5),
+        ],
+    )
+    config = write_config(
+        tmp_path,
+        f'default_backend = "r"\n[backends.r]\nprovider = "replay"\ncassette = "{cassette}"\n'
+        "[limits]\nmax_turn_requests = 2\n",
+    )
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--config", str(config)) as run:
+            sid = await start(run.conn, root)
+
+            async def ask(text: str) -> str:
+                result = await run.conn.prompt(session_id=sid, prompt=[text_block(text)])
+                return str(result.stop_reason)
+
+            assert await ask("one") == "max_tokens"
+            assert await ask("two") == "refusal"
+            assert await ask("three") == "end_turn"
+            call = calls_by_id(run.notifications())["toolu_cut"]
+            assert call["status"] == "failed"
+            assert "broke off" in text_of(run.notifications())
+            assert await ask("four") == "max_turn_requests"
+            calls = calls_by_id(run.notifications())
+            assert calls["toolu_r"]["status"] == calls["toolu_r2"]["status"] == "completed"
+            check_wire(run.wire)
+
+    asyncio.run(scenario())
+    assert not (root / "w.txt").exists()
+
+
+def test_demo_notice_in_the_first_message(tmp_path: Path) -> None:
+    """No config, no key: the bundled demo cassette, said plainly in the first message."""
+    root = project(tmp_path)
+    client = ScriptedClient()
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client) as run:
+            sid = await start(run.conn, root)
+            loop = asyncio.get_running_loop()
+            tasks: list[asyncio.Task[None]] = []
+
+            def on_update(update: Any) -> None:
+                if update.session_update == "agent_message_chunk":
+                    client.on_update = None
+                    tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
+
+            client.on_update = on_update
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Fix the tests")])
+            assert result.stop_reason == "cancelled"
+            first = client.of_kind("agent_message_chunk")[0].content.text
+            assert "bundled demo recording" in first
+            check_wire(run.wire)
+
+    asyncio.run(scenario())

@@ -1,0 +1,104 @@
+"""Backend switch in a running session (issue 5 section 2): A -> B -> A keeps the file.
+
+Two fake Anthropic-compatible servers play backends A and B. On A the model reads a file;
+the user switches to B, then back to A. What each backend is sent is checked: the file's
+content reaches B verbatim after the first switch, and is still there verbatim when the
+session returns to A (the handoff is built from the raw history, never from a previous
+handoff's retelling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from acp import text_block
+
+from tests.agent.support import (
+    ScriptedClient,
+    agent,
+    check_wire,
+    environment,
+    project,
+    response,
+    start,
+    text_of,
+    write_config,
+)
+from tests.fakes.http import FakeServer, Reply
+
+KEY = "sk-test-switch-0123456789abcdef"
+# A file with content no summary would reproduce by accident.
+NOTES = "".join(f"line {i}: checksum {i * 7919 % 104729:06d}\n" for i in range(60))
+
+
+def _backends(url_a: str, url_b: str) -> str:
+    table = 'default_backend = "a"\n'
+    for name, url in (("a", url_a), ("b", url_b)):
+        table += (
+            f'[backends.{name}]\nprovider = "anthropic"\nmodel = "model-{name}"\n'
+            f'base_url = "{url}"\napi_key_env = "TEST_KEY"\n'
+        )
+    return table
+
+
+def _sent_text(request_body: dict[str, Any]) -> str:
+    """Every text the backend was sent: system, messages, tool results."""
+    return json.dumps(request_body, ensure_ascii=False)
+
+
+def test_a_to_b_to_a_keeps_files_read_verbatim(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "notes.txt").write_text(NOTES, encoding="utf-8")
+    read = ("tool", "Read", {"file_path": "notes.txt"}, "toolu_read_notes")
+    with FakeServer() as server_a, FakeServer() as server_b:
+        server_a.script(
+            Reply(chunks=[response(read).encode()]),
+            Reply(chunks=[response(("text", "Read it."), n=1).encode()]),
+            Reply(chunks=[response(("text", "A again."), n=2).encode()]),
+        )
+        server_b.script(
+            Reply(chunks=[response(("text", "B here."), n=3).encode()]),
+            Reply(chunks=[response(("text", "Summary."), n=4).encode()]),
+            Reply(chunks=[response(("text", "Summary."), n=5).encode()]),
+        )
+        config = write_config(tmp_path, _backends(server_a.url, server_b.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+
+                async def ask(text: str) -> None:
+                    result = await run.conn.prompt(session_id=sid, prompt=[text_block(text)])
+                    assert result.stop_reason == "end_turn"
+
+                await ask("Read notes.txt")
+                await run.conn.set_config_option(config_id="model", session_id=sid, value="b")
+                await ask("What is on line 42?")
+                await run.conn.set_config_option(config_id="model", session_id=sid, value="a")
+                await ask("And line 7?")
+                said = text_of(run.notifications())
+                assert "B here." in said
+                assert "A again." in said
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+        # B's answer to the prompt is the request whose last message is that prompt (a
+        # summarizer call, if the agent makes one, is a separate request).
+        to_b = [
+            r.json() for r in server_b.requests if "What is on line 42?" in _sent_text(r.json())
+        ]
+        back_to_a = [r.json() for r in server_a.requests if "And line 7?" in _sent_text(r.json())]
+    assert to_b, "backend B never got the prompt"
+    assert back_to_a, "backend A never got the prompt after switching back"
+    line_42 = NOTES.splitlines()[42]
+    for body in (to_b[-1], back_to_a[-1]):
+        sent = _sent_text(body)
+        # Verbatim: the file's lines as the Read tool returned them, not a retelling.
+        assert json.dumps(line_42)[1:-1] in sent
+        assert json.dumps(NOTES.splitlines()[7])[1:-1] in sent
+    assert KEY not in _sent_text(to_b[-1])

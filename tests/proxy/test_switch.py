@@ -1,0 +1,146 @@
+"""Routing, session identity, the session stores, and a switch between two upstreams."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from tests.fakes.http import FakeServer, Reply
+from tests.proxy.support import (
+    FILE_TEXT,
+    anthropic_text_stream,
+    message_text,
+    openai_text_stream,
+    request_body,
+    running,
+    settings_for,
+    switch_cli,
+    tool_loop_messages,
+    write_config,
+)
+from toolwire.proxy import load_settings
+from toolwire.proxy.routing import Route, route
+from toolwire.proxy.sessions import MemoryStore, SessionState, SQLiteStore, session_id
+
+
+@pytest.mark.parametrize(
+    ("metadata", "headers", "expected"),
+    [
+        ({"user_id": json.dumps({"device_id": "d", "session_id": "abc"})}, {}, "abc"),
+        ({"user_id": "user_x_account__session_1234-abcd"}, {}, "1234-abcd"),
+        ({}, {"x-claude-code-session-id": "hdr"}, "hdr"),
+        ({"user_id": "plain"}, {}, "default"),
+        (None, {}, "default"),
+    ],
+)
+def test_session_id(metadata: object, headers: dict[str, str], expected: str) -> None:
+    body = {"metadata": metadata} if metadata is not None else {}
+    assert session_id(body, headers) == expected
+
+
+def test_routing_order(tmp_path: Path) -> None:
+    extra = '[proxy.models]\n"claude-haiku" = "claude,claude-small"\n"big" = "claude"'
+    settings = load_settings(write_config(tmp_path, "http://a", "http://b", extra))
+    fresh = SessionState()
+    assert _pick(route("claude,claude-x", fresh, settings)) == ("claude", "claude-x")
+    assert _pick(route("claude", fresh, settings)) == ("claude", "claude-up")
+    assert _pick(route("claude-haiku", fresh, settings)) == ("claude", "claude-small")
+    assert _pick(route("big", fresh, settings)) == ("claude", "claude-up")
+    assert route("claude-opus-5-5", fresh, settings) == Route("local", "qwen3", "default")
+    forced = SessionState(forced="claude")
+    assert route("claude-opus-5-5", forced, settings).reason == "switched"
+    assert _pick(route("local,other", forced, settings)) == ("local", "other")
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_stores_keep_state(tmp_path: Path, kind: str) -> None:
+    store = MemoryStore() if kind == "memory" else SQLiteStore(tmp_path / "s.db")
+    state = store.load("s")
+    assert state == SessionState()
+    assert not state.record("local", 0)
+    assert state.record("claude", 2)
+    state.forced = "claude"
+    store.save("s", state)
+    again = store.load("s")
+    assert again == SessionState("claude", "claude", [(2, "claude")])
+    if isinstance(store, SQLiteStore):
+        store.close()
+        reopened = SQLiteStore(tmp_path / "s.db")
+        assert reopened.load("s") == again
+        reopened.close()
+
+
+def test_switch_sends_files_read_before_it_verbatim(tmp_path: Path) -> None:
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        openai_up.script(Reply(chunks=openai_text_stream("I read it.")))
+        anthropic_up.script(Reply(chunks=anthropic_text_stream("Still know it.")))
+        settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
+        with running(settings) as url:
+            history = tool_loop_messages()
+            first = httpx2.post(
+                f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10
+            )
+            assert first.status_code == 200
+            switched = httpx2.post(
+                f"{url}/control/switch", json={"backend": "claude", "session": "sess-1"}
+            )
+            assert switched.json() == {"session": "sess-1", "backend": "claude"}
+            history += [
+                {"role": "assistant", "content": [{"type": "text", "text": "I read it."}]},
+                {"role": "user", "content": "Quote the file."},
+            ]
+            second = httpx2.post(
+                f"{url}/v1/messages", json=request_body(history, stream=True), timeout=10
+            )
+            assert second.status_code == 200
+            assert b"Still know it." in second.content
+            metrics = httpx2.get(f"{url}/metrics").text
+        (sent,) = anthropic_up.requests
+        wire = sent.json()
+        results = [
+            b
+            for m in wire["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        ]
+        assert [message_text(r["content"]) for r in results] == [FILE_TEXT]
+        assert sent.path == "/v1/messages"
+        assert "toolwire_proxy_switches_total 1" in metrics
+
+
+def _pick(chosen: Route) -> tuple[str, str]:
+    return chosen.backend, chosen.model
+
+
+def test_switch_unknown_backend_is_400(tmp_path: Path) -> None:
+    with running(settings_for(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9")) as url:
+        reply = httpx2.post(f"{url}/control/switch", json={"backend": "nope"})
+    assert reply.status_code == 400
+    assert reply.json()["error"]["message"].startswith("unknown backend 'nope'")
+
+
+def test_cli_switch_talks_to_a_running_proxy(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9")
+    with running(load_settings(config)) as url:
+        done = switch_cli(url, config, "claude", "s9")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "session s9 -> claude"
+
+
+def test_sqlite_store_keeps_a_switch_across_restarts(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(Reply(chunks=anthropic_text_stream("hello")))
+        extra = f'store = "{db}"'
+        with running(settings_for(tmp_path, openai_up.url, anthropic_up.url, extra)) as url:
+            httpx2.post(f"{url}/control/switch", json={"backend": "claude", "session": "sess-1"})
+        with running(settings_for(tmp_path, openai_up.url, anthropic_up.url, extra)) as url:
+            body = request_body([{"role": "user", "content": "hi"}], stream=True)
+            reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+        assert b"hello" in reply.content
+        assert openai_up.requests == []
+        assert len(anthropic_up.requests) == 1
