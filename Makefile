@@ -25,7 +25,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The official TypeScript ACP SDK for tests/test_agent_node.py, from its lock file
+# The official TypeScript ACP SDK for tests/agent/test_node_client.py, from its lock file
 # (reinstalled when the lock changes). Without npm nothing is installed here; the test
 # itself skips when node is missing.
 node-deps:
@@ -36,7 +36,7 @@ node-deps:
 		npm ci --prefix tests/node --no-audit --no-fund; \
 	fi
 
-# Claude Code (the real CLI) for tests/test_proxy_claude_code.py, pinned by its lock file
+# Claude Code (the real CLI) for tests/proxy/test_claude_code.py, pinned by its lock file
 # (reinstalled when the lock changes). Without npm nothing is installed here; the test
 # itself skips when node or npm is missing.
 claude-code:
@@ -47,7 +47,7 @@ claude-code:
 		npm ci --prefix tests/claude --no-audit --no-fund; \
 	fi
 
-# A real redis-server for tests/test_proxy_redis.py (Debian's package), installed only as
+# A real redis-server for tests/proxy/test_redis.py (Debian's package), installed only as
 # root where apt-get exists; otherwise a note, and those tests skip while it is missing.
 redis-server:
 	@if command -v redis-server >/dev/null 2>&1; then \
