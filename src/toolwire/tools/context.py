@@ -37,7 +37,7 @@ class PathLocks:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class ToolLimits:
     """Bounds on what tools read and return (the config may override them)."""
 
     read_max_lines: int = 2000
@@ -69,7 +69,7 @@ class ToolContext:
     roots: tuple[Path, ...] = ()
     fs: FileSystem = field(default_factory=LocalFileSystem)
     terminal: Terminal = field(default_factory=LocalTerminal)
-    limits: Limits = field(default_factory=Limits)
+    limits: ToolLimits = field(default_factory=ToolLimits)
     on_output: OutputCallback | None = None
     locks: PathLocks = field(default_factory=PathLocks, compare=False, repr=False)
     """Serializes read-modify-write of one file across parallel calls (shared by copies)."""
@@ -94,7 +94,7 @@ class ToolContext:
         *,
         fs: FileSystem | None = None,
         terminal: Terminal | None = None,
-        limits: Limits | None = None,
+        limits: ToolLimits | None = None,
     ) -> ToolContext:
         """A context for a session in ``cwd`` (absolute) with extra directories."""
         return cls(
@@ -102,7 +102,7 @@ class ToolContext:
             roots=tuple(Path(d) for d in additional_dirs),
             fs=fs or LocalFileSystem(),
             terminal=terminal or LocalTerminal(),
-            limits=limits or Limits(),
+            limits=limits or ToolLimits(),
         )
 
     def with_output(self, on_output: OutputCallback | None) -> ToolContext:
@@ -118,4 +118,4 @@ class ToolContext:
         return display_path(path, self.cwd)
 
 
-__all__ = ["Limits", "PathLocks", "ToolContext"]
+__all__ = ["PathLocks", "ToolContext", "ToolLimits"]

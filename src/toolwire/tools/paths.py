@@ -19,11 +19,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolwire.tools.base import ToolError
-
-
-class PathRefusedError(ToolError):
-    """The path lies outside the session's directories."""
+from toolwire.tools.errors import PathRefusedError, ToolError
 
 
 def resolve_root(path: str | os.PathLike[str]) -> Path:

@@ -30,6 +30,8 @@ ToolKind: TypeAlias = Literal[
     "other",
 ]
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
+PlanStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+PlanPriority: TypeAlias = Literal["high", "medium", "low"]
 FieldName: TypeAlias = Literal[
     "title", "kind", "status", "content", "locations", "raw_input", "raw_output"
 ]
@@ -139,7 +141,11 @@ def text_content(text: str) -> dict[str, Any]:
 
 
 def diff_content(path: str, new_text: str, old_text: str | None = None) -> dict[str, Any]:
-    """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``)."""
+    """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``).
+
+    A new file's ``oldText`` is left out rather than sent as ``null``: the schema allows
+    both, and the SDK's serializer (``exclude_none``) writes the former.
+    """
     item: dict[str, Any] = {"type": "diff", "path": path, "newText": new_text}
     if old_text is not None:
         item["oldText"] = old_text
@@ -156,6 +162,11 @@ def location(path: str, line: int | None = None) -> dict[str, Any]:
     if line is None:
         return {"path": path}
     return {"path": path, "line": line}
+
+
+def plan_entry(content: str, status: PlanStatus, priority: PlanPriority) -> dict[str, Any]:
+    """A ``PlanEntry`` of a ``plan`` update (ACP v1: all three fields required)."""
+    return {"content": content, "priority": priority, "status": status}
 
 
 def state_to_wire(state: ToolCallState) -> dict[str, Any]:
@@ -260,6 +271,8 @@ __all__ = [
     "FieldName",
     "JsonObject",
     "Notification",
+    "PlanPriority",
+    "PlanStatus",
     "ToolCallState",
     "ToolCallStatus",
     "ToolKind",
@@ -268,6 +281,7 @@ __all__ = [
     "encode",
     "encode_content",
     "location",
+    "plan_entry",
     "state_to_wire",
     "terminal_content",
     "text_content",
