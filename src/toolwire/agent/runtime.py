@@ -96,7 +96,7 @@ class SessionFactory:
         )
         limits = self._rt.config.limits
         tool_limits = ToolLimits(
-            output_max_chars=limits.max_tool_output_chars,
+            output_max_bytes=limits.max_tool_output_chars,
             bash_default_timeout_s=limits.command_timeout,
         )
         return ToolContext.create(cwd, dirs, fs=fs, terminal=LocalTerminal(), limits=tool_limits)

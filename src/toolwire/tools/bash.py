@@ -75,7 +75,7 @@ class BashTool(Tool):
             cwd=ctx.cwd,
             timeout=timeout_s,
             on_output=ctx.on_output,
-            max_output_chars=ctx.limits.output_max_chars,
+            max_output_bytes=ctx.limits.output_max_bytes,
         )
         return ToolResult(
             content=_describe(result, timeout_s),

@@ -48,8 +48,8 @@ class ToolLimits:
     """Longer lines are cut in ``Read`` and ``Grep`` results."""
     max_file_bytes: int = 10_000_000
     """``Read`` and ``Edit`` refuse larger files; ``Grep`` skips them."""
-    output_max_chars: int = 30_000
-    """Characters of command output and search results given to the model."""
+    output_max_bytes: int = 30_000
+    """UTF-8 bytes of command output and search results given to the model (head + tail)."""
     search_max_results: int = 200
     """Paths (``Glob``, ``Grep`` file lists) or matching lines (``Grep`` content)."""
     bash_default_timeout_s: float = 120.0

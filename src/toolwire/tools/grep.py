@@ -21,8 +21,8 @@ from toolwire.tools.args import optional_bool, optional_int, optional_str, requi
 from toolwire.tools.base import Tool, ToolResult
 from toolwire.tools.context import ToolContext, ToolLimits
 from toolwire.tools.errors import ToolError
-from toolwire.tools.output import cap_middle
 from toolwire.tools.search import glob_to_regex, in_thread, relative_posix, walk_files
+from toolwire.updates.output import cap_text
 
 MODES = ("files_with_matches", "content", "count")
 _BINARY_SNIFF = 8192
@@ -86,7 +86,7 @@ class GrepTool(Tool):
         if not shown:
             content = "No matches found."
         else:
-            content = cap_middle("\n".join(shown), ctx.limits.output_max_chars)
+            content = cap_text("\n".join(shown), ctx.limits.output_max_bytes)
             if more:
                 content += (
                     f"\n[Results stop at {len(shown)} lines; there are more. "
