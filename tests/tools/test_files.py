@@ -188,6 +188,24 @@ def test_atomic_write_new_file_gets_umask_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o666 & ~mask
 
 
+def test_atomic_write_never_touches_the_process_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Setting the umask to read it is process-wide: another thread's file would get 0o666."""
+    mask = os.umask(0o027)
+    try:
+
+        def no_umask(value: int) -> int:
+            raise AssertionError("os.umask called")
+
+        monkeypatch.setattr(os, "umask", no_umask)
+        atomic_write(tmp_path / "sub" / "new.txt", b"data")
+        monkeypatch.undo()
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "sub" / "new.txt").stat().st_mode) == 0o640
+
+
 # --- Edit ---------------------------------------------------------------------------
 
 
