@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.updates.titles import TITLE_MAX, describe, resolve, shorten
+from toolwire.updates.titles import TITLE_MAX, describe, display_path, resolve, shorten
 
 CWD = "/work/proj"
 
@@ -59,6 +59,17 @@ def test_location_paths_are_absolute_and_titles_relative() -> None:
     assert resolve("/tmp/x", CWD) == ("/tmp/x", "/tmp/x")
     assert resolve("../other/x", CWD) == ("/work/other/x", "/work/other/x")
     assert resolve(".", CWD) == (".", CWD)
+
+
+def test_one_rule_shows_a_path_relative_to_the_cwd() -> None:
+    """Titles, tool results (``ToolContext.show``) and handoff labels all use it."""
+    assert display_path(f"{CWD}/src/a.py", CWD) == "src/a.py"
+    assert display_path(f"{CWD}/src/a.py", CWD + "/") == "src/a.py"
+    assert display_path(CWD, CWD) == "."
+    assert display_path(f"{CWD}x/a.py", CWD) == f"{CWD}x/a.py", "a sibling is not inside"
+    assert display_path("/etc/hosts", CWD) == "/etc/hosts"
+    assert display_path("/etc/hosts", "/") == "etc/hosts"
+    assert display_path("src/a.py", None) == "src/a.py", "no cwd known: as given"
 
 
 def test_long_and_multiline_commands_are_shortened() -> None:

@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolwire.handoff.commands import CommandClass, classify_command
 from toolwire.history import Message, ToolCallPart, ToolResultPart
+from toolwire.updates.titles import display_path
 
 Category: TypeAlias = Literal["read", "change", "command", "other"]
 
@@ -76,13 +77,6 @@ def normalize_path(raw: str, cwd: str | None) -> str:
     if cwd and not posixpath.isabs(path):
         path = posixpath.join(cwd, path)
     return posixpath.normpath(path) if path else path
-
-
-def display_path(path: str, cwd: str | None) -> str:
-    """A path as shown: relative to ``cwd`` when inside it, else as is."""
-    if cwd and posixpath.isabs(path) and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
 
 
 def category_of(tool: str) -> Category:
@@ -234,7 +228,6 @@ __all__ = [
     "canonical_json",
     "category_of",
     "command_text",
-    "display_path",
     "extract_items",
     "normalize_path",
 ]

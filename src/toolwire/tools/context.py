@@ -12,8 +12,9 @@ from pathlib import Path
 
 from toolwire.errors import UsageError
 from toolwire.tools.fs import FileSystem, LocalFileSystem
-from toolwire.tools.paths import display_path, resolve_path, resolve_root
+from toolwire.tools.paths import resolve_path, resolve_root
 from toolwire.tools.terminal import LocalTerminal, OutputCallback, Terminal
+from toolwire.updates.titles import display_path
 
 
 class PathLocks:
@@ -115,7 +116,7 @@ class ToolContext:
 
     def show(self, path: Path) -> str:
         """``path`` as the model reads it: relative to cwd when under it."""
-        return display_path(path, self.cwd)
+        return display_path(str(path), str(self.cwd))
 
 
 __all__ = ["PathLocks", "ToolContext", "ToolLimits"]

@@ -45,16 +45,26 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
     return first + (" …" if more else "")
 
 
+def display_path(path: str, cwd: str | None) -> str:
+    """An absolute, normalized ``path`` as people read it: relative to ``cwd`` when inside
+    it (``.`` for ``cwd`` itself), else unchanged (also when no ``cwd`` is known).
+
+    The one rule for titles, tool results and handoff summaries; lexical, so it never
+    touches the file system.
+    """
+    if not cwd:
+        return path
+    root = os.path.normpath(cwd)
+    if path == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
 def resolve(path: str, cwd: str) -> tuple[str, str]:
     """``(display, absolute)``: display is relative when inside ``cwd``."""
     absolute = os.path.normpath(os.path.join(cwd, path))
-    root = os.path.normpath(cwd)
-    if absolute == root:
-        return ".", absolute
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    if absolute.startswith(prefix):
-        return absolute[len(prefix) :], absolute
-    return absolute, absolute
+    return display_path(absolute, cwd), absolute
 
 
 def _text(args: Mapping[str, Any], *keys: str) -> str | None:
@@ -161,4 +171,4 @@ def describe(name: str, args: Mapping[str, Any], cwd: str) -> Description:
     return Description(name or "Tool", "other", locations)
 
 
-__all__ = ["TITLE_MAX", "Description", "describe", "resolve", "shorten"]
+__all__ = ["TITLE_MAX", "Description", "describe", "display_path", "resolve", "shorten"]
