@@ -23,7 +23,13 @@ from toolwire.updates.metrics import Counters
 from toolwire.updates.profiles import profile_for_client
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder
 from toolwire.updates.translate import ResponseTranslator
-from toolwire.updates.wire import ToolCallState, location, state_to_wire, text_content
+from toolwire.updates.wire import (
+    ToolCallState,
+    location,
+    session_notification,
+    state_to_wire,
+    text_content,
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -151,6 +157,27 @@ def test_builder_expresses_changed_fields() -> None:
     with pytest.raises(LifecycleError, match="goes back"):
         UpdateBuilder(record, Envelope("sess_1"), "minimal").status("pending").build()
     assert record.sent.status == "in_progress", "a rejected update changes nothing"
+
+
+def test_every_notification_has_the_one_envelope() -> None:
+    """Engine updates, plans and updates built whole (modes, config) share one shape."""
+    mode = {"sessionUpdate": "current_mode_update", "currentModeId": "ask"}
+    note = Envelope("sess_1").notify(mode)
+    check([note])
+    assert json.loads(note.line) == session_notification("sess_1", mode) == note.message
+    engine = _engine()
+    (plan,) = check(engine.plan([{"content": "x", "priority": "low", "status": "pending"}]))
+    assert (
+        json.loads(plan.line)["params"]
+        == plan.params
+        == {
+            "sessionId": "sess_1",
+            "update": {
+                "sessionUpdate": "plan",
+                "entries": [{"content": "x", "priority": "low", "status": "pending"}],
+            },
+        }
+    )
 
 
 def test_throttle_leading_edge_then_held_until_the_interval_ends() -> None:

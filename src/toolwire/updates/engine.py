@@ -38,7 +38,7 @@ from toolwire.updates.metrics import SessionCounters, SessionMetrics
 from toolwire.updates.profiles import DEFAULT_PROFILE, Profile, check_profile
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder, fields_for, render
 from toolwire.updates.text import MessageText
-from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState, encode
+from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState
 
 DEFAULT_INTERVAL = 0.05  # seconds: 20 frames/s is smooth and far below any client's limit
 
@@ -206,9 +206,7 @@ class UpdateEngine:
         """A ``plan`` update (the full list of entries; ACP replaces the plan whole)."""
         out = self._flush_held(self._now(now))
         items = [dict(e) for e in entries]
-        note = self._envelope.wrap(
-            {"sessionUpdate": "plan", "entries": items}, ',"entries":' + encode(items), "plan", None
-        )
+        note = self._envelope.notify({"sessionUpdate": "plan", "entries": items})
         self._counters.total.sent(len(note.line), len(note.line))
         out.append(note)
         return out

@@ -21,7 +21,7 @@ the official SDK's sender writes), so a notification is encoded exactly once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from toolwire.errors import LifecycleError
@@ -37,6 +37,7 @@ from toolwire.updates.wire import (
     ToolCallState,
     encode,
     encode_content,
+    session_notification,
 )
 
 UpdateKind = Literal["tool_call", "tool_call_update"]
@@ -54,24 +55,32 @@ def _has(state: ToolCallState, name: FieldName) -> bool:
 class Envelope:
     """The JSON-RPC wrapper of one session's ``session/update`` notifications."""
 
-    __slots__ = ("_head", "session_id")
+    __slots__ = ("_head", "_tail", "session_id")
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._head = (
-            '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
-            + encode(session_id)
-            + ',"update":{"sessionUpdate":'
-        )
+        # The text around an update is the encoding of the one envelope shape
+        # (``wire.session_notification``) with an empty kind, cut where the kind goes.
+        probe = encode(session_notification(session_id, {"sessionUpdate": ""}))
+        cut = probe.rindex('""')
+        self._head = probe[:cut]
+        self._tail = probe[cut + 2 :] + "\n"
 
     def wrap(self, update: dict[str, Any], body: str, kind: str, call: str | None) -> Notification:
         """A notification from the update dict and its JSON text after ``sessionUpdate``."""
-        line = (self._head + '"' + kind + '"' + body + "}}}\n").encode("ascii")
+        line = (self._head + '"' + kind + '"' + body + self._tail).encode("ascii")
         return Notification(self.session_id, update, line, kind, call)
+
+    def notify(self, update: Mapping[str, Any]) -> Notification:
+        """A notification for an update built whole (a plan, a mode or config change)."""
+        kind = str(update["sessionUpdate"])
+        rest = {k: v for k, v in update.items() if k != "sessionUpdate"}
+        body = "," + encode(rest)[1:-1] if rest else ""
+        return self.wrap({"sessionUpdate": kind, **rest}, body, kind, None)
 
     def overhead(self, kind: str) -> int:
         """Bytes of a notification of ``kind`` besides its body."""
-        return len(self._head) + len(kind) + 2 + 4
+        return len(self._head) + len(kind) + 2 + len(self._tail)
 
 
 class CallRecord:

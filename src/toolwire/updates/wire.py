@@ -237,6 +237,16 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def session_notification(session_id: str, update: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC ``session/update`` notification carrying ``update``.
+
+    The one place its shape is written (``params`` is ACP v1 ``SessionNotification``);
+    ``render.Envelope`` derives the wire text around an update from it.
+    """
+    params = {"sessionId": session_id, "update": update}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+
 @dataclass(frozen=True, slots=True)
 class Notification:
     """One JSON-RPC ``session/update`` notification: its update and its wire line.
@@ -255,12 +265,13 @@ class Notification:
     @property
     def params(self) -> dict[str, Any]:
         """The ``params`` object (``SessionNotification``)."""
-        return {"sessionId": self.session_id, "update": self.update}
+        params: dict[str, Any] = self.message["params"]
+        return params
 
     @property
     def message(self) -> dict[str, Any]:
         """The whole JSON-RPC notification."""
-        return {"jsonrpc": "2.0", "method": "session/update", "params": self.params}
+        return session_notification(self.session_id, self.update)
 
 
 __all__ = [
@@ -282,6 +293,7 @@ __all__ = [
     "encode_content",
     "location",
     "plan_entry",
+    "session_notification",
     "state_to_wire",
     "terminal_content",
     "text_content",
