@@ -141,12 +141,9 @@ def test_builder_expresses_changed_fields() -> None:
     engine = _engine()
     engine.start(_state(), now=0.0)
     record = CallRecord(engine.client_state("call_1"), Counters())
-    note = (
-        UpdateBuilder(record, Envelope("sess_1"), "minimal")
-        .status("in_progress")
-        .set("content", [text_content("hi")])
-        .build()
-    )
+    running = record.sent.replace(status="in_progress", content=(text_content("hi"),))
+    builder = UpdateBuilder(record, Envelope("sess_1"), "minimal")
+    note = builder.from_state(running, ["status", "content"]).build()
     check([note])
     assert note.update == {
         "sessionUpdate": "tool_call_update",
@@ -154,8 +151,10 @@ def test_builder_expresses_changed_fields() -> None:
         "status": "in_progress",
         "content": [text_content("hi")],
     }
+    back = UpdateBuilder(record, Envelope("sess_1"), "minimal")
+    back.from_state(record.sent.replace(status="pending"), ["status"])
     with pytest.raises(LifecycleError, match="goes back"):
-        UpdateBuilder(record, Envelope("sess_1"), "minimal").status("pending").build()
+        back.build()
     assert record.sent.status == "in_progress", "a rejected update changes nothing"
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -179,21 +179,13 @@ class UpdateEngine:
 
     # -- message text -------------------------------------------------------------
 
-    def text(
-        self, text: str, *, key: Hashable | None = None, now: float | None = None
-    ) -> list[Notification]:
-        """An agent message delta; ``key``: the provider event's identity (``acp.text``)."""
-        return self._chunk(self._text.chunk(text, key), now)
+    def text(self, text: str, *, now: float | None = None) -> list[Notification]:
+        """An agent message delta."""
+        return self._chunk(self._text.chunk(text), now)
 
-    def thought(
-        self, text: str, *, key: Hashable | None = None, now: float | None = None
-    ) -> list[Notification]:
+    def thought(self, text: str, *, now: float | None = None) -> list[Notification]:
         """An agent thought delta."""
-        return self._chunk(self._thought.chunk(text, key), now)
-
-    def consolidated_text(self, text: str, now: float | None = None) -> list[Notification]:
-        """The whole message text after its deltas: only what was not delivered goes out."""
-        return self._chunk(self._text.consolidated(text), now)
+        return self._chunk(self._thought.chunk(text), now)
 
     def end_message(self) -> None:
         """The assistant message is over: the next chunks get a new ``messageId``."""

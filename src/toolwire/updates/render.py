@@ -137,27 +137,14 @@ def fields_for(
 class UpdateBuilder:
     """Collects changed fields of one call; ``build()`` validates, renders and commits."""
 
-    __slots__ = ("_base", "_changes", "_edited", "_envelope", "_profile", "_record")
+    __slots__ = ("_base", "_changes", "_envelope", "_profile", "_record")
 
     def __init__(self, record: CallRecord, envelope: Envelope, profile: Profile) -> None:
         self._record = record
         self._envelope = envelope
         self._profile = profile
         self._base = record.sent
-        self._edited = False
         self._changes: dict[FieldName, Any] = {}
-
-    def set(self, name: FieldName, value: Any) -> UpdateBuilder:
-        """Mark ``name`` as changed to ``value`` (replace semantics for lists)."""
-        if name not in WIRE_KEY:
-            raise LifecycleError(f"unknown tool-call field {name!r}")
-        self._changes[name] = tuple(value) if isinstance(value, list) else value
-        self._edited = True
-        return self
-
-    def status(self, value: str) -> UpdateBuilder:
-        """Mark the status as changed."""
-        return self.set("status", value)
 
     def from_state(self, state: ToolCallState, names: Iterable[FieldName]) -> UpdateBuilder:
         """``names`` changed to their values in ``state``; every other field of ``state``
@@ -171,8 +158,6 @@ class UpdateBuilder:
         """Validate against what the client holds, then render and commit the update."""
         record = self._record
         new = self._base
-        if self._edited or new is record.sent:
-            new = new.replace(**self._changes)
         _validate(record, new)
         names = fields_for("tool_call_update", self._profile, new, self._changes)
         note = render(self._envelope, record, "tool_call_update", new, names)
