@@ -18,7 +18,7 @@ from toolwire.events import (
     ToolCallStart,
 )
 from toolwire.updates.engine import UpdateEngine
-from toolwire.updates.lifecycle import CANCELLED_OUTPUT
+from toolwire.updates.lifecycle import CANCELLED_OUTPUT, ToolCallLifecycle
 from toolwire.updates.metrics import Counters
 from toolwire.updates.profiles import profile_for_client
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder
@@ -354,3 +354,20 @@ def test_a_rejected_tool_call_loses_nothing_held() -> None:
         engine.start(_state(), now=2.0)
     (held,) = engine.flush(now=3.0)
     assert held.update["title"] == "Read b.py"
+
+
+def test_a_tool_reported_location_reaches_the_editor_in_the_final_update() -> None:
+    """``Edit`` knows the line it changed; the end of its call carries it (schema-valid)."""
+    engine = _engine()
+    call = ToolCallLifecycle("call_1", "Edit", cwd="/p")
+    call.end_arguments(ToolCallEnd("call_1", {"file_path": "a.py", "old_string": "x"}))
+    notes = engine.start(call, now=0.0)
+    call.run()
+    notes += engine.update(call, now=1.0)
+    changed = [location("/p/a.py", 12)]
+    call.complete("Edited a.py.", locations=changed)
+    notes += engine.update(call, now=2.0)
+    final = check(notes)[-1]
+    assert final.update["status"] == "completed"
+    assert final.update["locations"] == [{"path": "/p/a.py", "line": 12}]
+    assert replay(notes)["call_1"]["locations"] == [{"path": "/p/a.py", "line": 12}]
