@@ -51,6 +51,8 @@ def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
             assert read["locations"][0]["path"] == str(root / "app.py")
             assert "return 'hi'" in read["content"][0]["content"]["text"]
             assert (edit["title"], edit["kind"]) == ("Edit app.py", "edit")
+            # The line the edit changed (``return 'hello'``), from the tool, on the wire.
+            assert edit["locations"] == [{"path": str(root / "app.py"), "line": 2}]
             diff = edit["content"][0]
             assert diff == {
                 "type": "diff",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.agent.store import SessionNotFoundError, SessionStore, default_db_path
+from toolwire.agent.store import SessionDatabase, SessionNotFoundError, default_db_path
 from toolwire.agent.store_schema import SCHEMA_VERSION, SchemaVersionError, migrate
 from toolwire.history import (
     Message,
@@ -55,8 +55,8 @@ def clock() -> Callable[[], float]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    db = SessionStore(tmp_path / "data" / "sessions.db", clock=clock())
+def store(tmp_path: Path) -> Iterator[SessionDatabase]:
+    db = SessionDatabase(tmp_path / "data" / "sessions.db", clock=clock())
     yield db
     db.close()
 
@@ -72,14 +72,14 @@ def test_message_json_round_trip_is_lossless() -> None:
     }
 
 
-def test_history_round_trip_through_the_database(store: SessionStore) -> None:
+def test_history_round_trip_through_the_database(store: SessionDatabase) -> None:
     session = store.create("/work/p")
     store.append_messages(session.id, HISTORY[:2])
     store.append_messages(session.id, HISTORY[2:])
     assert store.messages(session.id) == HISTORY
 
 
-def test_create_get_and_fields(store: SessionStore) -> None:
+def test_create_get_and_fields(store: SessionDatabase) -> None:
     session = store.create(
         "/work/p", ["/work/lib"], title="Fix tests", backend="claude", mode="ask",
         config={"model": "claude", "thinking": True},
@@ -92,7 +92,7 @@ def test_create_get_and_fields(store: SessionStore) -> None:
     assert store.get("missing") is None
 
 
-def test_update_sets_only_given_fields_and_moves_updated_at(store: SessionStore) -> None:
+def test_update_sets_only_given_fields_and_moves_updated_at(store: SessionDatabase) -> None:
     session = store.create("/p", title="Old", backend="claude", mode="ask")
     updated = store.update(session.id, title=None, mode="read-only")
     assert (updated.title, updated.backend, updated.mode) == (None, "claude", "read-only")
@@ -102,7 +102,7 @@ def test_update_sets_only_given_fields_and_moves_updated_at(store: SessionStore)
     assert again.config == {"model": "glm-4.6", "effort": "high"}
 
 
-def test_list_is_most_recent_first_with_cwd_filter(store: SessionStore) -> None:
+def test_list_is_most_recent_first_with_cwd_filter(store: SessionDatabase) -> None:
     a = store.create("/p1")
     b = store.create("/p2")
     c = store.create("/p1")
@@ -113,7 +113,7 @@ def test_list_is_most_recent_first_with_cwd_filter(store: SessionStore) -> None:
     assert [s.id for s in store.list_sessions(limit=1, offset=1)] == [c.id]
 
 
-def test_transcript_keeps_updates_in_order(store: SessionStore) -> None:
+def test_transcript_keeps_updates_in_order(store: SessionDatabase) -> None:
     session = store.create("/p")
     updates: list[dict[str, Any]] = [
         {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}},
@@ -131,7 +131,7 @@ def test_transcript_keeps_updates_in_order(store: SessionStore) -> None:
     assert store.updates(session.id) == updates
 
 
-def test_append_records_history_and_transcript_together(store: SessionStore) -> None:
+def test_append_records_history_and_transcript_together(store: SessionDatabase) -> None:
     session = store.create("/p")
     plan = {"sessionUpdate": "plan", "entries": []}
     store.append(session.id, messages=HISTORY[:1], updates=[plan])
@@ -143,7 +143,7 @@ def test_append_records_history_and_transcript_together(store: SessionStore) -> 
     assert store.updates("nope") == []
 
 
-def test_unknown_session_is_refused(store: SessionStore) -> None:
+def test_unknown_session_is_refused(store: SessionDatabase) -> None:
     with pytest.raises(SessionNotFoundError):
         store.append_messages("nope", [user("x")])
     with pytest.raises(SessionNotFoundError):
@@ -153,7 +153,7 @@ def test_unknown_session_is_refused(store: SessionStore) -> None:
     assert store.messages("nope") == []
 
 
-def test_replace_messages_and_delete(store: SessionStore) -> None:
+def test_replace_messages_and_delete(store: SessionDatabase) -> None:
     session = store.create("/p")
     store.append_messages(session.id, HISTORY)
     store.append_updates(session.id, [{"sessionUpdate": "plan", "entries": []}])
@@ -170,11 +170,11 @@ def test_replace_messages_and_delete(store: SessionStore) -> None:
 
 def test_reopen_from_disk(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
-    with SessionStore(path) as first:
+    with SessionDatabase(path) as first:
         session = first.create("/p", title="Kept")
         first.append_messages(session.id, HISTORY)
         reloaded = first.get(session.id)
-    with SessionStore(path) as second:
+    with SessionDatabase(path) as second:
         assert second.get(session.id) == reloaded
         assert second.messages(session.id) == HISTORY
         assert second.schema_version == SCHEMA_VERSION
@@ -224,7 +224,7 @@ def test_newer_database_is_refused(tmp_path: Path) -> None:
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
     with pytest.raises(SchemaVersionError, match="newer than this toolwire"):
-        SessionStore(path)
+        SessionDatabase(path)
 
 
 def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -124,3 +124,27 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     }
     assert run(write, {"file_path": "/etc/passwd", "content": "no"}) is None
     assert run(get_tool("Read"), {"file_path": "a.py"}) is None
+
+
+def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Path) -> None:
+    """The preview plans with the tool's own rules: a ``\\n`` old_string matches CRLF."""
+    path = tmp_path / "win.py"
+    path.write_bytes(b"def f():\r\n    return 1\r\n")
+    ctx = ToolContext.create(tmp_path)
+    edit = get_tool("Edit")
+    assert edit is not None
+    args = {
+        "file_path": "win.py",
+        "old_string": "f():\n    return 1",
+        "new_string": "g():\n    return 2",
+    }
+    shown = asyncio.run(preview(edit, args, ctx))
+    assert shown == {
+        "type": "diff",
+        "path": str(path),
+        "oldText": "def f():\r\n    return 1\r\n",
+        "newText": "def g():\r\n    return 2\r\n",
+    }
+    result = asyncio.run(edit.run(args, ctx))
+    assert not result.is_error
+    assert path.read_bytes().decode("utf-8") == shown["newText"], "approved == applied"

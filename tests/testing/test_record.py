@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.acp_check import validating
-from toolwire.testing.record import REDACTED, Recorder, is_secret_key, read_recording, redact
+from toolwire.testing.record import REDACTED, TrafficRecorder, is_secret_key, read_recording, redact
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.wire import ToolCallState
 
@@ -38,7 +38,7 @@ class _Sink(io.BytesIO):
 
 def test_each_message_is_one_whole_line_written_then_flushed() -> None:
     sink = _Sink()
-    recorder = Recorder(sink, clock=lambda: 12.5)
+    recorder = TrafficRecorder(sink, clock=lambda: 12.5)
     engine = UpdateEngine("sess_r", clock=lambda: 0.0)
     (note,) = engine.start(ToolCallState("c1", "Read a.py", "read"))
     recorder.record("out", note)
@@ -54,7 +54,7 @@ def test_each_message_is_one_whole_line_written_then_flushed() -> None:
 
 def test_secrets_are_never_written() -> None:
     sink = _Sink()
-    recorder = Recorder(sink)
+    recorder = TrafficRecorder(sink)
     engine = UpdateEngine("sess_r", clock=lambda: 0.0)
     secret = "sk-ant-api03-AbCdEf0123456789xyz"
     state = ToolCallState(
@@ -94,7 +94,7 @@ def test_redact_keys_and_values() -> None:
 
 def test_read_recording_skips_a_cut_last_line(tmp_path: Path) -> None:
     path = tmp_path / "rec.jsonl"
-    recorder = Recorder.open(path)
+    recorder = TrafficRecorder.open(path)
     recorder.record("in", {"method": "session/cancel"})
     recorder.close()
     with path.open("ab") as f:

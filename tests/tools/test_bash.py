@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.support import make_project, process_gone, run, wait_gone
-from toolwire.tools import Limits, LocalTerminal, ToolContext, get_tool
+from toolwire.tools import LocalTerminal, ToolContext, ToolLimits, get_tool
 
 
 def test_output_streams_in_order_and_the_result_has_all_of_it(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 def test_timeout_is_clamped_to_the_maximum(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(bash_max_timeout_s=0.2))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(bash_max_timeout_s=0.2))
     result = run("Bash", {"command": "sleep 10", "timeout": 600000}, ctx)
     assert result.raw_output is not None
     assert result.raw_output["timeout_s"] == 0.2
@@ -106,13 +106,13 @@ def test_a_leftover_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path
 
 def test_large_output_is_capped_head_and_tail_with_a_note(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(output_max_chars=1000))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(output_max_bytes=1000))
     streamed: list[str] = []
     result = run("Bash", {"command": "seq 1 20000"}, ctx.with_output(streamed.append))
     assert len("".join(streamed)) == sum(len(f"{i}\n") for i in range(1, 20001))
     assert result.content.startswith("1\n2\n3\n")
     assert result.content.endswith("19999\n20000")
-    assert "characters cut from the middle" in result.content
+    assert "bytes not shown: output capped at 1,000 bytes" in result.content
     assert len(result.content) < 1100
     assert result.raw_output is not None
     assert result.raw_output["truncated"] is True

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.support import make_project, run
-from toolwire.tools import Limits, ToolContext, atomic_write, get_tool
+from toolwire.tools import ToolContext, ToolLimits, atomic_write, get_tool
 
 
 def write(ctx: ToolContext, name: str, text: str) -> Path:
@@ -52,7 +52,7 @@ def test_read_honours_offset_and_limit_and_says_where_to_go_on(tmp_path: Path) -
 
 def test_read_default_limit_and_character_budget(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(read_max_lines=5, read_max_chars=60))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(read_max_lines=5, read_max_chars=60))
     write(ctx, "n.txt", "".join(f"{i:020d}\n" for i in range(100)))
     result = run("Read", {"file_path": "n.txt"}, ctx)
     assert result.content.count("\n     ") == 1  # two lines of 28 characters fit in 60
@@ -61,7 +61,7 @@ def test_read_default_limit_and_character_budget(tmp_path: Path) -> None:
 
 def test_read_cuts_long_lines_and_keeps_crlf_files_numbered(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(line_max_chars=10))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(line_max_chars=10))
     write(ctx, "w.txt", "x" * 50 + "\r\nshort\r\n\fform feed\n")
     result = run("Read", {"file_path": "w.txt"}, ctx)
     lines = result.content.split("\n")
@@ -99,7 +99,7 @@ def test_read_errors(
 
 def test_read_refuses_huge_files(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(max_file_bytes=10))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(max_file_bytes=10))
     write(ctx, "big.txt", "x" * 11)
     result = run("Read", {"file_path": "big.txt"}, ctx)
     assert result.is_error
@@ -126,12 +126,8 @@ def test_write_creates_file_and_parents_with_a_new_file_diff(tmp_path: Path) -> 
     assert result.content == "Created pkg/sub/mod.py (1 line)."
     assert path.read_text(encoding="utf-8") == "x = 1\n"
     assert result.diff is not None
-    assert result.diff.to_acp() == {
-        "type": "diff",
-        "path": str(path),
-        "oldText": None,
-        "newText": "x = 1\n",
-    }
+    # A new file's diff leaves oldText out (the SDK's form; the schema allows it).
+    assert result.diff.to_acp() == {"type": "diff", "path": str(path), "newText": "x = 1\n"}
     assert result.raw_output is not None
     assert result.raw_output["created"] is True
 
@@ -190,6 +186,24 @@ def test_atomic_write_new_file_gets_umask_mode(tmp_path: Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o666 & ~mask
+
+
+def test_atomic_write_never_touches_the_process_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Setting the umask to read it is process-wide: another thread's file would get 0o666."""
+    mask = os.umask(0o027)
+    try:
+
+        def no_umask(value: int) -> int:
+            raise AssertionError("os.umask called")
+
+        monkeypatch.setattr(os, "umask", no_umask)
+        atomic_write(tmp_path / "sub" / "new.txt", b"data")
+        monkeypatch.undo()
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "sub" / "new.txt").stat().st_mode) == 0o640
 
 
 # --- Edit ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from tests.tools.support import make_project, run
 from toolwire.tools import TOOLS, PlanEntry, ToolResult, get_tool, tool_specs
-from toolwire.tools.output import OutputBuffer, cap_middle
+from toolwire.updates.output import OutputWindow, cap_text
 
 
 def test_registry_names_kinds_and_permissions() -> None:
@@ -99,14 +99,15 @@ def test_todowrite_rejects_bad_items(tmp_path: Path, todos: object, message: str
     assert message in result.content
 
 
-def test_cap_middle_and_output_buffer_agree() -> None:
+def test_the_tools_output_window_and_cap_agree() -> None:
+    """Bash keeps its output in the update engine's window; Grep caps with ``cap_text``."""
     text = "".join(f"{i:05d}\n" for i in range(5000))
-    buffer = OutputBuffer(1000)
+    window = OutputWindow(tail_bytes=1, result_bytes=1000)
     for start in range(0, len(text), 777):
-        buffer.append(text[start : start + 777])
-    assert buffer.total == len(text)
-    assert buffer.truncated
-    assert buffer.text() == cap_middle(text, 1000)
-    small = OutputBuffer(1000)
+        window.append(text[start : start + 777])
+    assert window.total == len(text)
+    assert window.truncated
+    assert window.result_text() == cap_text(text, 1000)
+    small = OutputWindow(tail_bytes=1, result_bytes=1000)
     small.append("abc")
-    assert (small.text(), small.truncated) == ("abc", False)
+    assert (small.result_text(), small.truncated) == ("abc", False)

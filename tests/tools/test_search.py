@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.support import make_project, run
-from toolwire.tools import Limits, ToolContext
+from toolwire.tools import ToolContext, ToolLimits
 from toolwire.tools.search import glob_to_regex, in_thread, split_static
 
 
@@ -89,7 +89,7 @@ def test_glob_caps_results_with_a_note(tmp_path: Path) -> None:
     ctx = make_project(tmp_path)
     for i in range(12):
         (ctx.cwd / f"f{i:02d}.txt").write_text("", encoding="utf-8")
-    ctx = ToolContext.create(ctx.cwd, limits=Limits(search_max_results=5))
+    ctx = ToolContext.create(ctx.cwd, limits=ToolLimits(search_max_results=5))
     result = run("Glob", {"pattern": "*.txt"}, ctx)
     assert result.content.split("\n")[:5] == [f"f{i:02d}.txt" for i in range(5)]
     assert "7 more files match" in result.content

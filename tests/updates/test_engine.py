@@ -18,12 +18,18 @@ from toolwire.events import (
     ToolCallStart,
 )
 from toolwire.updates.engine import UpdateEngine
-from toolwire.updates.lifecycle import CANCELLED_OUTPUT
+from toolwire.updates.lifecycle import CANCELLED_OUTPUT, ToolCallLifecycle
 from toolwire.updates.metrics import Counters
 from toolwire.updates.profiles import profile_for_client
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder
 from toolwire.updates.translate import ResponseTranslator
-from toolwire.updates.wire import ToolCallState, location, state_to_wire, text_content
+from toolwire.updates.wire import (
+    ToolCallState,
+    location,
+    session_notification,
+    state_to_wire,
+    text_content,
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -135,12 +141,9 @@ def test_builder_expresses_changed_fields() -> None:
     engine = _engine()
     engine.start(_state(), now=0.0)
     record = CallRecord(engine.client_state("call_1"), Counters())
-    note = (
-        UpdateBuilder(record, Envelope("sess_1"), "minimal")
-        .status("in_progress")
-        .set("content", [text_content("hi")])
-        .build()
-    )
+    running = record.sent.replace(status="in_progress", content=(text_content("hi"),))
+    builder = UpdateBuilder(record, Envelope("sess_1"), "minimal")
+    note = builder.from_state(running, ["status", "content"]).build()
     check([note])
     assert note.update == {
         "sessionUpdate": "tool_call_update",
@@ -148,9 +151,32 @@ def test_builder_expresses_changed_fields() -> None:
         "status": "in_progress",
         "content": [text_content("hi")],
     }
+    back = UpdateBuilder(record, Envelope("sess_1"), "minimal")
+    back.from_state(record.sent.replace(status="pending"), ["status"])
     with pytest.raises(LifecycleError, match="goes back"):
-        UpdateBuilder(record, Envelope("sess_1"), "minimal").status("pending").build()
+        back.build()
     assert record.sent.status == "in_progress", "a rejected update changes nothing"
+
+
+def test_every_notification_has_the_one_envelope() -> None:
+    """Engine updates, plans and updates built whole (modes, config) share one shape."""
+    mode = {"sessionUpdate": "current_mode_update", "currentModeId": "ask"}
+    note = Envelope("sess_1").notify(mode)
+    check([note])
+    assert json.loads(note.line) == session_notification("sess_1", mode) == note.message
+    engine = _engine()
+    (plan,) = check(engine.plan([{"content": "x", "priority": "low", "status": "pending"}]))
+    assert (
+        json.loads(plan.line)["params"]
+        == plan.params
+        == {
+            "sessionId": "sess_1",
+            "update": {
+                "sessionUpdate": "plan",
+                "entries": [{"content": "x", "priority": "low", "status": "pending"}],
+            },
+        }
+    )
 
 
 def test_throttle_leading_edge_then_held_until_the_interval_ends() -> None:
@@ -328,3 +354,20 @@ def test_a_rejected_tool_call_loses_nothing_held() -> None:
         engine.start(_state(), now=2.0)
     (held,) = engine.flush(now=3.0)
     assert held.update["title"] == "Read b.py"
+
+
+def test_a_tool_reported_location_reaches_the_editor_in_the_final_update() -> None:
+    """``Edit`` knows the line it changed; the end of its call carries it (schema-valid)."""
+    engine = _engine()
+    call = ToolCallLifecycle("call_1", "Edit", cwd="/p")
+    call.end_arguments(ToolCallEnd("call_1", {"file_path": "a.py", "old_string": "x"}))
+    notes = engine.start(call, now=0.0)
+    call.run()
+    notes += engine.update(call, now=1.0)
+    changed = [location("/p/a.py", 12)]
+    call.complete("Edited a.py.", locations=changed)
+    notes += engine.update(call, now=2.0)
+    final = check(notes)[-1]
+    assert final.update["status"] == "completed"
+    assert final.update["locations"] == [{"path": "/p/a.py", "line": 12}]
+    assert replay(notes)["call_1"]["locations"] == [{"path": "/p/a.py", "line": 12}]

@@ -1,4 +1,4 @@
-"""Message text: one messageId per message, and a guard that never loses text."""
+"""Message text: one messageId per message, and no text ever dropped."""
 
 from __future__ import annotations
 
@@ -30,45 +30,16 @@ def test_equal_adjacent_deltas_are_both_delivered() -> None:
     assert _texts(notes) == ["a ", "=", "=", "="]
 
 
-def test_a_consolidated_copy_of_streamed_text_is_suppressed() -> None:
+def test_all_chunks_of_a_message_share_its_id_and_the_next_message_gets_a_new_one() -> None:
     engine = _engine()
-    notes = engine.text("Hello") + engine.text(", world")
-    assert engine.consolidated_text("Hello, world") == []
-    assert _texts(check(notes)) == ["Hello", ", world"]
-
-
-def test_a_consolidated_copy_sends_only_what_was_not_streamed() -> None:
-    engine = _engine()
-    notes = engine.text("Hello, wo")
-    notes += engine.consolidated_text("Hello, world")
-    assert _texts(check(notes)) == ["Hello, wo", "rld"]
-    assert engine.consolidated_text("Hello") == [], "a prefix was already delivered"
-
-
-def test_a_diverging_consolidated_text_is_delivered_not_dropped() -> None:
-    engine = _engine()
-    engine.text("Hello")
-    (note,) = check(engine.consolidated_text("Goodbye"))
-    assert note.update["content"]["text"] == "Goodbye"
-
-
-def test_a_replayed_provider_event_is_suppressed_by_identity() -> None:
-    engine = _engine()
-    notes = engine.text("=", key=("msg_1", 3))
-    notes += engine.text("=", key=("msg_1", 3))  # the same event again (sequence 3)
-    notes += engine.text("=", key=("msg_1", 4))  # equal text, another event: delivered
-    assert _texts(check(notes)) == ["=", "="]
-
-
-def test_all_chunks_of_a_message_share_its_id_and_the_guard_resets() -> None:
-    engine = _engine()
-    first = engine.text("a", key=1) + engine.text("b", key=2)
+    first = engine.text("a") + engine.text("b")
     engine.end_message()
-    second = engine.text("a", key=1) + engine.consolidated_text("a")
+    second = engine.text("a") + engine.text("a")
     ids = {n.update["messageId"] for n in first}
     assert len(ids) == 1
-    assert _texts(second) == ["a"], "keys and delivered text reset with the message"
-    assert second[0].update["messageId"] not in ids
+    assert _texts(check(second)) == ["a", "a"]
+    assert {n.update["messageId"] for n in second}.isdisjoint(ids)
+    assert len({n.update["messageId"] for n in second}) == 1
 
 
 def test_thoughts_are_their_own_message() -> None:

@@ -6,7 +6,16 @@ from typing import Any
 
 import pytest
 
-from toolwire.updates.titles import TITLE_MAX, describe, resolve, shorten
+from toolwire.handoff.extract import category_of
+from toolwire.updates.titles import (
+    TITLE_MAX,
+    TOOL_ALIASES,
+    canonical_tool,
+    describe,
+    display_path,
+    resolve,
+    shorten,
+)
 
 CWD = "/work/proj"
 
@@ -61,6 +70,17 @@ def test_location_paths_are_absolute_and_titles_relative() -> None:
     assert resolve(".", CWD) == (".", CWD)
 
 
+def test_one_rule_shows_a_path_relative_to_the_cwd() -> None:
+    """Titles, tool results (``ToolContext.show``) and handoff labels all use it."""
+    assert display_path(f"{CWD}/src/a.py", CWD) == "src/a.py"
+    assert display_path(f"{CWD}/src/a.py", CWD + "/") == "src/a.py"
+    assert display_path(CWD, CWD) == "."
+    assert display_path(f"{CWD}x/a.py", CWD) == f"{CWD}x/a.py", "a sibling is not inside"
+    assert display_path("/etc/hosts", CWD) == "/etc/hosts"
+    assert display_path("/etc/hosts", "/") == "etc/hosts"
+    assert display_path("src/a.py", None) == "src/a.py", "no cwd known: as given"
+
+
 def test_long_and_multiline_commands_are_shortened() -> None:
     long = "echo " + "x" * 200
     assert len(shorten(long)) == TITLE_MAX
@@ -74,3 +94,16 @@ def test_long_and_multiline_commands_are_shortened() -> None:
 def test_non_string_arguments_are_ignored() -> None:
     assert describe("Read", {"file_path": 42}, CWD).title == "Read file"
     assert describe("Read", {"file_path": "a", "offset": True}, CWD).title == "Read a"
+
+
+@pytest.mark.parametrize("alias", sorted(TOOL_ALIASES))
+def test_every_alias_names_the_same_tool_for_titles_and_the_handoff(alias: str) -> None:
+    """One alias table: a live card and a handoff summary agree on what a name means."""
+    canonical = TOOL_ALIASES[alias]
+    spelled = alias.upper() if len(alias) % 2 else alias
+    assert canonical_tool(spelled) == canonical
+    assert describe(spelled, {}, CWD).kind == describe(canonical, {}, CWD).kind
+    expected = {"Read": "read", "Write": "change", "Edit": "change", "Bash": "command"}
+    assert category_of(spelled) == expected.get(canonical, "other")
+    assert canonical_tool("read_file") == canonical_tool("Read-File") == "Read"
+    assert canonical_tool("frobnicate") is None

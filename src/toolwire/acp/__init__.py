@@ -7,7 +7,8 @@ in the next release.
 
 from __future__ import annotations
 
-from toolwire.testing.record import Recorder, read_recording, redact
+from toolwire.testing.record import TrafficRecorder as Recorder  # its name before 0.2
+from toolwire.testing.record import read_recording, redact
 from toolwire.updates import (
     CLIENT_PROFILES,
     DEFAULT_INTERVAL,

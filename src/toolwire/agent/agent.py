@@ -2,7 +2,7 @@
 
 The SDK routes each JSON-RPC request to a method here, validated into its models, each
 in a task of its own (so ``session/cancel`` is heard while a prompt runs). Sessions are
-``Session`` objects in memory and rows in the ``SessionStore``; a prompt turn is a
+``Session`` objects in memory and rows in the ``SessionDatabase``; a prompt turn is a
 ``loop.Turn`` run as a task, so that ``cancel`` can stop it without cancelling the SDK's
 request handler (which must still answer the prompt, once, with ``cancelled``).
 
@@ -55,7 +55,7 @@ from toolwire.agent.runtime import (
     stop_session,
 )
 from toolwire.agent.session import Runtime, Session, config_options
-from toolwire.agent.store import SessionStore
+from toolwire.agent.store import SessionDatabase
 from toolwire.agent.turn import Turn
 from toolwire.config import Config
 from toolwire.updates.profiles import profile_for_client
@@ -68,7 +68,7 @@ class ToolwireAgent:
     """The agent. Give it the transport it writes to; the SDK calls ``on_connect``."""
 
     def __init__(
-        self, config: Config, store: SessionStore, sink: LineSink, *, record: str | None = None
+        self, config: Config, store: SessionDatabase, sink: LineSink, *, record: str | None = None
     ) -> None:
         self._config = config
         self._store = store

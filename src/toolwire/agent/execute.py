@@ -39,7 +39,7 @@ from toolwire.history import ToolResultPart
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
-from toolwire.updates.wire import diff_content, terminal_content
+from toolwire.updates.wire import terminal_content
 
 log = logging.getLogger("toolwire.agent")
 
@@ -126,19 +126,21 @@ class Executor:
         if result.plan is not None:
             self.plan = [entry.to_acp() for entry in result.plan]
             self.ticker.send(self.engine.plan(self.plan))
+        # What the tool touched (e.g. the line an edit changed), for the editor to follow.
+        places = [place.to_acp() for place in result.locations] or None
         if result.is_error:
             if tool.kind != "execute":
                 life.set_content(())  # a previewed diff was not applied: do not show it
             life.fail(_failure_line(tool, result), raw_output=raw)
         elif result.diff is not None:
-            d = result.diff
-            life.complete(content=[diff_content(d.path, d.new_text, d.old_text)], raw_output=raw)
+            diff = [result.diff.to_acp()]
+            life.complete(content=diff, raw_output=raw, locations=places)
         elif raw is not None and isinstance(raw.get("terminal_id"), str):
             life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
         elif tool.kind == "execute" and raw is not None and raw.get("output_chars"):
             life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
         else:
-            life.complete(result.content, raw_output=raw)
+            life.complete(result.content, raw_output=raw, locations=places)
         self.ticker.send(self.engine.update(life))
 
     def _refuse(self, call: CollectedCall, life: ToolCallLifecycle, message: str) -> ToolResultPart:

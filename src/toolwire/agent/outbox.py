@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from toolwire.updates.engine import UpdateEngine
-from toolwire.updates.wire import Notification, encode
+from toolwire.updates.render import Envelope
+from toolwire.updates.wire import Notification
 
 log = logging.getLogger("toolwire.agent")
 
@@ -41,6 +42,7 @@ class Outbox:
     def __init__(self, sink: LineSink, session_id: str, *, held: bool = False) -> None:
         self._sink = sink
         self.session_id = session_id
+        self._envelope = Envelope(session_id)
         self._held: list[bytes] | None = [] if held else None
         self._broken = False
 
@@ -51,9 +53,7 @@ class Outbox:
 
     def update(self, update: Mapping[str, Any]) -> None:
         """Write one ``session/update`` built outside the engine (modes, config, replay)."""
-        params = {"sessionId": self.session_id, "update": dict(update)}
-        message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
-        self._write((encode(message) + "\n").encode("ascii"))
+        self._write(self._envelope.notify(update).line)
 
     def open(self) -> None:
         """The ``session/new`` response is written: send what was held, then go live."""

@@ -24,7 +24,8 @@ from typing import Any, Final, Literal, TypeAlias
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from toolwire.tools import Tool, ToolContext
-from toolwire.tools.paths import PathRefusedError
+from toolwire.tools.edit import edit_args, plan_edit
+from toolwire.tools.errors import PathRefusedError, ToolError
 from toolwire.updates.wire import diff_content
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
@@ -116,17 +117,10 @@ def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
     if name == "Write":
         content = args.get("content")
         return content if isinstance(content, str) else None
-    old_string, new_string = args.get("old_string"), args.get("new_string")
-    if not isinstance(old_string, str) or not isinstance(new_string, str):
-        return None
-    if old is None:
-        return new_string if not old_string else None
-    if not old_string:
-        return new_string if not old else None
-    count = old.count(old_string)
-    if count == 1 or (count > 1 and args.get("replace_all") is True):
-        return old.replace(old_string, new_string)
-    return None
+    try:  # the tool's own rules, so what is approved is what the tool will do
+        return plan_edit(edit_args(args), old).new_text
+    except ToolError:
+        return None  # the tool will fail and say why; nothing to preview
 
 
 __all__ = [

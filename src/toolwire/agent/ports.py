@@ -31,8 +31,8 @@ from acp.interfaces import Client
 from acp.schema import EnvVariable, TerminalOutputResponse
 
 from toolwire.tools import BackgroundJob, CommandResult, LocalFileSystem, LocalTerminal
-from toolwire.tools.output import cap_middle
 from toolwire.tools.terminal import OutputCallback
+from toolwire.updates.output import cap_text
 
 log = logging.getLogger("toolwire.agent")
 _CLEANUP_S = 5.0  # a client that never answers kill/release must not wedge the turn
@@ -100,7 +100,7 @@ class ClientTerminal:
         cwd: Path,
         timeout: float,
         on_output: OutputCallback | None = None,
-        max_output_chars: int = 30_000,
+        max_output_bytes: int = 30_000,
     ) -> CommandResult:
         """Run to completion or ``timeout``; the editor renders the output live."""
         created = await self._client.create_terminal(
@@ -109,7 +109,7 @@ class ClientTerminal:
             args=["-c", command],
             cwd=str(cwd),
             env=[EnvVariable(name=k, value=v) for k, v in _QUIET_ENV.items()],
-            output_byte_limit=max_output_chars * 4,
+            output_byte_limit=max_output_bytes * 4,
         )
         terminal_id = created.terminal_id
         if self._on_created is not None:
@@ -124,7 +124,7 @@ class ClientTerminal:
             raise
         finally:
             await self._cleanup(self._release(terminal_id))
-        return _result(output, terminal_id, timed_out, max_output_chars)
+        return _result(output, terminal_id, timed_out, max_output_bytes)
 
     async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
         """Local: a client terminal's output could not be read back by the model."""
@@ -165,14 +165,14 @@ class ClientTerminal:
 
 
 def _result(
-    output: TerminalOutputResponse, terminal_id: str, timed_out: bool, max_chars: int
+    output: TerminalOutputResponse, terminal_id: str, timed_out: bool, max_bytes: int
 ) -> CommandResult:
     """The command's end as ``Bash`` reports it (a signal is a negative exit code)."""
     status = output.exit_status
     code = None if status is None else status.exit_code
     if code is None and status is not None and status.signal:
         code = -_signal_number(status.signal)
-    text = cap_middle(output.output, max_chars)
+    text = cap_text(output.output, max_bytes)
     return CommandResult(
         output=text,
         exit_code=None if timed_out else code,

@@ -41,7 +41,7 @@ from toolwire.agent.session import Runtime, Session, config_options, mode_state
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import SWITCH_KEY, rebuild
 from toolwire.config import Config
-from toolwire.tools import Limits, LocalTerminal, ToolContext
+from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 
 log = logging.getLogger("toolwire.agent")
 
@@ -95,8 +95,8 @@ class SessionFactory:
             write=bool(fs_caps and fs_caps.write_text_file),
         )
         limits = self._rt.config.limits
-        tool_limits = Limits(
-            output_max_chars=limits.max_tool_output_chars,
+        tool_limits = ToolLimits(
+            output_max_bytes=limits.max_tool_output_chars,
             bash_default_timeout_s=limits.command_timeout,
         )
         return ToolContext.create(cwd, dirs, fs=fs, terminal=LocalTerminal(), limits=tool_limits)

@@ -36,7 +36,7 @@ from typing import Any, BinaryIO, Final, Protocol
 from acp.agent.connection import AgentSideConnection
 
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.store import SessionStore
+from toolwire.agent.store import SessionDatabase
 from toolwire.config import Config
 from toolwire.updates.wire import encode
 
@@ -215,7 +215,7 @@ class Writer(Protocol):
 
 
 async def serve(
-    config: Config, *, record: str | None = None, store: SessionStore | None = None
+    config: Config, *, record: str | None = None, store: SessionDatabase | None = None
 ) -> None:
     """Serve one client on stdio until it closes its end; then stop everything cleanly.
 
@@ -231,7 +231,7 @@ async def serve(
             loop.add_signal_handler(signum, main.cancel if main else lambda: None)
     reader, writer = await open_stdio()
     transport = StdioTransport(reader, writer)
-    agent = ToolwireAgent(config, store or SessionStore(), transport, record=record)
+    agent = ToolwireAgent(config, store or SessionDatabase(), transport, record=record)
     transport.on_sent = agent.on_sent
     # session/resume and session/close are stable in ACP v1 (schema 1.21), but the SDK
     # (0.12.1, generated from schema 1.19) still routes them only in "unstable" mode.

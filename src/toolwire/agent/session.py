@@ -1,7 +1,7 @@
 """One ACP session's state, and the pieces of the protocol that describe it.
 
 A ``Session`` lives in memory while the client uses it (``session/new``, ``load``,
-``resume``) and on disk in the ``SessionStore`` (history, transcript, backend, mode), so
+``resume``) and on disk in the ``SessionDatabase`` (history, transcript, backend, mode), so
 ``session/load`` and ``session/list`` work after a restart. ``Runtime`` is what every
 session of one connection shares: the configuration, the store, the client handle and
 what the client said it can do in ``initialize``.
@@ -25,7 +25,7 @@ from acp.schema import ClientCapabilities
 
 from toolwire.agent.outbox import Outbox
 from toolwire.agent.permissions import MODES
-from toolwire.agent.store import SessionStore
+from toolwire.agent.store import SessionDatabase
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
 from toolwire.handoff import Handoff, MemorySummaryCache
@@ -38,7 +38,7 @@ class Runtime:
     """What the sessions of one connection share."""
 
     config: Config
-    store: SessionStore
+    store: SessionDatabase
     client: Client
     capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
     profile: str = "minimal"

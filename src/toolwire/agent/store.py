@@ -62,8 +62,11 @@ class SessionRecord:
         return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class SessionStore:
-    """The session database. ``path=None`` is ``default_db_path()``; ``":memory:"`` works."""
+class SessionDatabase:
+    """The agent's SQLite session database.
+
+    ``path=None`` is ``default_db_path()``; ``":memory:"`` works.
+    """
 
     def __init__(
         self, path: str | os.PathLike[str] | None = None, *, clock: Callable[[], float] = time.time
@@ -216,7 +219,7 @@ class SessionStore:
         """Close the connection (the store cannot be used afterwards)."""
         self._db.close()
 
-    def __enter__(self) -> SessionStore:
+    def __enter__(self) -> SessionDatabase:
         return self
 
     def __exit__(
@@ -293,8 +296,8 @@ def _record(row: tuple[Any, ...]) -> SessionRecord:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SessionDatabase",
     "SessionNotFoundError",
     "SessionRecord",
-    "SessionStore",
     "default_db_path",
 ]

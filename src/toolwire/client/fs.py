@@ -1,21 +1,20 @@
 """``fs/read_text_file`` and ``fs/write_text_file`` for the terminal client.
 
 Only paths inside the session directory are served (after resolving symlinks, so a link
-pointing out is refused too); ACP requires absolute paths. Writes are atomic: a sibling
-temporary file, flushed to disk, then renamed over the target, so the user never sees a
-half-written file (issue 4, section 6). Errors are JSON-RPC errors with a message that
+pointing out is refused too); ACP requires absolute paths. Writes are atomic, with the
+tools' ``atomic_write``: a sibling temporary file, flushed to disk, then renamed over the
+target, so the user never sees a half-written file. Errors are JSON-RPC errors with a message that
 says what was wrong, for the agent to show its user.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from acp import RequestError
+
+from toolwire.tools.fs import atomic_write
 
 INVALID_PARAMS = -32602
 NOT_FOUND = -32002
@@ -73,7 +72,6 @@ class FileAccess:
         real = self.resolve(path)
         if real.is_dir():
             raise RequestError(INVALID_PARAMS, f"{path} is a directory", None)
-        real.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(real, content.encode("utf-8"))
         self.stats.writes += 1
 
@@ -82,30 +80,4 @@ class FileAccess:
         raise RequestError(INVALID_PARAMS, message, {"path": path})
 
 
-def atomic_write(target: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary sibling, then rename it over ``target``."""
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, _mode_for(target))
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _mode_for(target: Path) -> int:
-    # mkstemp creates 0600; keep an existing file's mode, else the usual umask default.
-    try:
-        return target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-__all__ = ["FileAccess", "FsStats", "atomic_write"]
+__all__ = ["FileAccess", "FsStats"]

@@ -23,10 +23,11 @@ notifications count the same in both.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from toolwire.updates.wire import encode, session_notification
 
 JsonObject = dict[str, Any]
 Role = Literal["agent", "thought", "user"]
@@ -42,12 +43,7 @@ _ROLES: dict[str, Role] = {
 
 def line_size(session_id: str, update: JsonObject) -> int:
     """Bytes of the ``session/update`` line carrying ``update`` (compact JSON + newline)."""
-    message = {
-        "jsonrpc": "2.0",
-        "method": "session/update",
-        "params": {"sessionId": session_id, "update": update},
-    }
-    return len(json.dumps(message, separators=(",", ":"), ensure_ascii=True)) + 1
+    return len(encode(session_notification(session_id, update))) + 1
 
 
 @dataclass(slots=True)

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from toolwire.handoff.extract import WRITE_TOOLS, ToolItem
+from toolwire.handoff.extract import ToolItem
+from toolwire.updates.titles import canonical_tool
 
 DropReason: TypeAlias = Literal["superseded", "stale", "over_budget"]
 Policy: TypeAlias = Literal["latest", "latest_success", "every"]
@@ -78,7 +79,7 @@ def _index(items: Sequence[ToolItem]) -> _Index:
             continue
         # A change that never returned may have happened: reads before it are suspect.
         index.changed[item.path] = (item.seq, item.tool)
-        if not item.interrupted and item.tool.casefold() in WRITE_TOOLS:
+        if not item.interrupted and canonical_tool(item.tool) == "Write":
             index.written[item.path] = item.seq
     return index
 

@@ -3,9 +3,10 @@
 A ``ToolItem`` is one call and what it returned (``result`` None when it never got a
 result: an interrupted call). Its ``category`` picks the dedup rule and the section it is
 rendered in, its ``key`` what it supersedes (``dedupe``). Tool names are matched without
-case, and the names other agents use for the same tools (``read_file``, ``shell``...)
-count too, because imported transcripts carry them. Paths are normalized against the
-session's working directory so ``src/a.py`` and ``/proj/src/a.py`` are one file.
+case, and the names other agents use for the same tools (``read_file``, ``shell``...,
+``updates.titles.TOOL_ALIASES``) count too, because imported transcripts carry them.
+Paths are normalized against the session's working directory so ``src/a.py`` and
+``/proj/src/a.py`` are one file.
 
 Calls pair with results by id, within the assistant message they belong to: histories
 repeat ids across turns (``call_0``), so a result answers the latest open call with its
@@ -23,15 +24,16 @@ from typing import Any, Literal, TypeAlias
 
 from toolwire.handoff.commands import CommandClass, classify_command
 from toolwire.history import Message, ToolCallPart, ToolResultPart
+from toolwire.updates.titles import canonical_tool, display_path
 
 Category: TypeAlias = Literal["read", "change", "command", "other"]
 
-READ_TOOLS = frozenset({"read", "read_file", "readfile", "view_file"})
-WRITE_TOOLS = frozenset({"write", "write_file", "writefile", "create_file"})
-EDIT_TOOLS = frozenset({"edit", "multiedit", "edit_file", "str_replace", "notebookedit"})
-COMMAND_TOOLS = frozenset(
-    {"bash", "shell", "run_command", "run_shell_command", "exec_command", "execute_command"}
-)
+_CATEGORIES: dict[str | None, Category] = {
+    "Read": "read",
+    "Write": "change",
+    "Edit": "change",
+    "Bash": "command",
+}
 PATH_ARGS = ("file_path", "path", "filename", "notebook_path", "target_file")
 
 
@@ -78,23 +80,9 @@ def normalize_path(raw: str, cwd: str | None) -> str:
     return posixpath.normpath(path) if path else path
 
 
-def display_path(path: str, cwd: str | None) -> str:
-    """A path as shown: relative to ``cwd`` when inside it, else as is."""
-    if cwd and posixpath.isabs(path) and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
-
-
 def category_of(tool: str) -> Category:
-    """Which dedup rule and section a tool name belongs to."""
-    name = tool.casefold()
-    if name in READ_TOOLS:
-        return "read"
-    if name in WRITE_TOOLS or name in EDIT_TOOLS:
-        return "change"
-    if name in COMMAND_TOOLS:
-        return "command"
-    return "other"
+    """Which dedup rule and section a tool name (or an alias of it) belongs to."""
+    return _CATEGORIES.get(canonical_tool(tool), "other")
 
 
 def canonical_json(value: Any) -> str:
@@ -234,7 +222,6 @@ __all__ = [
     "canonical_json",
     "category_of",
     "command_text",
-    "display_path",
     "extract_items",
     "normalize_path",
 ]

@@ -13,9 +13,10 @@ import re
 from collections.abc import Sequence
 
 from toolwire.handoff.budget import cut_middle
-from toolwire.handoff.extract import ToolItem, display_path
+from toolwire.handoff.extract import ToolItem
 from toolwire.handoff.render import CLOSE, OPEN
 from toolwire.history import Message
+from toolwire.updates.titles import display_path
 
 FIRST_REQUEST_CHARS = 1500
 LATEST_REQUEST_CHARS = 1000

@@ -29,7 +29,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from toolwire.handoff.dedupe import Verdict
-from toolwire.handoff.extract import WRITE_TOOLS, Category, ToolItem, canonical_json
+from toolwire.handoff.extract import Category, ToolItem, canonical_json
+from toolwire.updates.titles import canonical_tool
 
 OPEN = "[TOOLWIRE HANDOFF]"
 CLOSE = "[/TOOLWIRE HANDOFF]"
@@ -74,7 +75,7 @@ def _command_line(args: Mapping[str, object], fallback: str) -> str:
 
 def _change_parts(item: ToolItem, args: Mapping[str, object], result: str) -> list[str]:
     head = f"{result}\n"
-    if item.tool.casefold() in WRITE_TOOLS and isinstance(args.get("content"), str):
+    if canonical_tool(item.tool) == "Write" and isinstance(args.get("content"), str):
         return [head, "content:\n", str(args["content"])]
     if isinstance(args.get("old_string"), str) and isinstance(args.get("new_string"), str):
         every = "replace_all: true\n" if args.get("replace_all") is True else ""

@@ -15,7 +15,7 @@ invent a signature (research/switching.md sections 5 and 6).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -95,19 +95,6 @@ def tool_results(parts: Iterable[ToolResultPart]) -> Message:
     return Message("tool", tuple(parts))
 
 
-def pending_calls(history: list[Message]) -> Iterator[ToolCallPart]:
-    """Calls of the last assistant message that no later ``tool`` message answered."""
-    answered: set[str] = set()
-    for message in reversed(history):
-        if message.role == "tool":
-            answered.update(p.call_id for p in message.parts if isinstance(p, ToolResultPart))
-        elif message.role == "assistant":
-            for call in message.tool_calls():
-                if call.id not in answered:
-                    yield call
-            return
-
-
 __all__ = [
     "Message",
     "Part",
@@ -117,7 +104,6 @@ __all__ = [
     "ToolCallPart",
     "ToolResultPart",
     "ToolSpec",
-    "pending_calls",
     "tool_results",
     "user",
 ]

@@ -64,7 +64,7 @@ def redact(value: Any) -> Any:
     return value
 
 
-class Recorder:
+class TrafficRecorder:
     """Appends ACP messages to a JSON-lines file, one complete object per line."""
 
     def __init__(self, sink: BinaryIO, clock: Callable[[], float] = time.time) -> None:
@@ -72,7 +72,7 @@ class Recorder:
         self._clock = clock
 
     @classmethod
-    def open(cls, path: str | Path) -> Recorder:
+    def open(cls, path: str | Path) -> TrafficRecorder:
         """A recorder appending to ``path`` (unbuffered: each line is one write)."""
         return cls(Path(path).open("ab", buffering=0))
 
@@ -108,4 +108,11 @@ def read_recording(path: str | Path) -> Iterator[dict[str, Any]]:
             yield record
 
 
-__all__ = ["REDACTED", "Recorder", "is_secret_key", "read_recording", "redact", "redact_text"]
+__all__ = [
+    "REDACTED",
+    "TrafficRecorder",
+    "is_secret_key",
+    "read_recording",
+    "redact",
+    "redact_text",
+]

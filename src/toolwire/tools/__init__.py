@@ -25,7 +25,7 @@ from toolwire.tools.base import (
     ToolResult,
 )
 from toolwire.tools.bash import BashTool
-from toolwire.tools.context import Limits, ToolContext
+from toolwire.tools.context import ToolContext, ToolLimits
 from toolwire.tools.edit import EditTool
 from toolwire.tools.fs import FileSystem, LocalFileSystem, atomic_write
 from toolwire.tools.glob import GlobTool
@@ -70,7 +70,6 @@ __all__ = [
     "FileSystem",
     "GlobTool",
     "GrepTool",
-    "Limits",
     "LocalFileSystem",
     "LocalTerminal",
     "Location",
@@ -83,6 +82,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolKind",
+    "ToolLimits",
     "ToolResult",
     "WriteTool",
     "atomic_write",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire.tools.base import ToolError
+from toolwire.tools.errors import ToolError
 
 
 def required_str(args: Mapping[str, Any], key: str, *, allow_empty: bool = True) -> str:

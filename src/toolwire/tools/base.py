@@ -1,5 +1,8 @@
 """What every tool is and returns: ``Tool``, ``ToolResult`` and the ACP shapes it carries.
 
+The shapes' wire form (and ``ToolKind``) belong to ``toolwire.updates.wire``; the
+dataclasses here are the typed form a tool fills in, and ``to_acp`` delegates there.
+
 A tool is a stateless object with a name, a JSON schema for the model, an ACP ``kind``,
 a ``needs_permission`` flag and an async ``run(args, ctx)``. ``run`` never raises for a
 failure the model caused or can fix (bad input, missing file, refused path, I/O error):
@@ -13,22 +16,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar
 
 from toolwire.history import ToolResultPart, ToolSpec
-
-if TYPE_CHECKING:
-    from toolwire.tools.context import ToolContext
-
-ToolKind: TypeAlias = Literal[
-    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
-]
-PlanStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
-PlanPriority: TypeAlias = Literal["high", "medium", "low"]
-
-
-class ToolError(Exception):
-    """A failure to report to the model as an error result (not a bug)."""
+from toolwire.tools.context import ToolContext
+from toolwire.tools.errors import ToolError
+from toolwire.updates.wire import (
+    PlanPriority,
+    PlanStatus,
+    ToolKind,
+    diff_content,
+    location,
+    plan_entry,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +41,7 @@ class FileDiff:
 
     def to_acp(self) -> dict[str, Any]:
         """The ACP ``ToolCallContent`` object (``{"type": "diff", ...}``)."""
-        return {
-            "type": "diff",
-            "path": self.path,
-            "oldText": self.old_text,
-            "newText": self.new_text,
-        }
+        return diff_content(self.path, self.new_text, self.old_text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +53,7 @@ class Location:
 
     def to_acp(self) -> dict[str, Any]:
         """The ACP ``ToolCallLocation`` object."""
-        return {"path": self.path} if self.line is None else {"path": self.path, "line": self.line}
+        return location(self.path, self.line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +66,7 @@ class PlanEntry:
 
     def to_acp(self) -> dict[str, Any]:
         """The ACP ``PlanEntry`` object."""
-        return {"content": self.content, "priority": self.priority, "status": self.status}
+        return plan_entry(self.content, self.status, self.priority)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,9 +3,10 @@
 The command runs through the context's terminal port (a client terminal in the editor,
 or a local subprocess), with its combined output streamed to ``ctx.on_output`` while it
 runs and a head + tail of it returned to the model. ``timeout`` is in milliseconds, as
-in the tool models are trained on; it defaults to ``Limits.bash_default_timeout_s`` and
-is clamped to ``Limits.bash_max_timeout_s``. A non-zero exit code or a timeout makes the
-result an error, with the output kept: the model needs both to fix what failed.
+in the tool models are trained on; it defaults to
+``ToolLimits.bash_default_timeout_s`` and is clamped to ``ToolLimits.bash_max_timeout_s``.
+A non-zero exit code or a timeout makes the result an error, with the output kept: the
+model needs both to fix what failed.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class BashTool(Tool):
             cwd=ctx.cwd,
             timeout=timeout_s,
             on_output=ctx.on_output,
-            max_output_chars=ctx.limits.output_max_chars,
+            max_output_bytes=ctx.limits.output_max_bytes,
         )
         return ToolResult(
             content=_describe(result, timeout_s),

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from toolwire.errors import UsageError
 from toolwire.tools.fs import FileSystem, LocalFileSystem
-from toolwire.tools.paths import display_path, resolve_path, resolve_root
+from toolwire.tools.paths import resolve_path, resolve_root
 from toolwire.tools.terminal import LocalTerminal, OutputCallback, Terminal
+from toolwire.updates.titles import display_path
 
 
 class PathLocks:
@@ -37,7 +38,7 @@ class PathLocks:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class ToolLimits:
     """Bounds on what tools read and return (the config may override them)."""
 
     read_max_lines: int = 2000
@@ -48,8 +49,8 @@ class Limits:
     """Longer lines are cut in ``Read`` and ``Grep`` results."""
     max_file_bytes: int = 10_000_000
     """``Read`` and ``Edit`` refuse larger files; ``Grep`` skips them."""
-    output_max_chars: int = 30_000
-    """Characters of command output and search results given to the model."""
+    output_max_bytes: int = 30_000
+    """UTF-8 bytes of command output and search results given to the model (head + tail)."""
     search_max_results: int = 200
     """Paths (``Glob``, ``Grep`` file lists) or matching lines (``Grep`` content)."""
     bash_default_timeout_s: float = 120.0
@@ -69,7 +70,7 @@ class ToolContext:
     roots: tuple[Path, ...] = ()
     fs: FileSystem = field(default_factory=LocalFileSystem)
     terminal: Terminal = field(default_factory=LocalTerminal)
-    limits: Limits = field(default_factory=Limits)
+    limits: ToolLimits = field(default_factory=ToolLimits)
     on_output: OutputCallback | None = None
     locks: PathLocks = field(default_factory=PathLocks, compare=False, repr=False)
     """Serializes read-modify-write of one file across parallel calls (shared by copies)."""
@@ -94,7 +95,7 @@ class ToolContext:
         *,
         fs: FileSystem | None = None,
         terminal: Terminal | None = None,
-        limits: Limits | None = None,
+        limits: ToolLimits | None = None,
     ) -> ToolContext:
         """A context for a session in ``cwd`` (absolute) with extra directories."""
         return cls(
@@ -102,7 +103,7 @@ class ToolContext:
             roots=tuple(Path(d) for d in additional_dirs),
             fs=fs or LocalFileSystem(),
             terminal=terminal or LocalTerminal(),
-            limits=limits or Limits(),
+            limits=limits or ToolLimits(),
         )
 
     def with_output(self, on_output: OutputCallback | None) -> ToolContext:
@@ -115,7 +116,7 @@ class ToolContext:
 
     def show(self, path: Path) -> str:
         """``path`` as the model reads it: relative to cwd when under it."""
-        return display_path(path, self.cwd)
+        return display_path(str(path), str(self.cwd))
 
 
-__all__ = ["Limits", "PathLocks", "ToolContext"]
+__all__ = ["PathLocks", "ToolContext", "ToolLimits"]

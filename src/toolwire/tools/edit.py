@@ -10,12 +10,13 @@ reproduce ``\\r\\n``, and the replacement keeps the file's own line endings.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toolwire.tools.args import optional_bool, required_str
-from toolwire.tools.base import Location, Tool, ToolError, ToolResult
+from toolwire.tools.base import Location, Tool, ToolResult
 from toolwire.tools.context import ToolContext
+from toolwire.tools.errors import ToolError
 from toolwire.tools.files import line_of, read_existing, save, snippet
 
 DESCRIPTION = """\
@@ -56,57 +57,85 @@ class EditTool(Tool):
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
-        old_string = required_str(args, "old_string")
-        new_string = required_str(args, "new_string")
-        replace_all = optional_bool(args, "replace_all")
-        if old_string == new_string:
-            raise ToolError("old_string and new_string are identical; there is nothing to change.")
+        request = edit_args(args)
         async with ctx.locks.hold(path):
             old = await read_existing(ctx, path)
-            new, first, count = _apply(ctx, path, old, old_string, new_string, replace_all)
-            diff = await save(ctx, path, old, new)
-        first_line = line_of(new, first)
-        last_line = first_line + new_string.count("\n")
+            plan = plan_edit(request, old, ctx.show(path))
+            diff = await save(ctx, path, old, plan.new_text)
+        first_line = line_of(plan.new_text, plan.first)
+        last_line = first_line + request.new_string.count("\n")
         shown = ctx.show(path)
         what = f"Created {shown}" if old is None else f"Edited {shown}"
-        times = "" if count == 1 else f" ({count} replacements)"
+        times = "" if plan.count == 1 else f" ({plan.count} replacements)"
         return ToolResult(
             content=f"{what}{times}. The changed part now reads:\n"
-            + snippet(new, first_line, last_line),
+            + snippet(plan.new_text, first_line, last_line),
             diff=diff,
             locations=(Location(str(path), first_line),),
-            raw_output={"path": str(path), "replacements": count, "line": first_line},
+            raw_output={"path": str(path), "replacements": plan.count, "line": first_line},
         )
 
 
-def _apply(
-    ctx: ToolContext, path: Path, old: str | None, old_string: str, new_string: str, every: bool
-) -> tuple[str, int, int]:
-    """The new text, the index where the first replacement starts, how many were made."""
-    shown = ctx.show(path)
+@dataclass(frozen=True, slots=True)
+class EditArgs:
+    """The arguments of one ``Edit`` call, checked."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EditPlan:
+    """What an edit makes of a file: the new text, where the first replacement starts
+    (an index into ``new_text``) and how many replacements were made."""
+
+    new_text: str
+    first: int
+    count: int
+
+
+def edit_args(args: Mapping[str, Any]) -> EditArgs:
+    """The checked ``Edit`` arguments (the path aside); ``ToolError`` when they are wrong."""
+    old_string = required_str(args, "old_string")
+    new_string = required_str(args, "new_string")
+    replace_all = optional_bool(args, "replace_all")
+    if old_string == new_string:
+        raise ToolError("old_string and new_string are identical; there is nothing to change.")
+    return EditArgs(old_string, new_string, replace_all)
+
+
+def plan_edit(args: EditArgs, old: str | None, shown: str = "the file") -> EditPlan:
+    """The edit's outcome on a file whose text is ``old`` (None: no such file).
+
+    Pure: the ``Edit`` tool and the approval preview both call it, so the diff the user
+    approves is the change the tool makes. ``ToolError`` (naming ``shown``) when the edit
+    cannot be made.
+    """
+    old_string, new_string = args.old_string, args.new_string
     if old is None:
         if old_string:
             raise ToolError(f"File does not exist: {shown}. To create it, use Write.")
-        return new_string, 0, 1
+        return EditPlan(new_string, 0, 1)
     if not old_string:
         if old:
             raise ToolError(
                 f"old_string is empty but {shown} is not. Give the exact text to replace, "
                 "or use Write to replace the whole file."
             )
-        return new_string, 0, 1
+        return EditPlan(new_string, 0, 1)
     old_string, new_string = _match_line_endings(old, old_string, new_string)
     count = old.count(old_string)
     if count == 0:
         raise ToolError(_not_found(old, old_string, shown))
-    if count > 1 and not every:
+    if count > 1 and not args.replace_all:
         raise ToolError(
             f"old_string occurs {count} times in {shown}. Include more surrounding lines "
             "to make it unique, or set replace_all to true to replace every occurrence."
         )
     first = old.index(old_string)
-    new = old.replace(old_string, new_string, -1 if every else 1)
-    return new, first, count if every else 1
+    new = old.replace(old_string, new_string, -1 if args.replace_all else 1)
+    return EditPlan(new, first, count if args.replace_all else 1)
 
 
 def _match_line_endings(text: str, old_string: str, new_string: str) -> tuple[str, str]:
@@ -129,4 +158,4 @@ def _not_found(text: str, old_string: str, shown: str) -> str:
     return message + " Read the file again and copy the text exactly, indentation included."
 
 
-__all__ = ["EditTool"]
+__all__ = ["EditArgs", "EditPlan", "EditTool", "edit_args", "plan_edit"]

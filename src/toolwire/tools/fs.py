@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -36,17 +37,6 @@ class FileSystem(Protocol):
     async def write_text(self, path: Path, content: str) -> None:
         """Replace (or create) the file with ``content``, atomically."""
         ...
-
-
-def _current_umask() -> int:
-    # os.umask can only be read by setting it; done once, at import, before any thread
-    # of ours writes files.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_NEW_FILE_MODE = 0o666 & ~_current_umask()
 
 
 class LocalFileSystem:
@@ -69,31 +59,50 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
 
     The bytes go to a temporary file in the same directory (same file system, so the
-    rename is atomic), are flushed and fsynced, get the old file's permission bits, and
-    then replace the target with ``os.replace``. A symlink at ``path`` is kept: its
-    target is what gets replaced. On any failure the temporary file is removed and the
-    original is untouched. Missing parent directories are created.
+    rename is atomic), are flushed and fsynced, get the old file's permission bits (a new
+    file gets the usual ``0o666`` less the umask), and then replace the target with
+    ``os.replace``. A symlink at ``path`` is kept: its target is what gets replaced. On
+    any failure the temporary file is removed and the original is untouched. Missing
+    parent directories are created.
     """
     target = Path(os.path.realpath(path))
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
-        mode = _NEW_FILE_MODE
-    fd, tmp_name = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
+        mode = None
+    fd, tmp_name = _create_sibling(target)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
+        if mode is not None:
+            os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         raise
     _fsync_directory(parent)
+
+
+def _create_sibling(target: Path) -> tuple[int, str]:
+    """A new, empty temporary file next to ``target``, opened for writing.
+
+    Created with mode ``0o666`` so the kernel applies the process umask, as for any new
+    file (``tempfile.mkstemp`` makes ``0o600``, and reading the umask means setting it,
+    process-wide, which would race other threads creating files).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = str(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target.parent))
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -4,7 +4,7 @@ The pattern is matched against paths relative to ``path`` (default: the working
 directory); a leading part without glob characters narrows where the walk starts
 (``src/**/*.py`` walks ``src`` only), and may be absolute. Results are files only, in
 walk order (a directory's files by name, then its subdirectories by name), relative to
-the working directory when under it, and capped at ``Limits.search_max_results``.
+the working directory when under it, and capped at ``ToolLimits.search_max_results``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolwire.tools.args import optional_str, required_str
-from toolwire.tools.base import Tool, ToolError, ToolResult
+from toolwire.tools.base import Tool, ToolResult
 from toolwire.tools.context import ToolContext
+from toolwire.tools.errors import ToolError
 from toolwire.tools.search import (
     glob_to_regex,
     in_thread,

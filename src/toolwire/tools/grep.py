@@ -2,7 +2,7 @@
 
 Matching is line by line, as ripgrep does (``^`` and ``$`` anchor at lines). Files are
 read as UTF-8 with undecodable bytes replaced; binary files (a NUL byte near the start)
-and files over ``Limits.max_file_bytes`` are skipped. ``output_mode``:
+and files over ``ToolLimits.max_file_bytes`` are skipped. ``output_mode``:
 ``files_with_matches`` (default) lists files, ``content`` lists ``path:line:text``,
 ``count`` lists ``path:count``. Results are sorted by path and capped.
 """
@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolwire.tools.args import optional_bool, optional_int, optional_str, required_str
-from toolwire.tools.base import Tool, ToolError, ToolResult
-from toolwire.tools.context import Limits, ToolContext
-from toolwire.tools.output import cap_middle
+from toolwire.tools.base import Tool, ToolResult
+from toolwire.tools.context import ToolContext, ToolLimits
+from toolwire.tools.errors import ToolError
 from toolwire.tools.search import glob_to_regex, in_thread, relative_posix, walk_files
+from toolwire.updates.output import cap_text
 
 MODES = ("files_with_matches", "content", "count")
 _BINARY_SNIFF = 8192
@@ -85,7 +86,7 @@ class GrepTool(Tool):
         if not shown:
             content = "No matches found."
         else:
-            content = cap_middle("\n".join(shown), ctx.limits.output_max_chars)
+            content = cap_text("\n".join(shown), ctx.limits.output_max_bytes)
             if more:
                 content += (
                     f"\n[Results stop at {len(shown)} lines; there are more. "
@@ -149,7 +150,7 @@ def _report(query: _Query, ctx: ToolContext, path: Path, text: str) -> list[str]
     shown = ctx.show(path)
     if query.mode == "files_with_matches":
         return [shown]
-    limits: Limits = ctx.limits
+    limits: ToolLimits = ctx.limits
     hits = [
         (number, line)
         for number, line in enumerate(text.split("\n"), start=1)

@@ -19,11 +19,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolwire.tools.base import ToolError
-
-
-class PathRefusedError(ToolError):
-    """The path lies outside the session's directories."""
+from toolwire.tools.errors import PathRefusedError, ToolError
 
 
 def resolve_root(path: str | os.PathLike[str]) -> Path:
@@ -60,13 +56,4 @@ def resolve_path(raw: str, cwd: Path, roots: Sequence[Path]) -> Path:
     )
 
 
-def display_path(path: Path, cwd: Path) -> str:
-    """``path`` relative to ``cwd`` when under it (shorter for the model), else absolute."""
-    if path == cwd:
-        return "."
-    if path.is_relative_to(cwd):
-        return str(path.relative_to(cwd))
-    return str(path)
-
-
-__all__ = ["PathRefusedError", "display_path", "resolve_path", "resolve_root", "within"]
+__all__ = ["PathRefusedError", "resolve_path", "resolve_root", "within"]

@@ -1,8 +1,8 @@
 """``Read``: a text file's lines, numbered as ``cat -n`` prints them.
 
 ``offset`` is the 1-based line to start at, ``limit`` the number of lines (default
-``Limits.read_max_lines``). Long lines are cut, and a result that would exceed
-``Limits.read_max_chars`` stops early with a note giving the ``offset`` to continue at,
+``ToolLimits.read_max_lines``). Long lines are cut, and a result that would exceed
+``ToolLimits.read_max_chars`` stops early with a note giving the ``offset`` to continue at,
 so the model always knows what it has not seen.
 """
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
 
-from toolwire.tools.output import OutputBuffer
+from toolwire.updates.output import OutputWindow
 
 OutputCallback = Callable[[str], None]
 _READ_SIZE = 65536
@@ -65,7 +65,7 @@ class Terminal(Protocol):
         cwd: Path,
         timeout: float,
         on_output: OutputCallback | None = None,
-        max_output_chars: int = 30_000,
+        max_output_bytes: int = 30_000,
     ) -> CommandResult:
         """Run to completion (or ``timeout`` seconds), streaming output to ``on_output``.
 
@@ -97,7 +97,7 @@ class LocalTerminal:
         cwd: Path,
         timeout: float,
         on_output: OutputCallback | None = None,
-        max_output_chars: int = 30_000,
+        max_output_bytes: int = 30_000,
     ) -> CommandResult:
         """See ``Terminal.run``. On timeout or cancel the whole process group is killed."""
         # Our own pipe rather than the subprocess transport's: the transport's wait()
@@ -112,7 +112,7 @@ class LocalTerminal:
         finally:
             os.close(write_fd)
         pipe = os.fdopen(read_fd, "rb", buffering=0)
-        pump = _Pump(OutputBuffer(max_output_chars), on_output)
+        pump = _Pump(OutputWindow(tail_bytes=1, result_bytes=max_output_bytes), on_output)
         reader = asyncio.create_task(pump.read(pipe))
         try:
             timed_out = await _wait(proc, timeout)
@@ -124,13 +124,12 @@ class LocalTerminal:
             await _reap(proc, reader)
             pipe.close()  # in case the reader was cancelled before it took the pipe over
         pump.raise_callback_error()
-        buffer = pump.buffer
         return CommandResult(
-            output=buffer.text(),
+            output=pump.window.result_text(),
             exit_code=None if timed_out else proc.returncode,
             timed_out=timed_out,
-            output_chars=buffer.total,
-            truncated=buffer.truncated,
+            output_chars=pump.chars,
+            truncated=pump.window.truncated,
         )
 
     async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
@@ -165,14 +164,15 @@ class LocalTerminal:
 
 
 class _Pump:
-    """Reads a pipe to EOF into a buffer, handing each decoded chunk to a callback.
+    """Reads a pipe to EOF into an output window, handing each decoded chunk to a callback.
 
     A callback that raises is not called again (the pipe must keep draining or the
     command would block on a full pipe); its error is raised once the command is over.
     """
 
-    def __init__(self, buffer: OutputBuffer, on_output: OutputCallback | None) -> None:
-        self.buffer = buffer
+    def __init__(self, window: OutputWindow, on_output: OutputCallback | None) -> None:
+        self.window = window
+        self.chars = 0
         self._on_output = on_output
         self._error: Exception | None = None
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -194,7 +194,8 @@ class _Pump:
     def _emit(self, text: str) -> None:
         if not text:
             return
-        self.buffer.append(text)
+        self.window.append(text)
+        self.chars += len(text)
         if self._on_output is None or self._error is not None:
             return
         try:

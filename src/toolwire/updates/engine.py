@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,7 +38,7 @@ from toolwire.updates.metrics import SessionCounters, SessionMetrics
 from toolwire.updates.profiles import DEFAULT_PROFILE, Profile, check_profile
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder, fields_for, render
 from toolwire.updates.text import MessageText
-from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState, encode
+from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState
 
 DEFAULT_INTERVAL = 0.05  # seconds: 20 frames/s is smooth and far below any client's limit
 
@@ -179,21 +179,13 @@ class UpdateEngine:
 
     # -- message text -------------------------------------------------------------
 
-    def text(
-        self, text: str, *, key: Hashable | None = None, now: float | None = None
-    ) -> list[Notification]:
-        """An agent message delta; ``key``: the provider event's identity (``acp.text``)."""
-        return self._chunk(self._text.chunk(text, key), now)
+    def text(self, text: str, *, now: float | None = None) -> list[Notification]:
+        """An agent message delta."""
+        return self._chunk(self._text.chunk(text), now)
 
-    def thought(
-        self, text: str, *, key: Hashable | None = None, now: float | None = None
-    ) -> list[Notification]:
+    def thought(self, text: str, *, now: float | None = None) -> list[Notification]:
         """An agent thought delta."""
-        return self._chunk(self._thought.chunk(text, key), now)
-
-    def consolidated_text(self, text: str, now: float | None = None) -> list[Notification]:
-        """The whole message text after its deltas: only what was not delivered goes out."""
-        return self._chunk(self._text.consolidated(text), now)
+        return self._chunk(self._thought.chunk(text), now)
 
     def end_message(self) -> None:
         """The assistant message is over: the next chunks get a new ``messageId``."""
@@ -206,9 +198,7 @@ class UpdateEngine:
         """A ``plan`` update (the full list of entries; ACP replaces the plan whole)."""
         out = self._flush_held(self._now(now))
         items = [dict(e) for e in entries]
-        note = self._envelope.wrap(
-            {"sessionUpdate": "plan", "entries": items}, ',"entries":' + encode(items), "plan", None
-        )
+        note = self._envelope.notify({"sessionUpdate": "plan", "entries": items})
         self._counters.total.sent(len(note.line), len(note.line))
         out.append(note)
         return out

@@ -210,15 +210,21 @@ class ToolCallLifecycle:
         *,
         raw_output: Any = None,
         content: Iterable[JsonObject] | None = None,
+        locations: Iterable[JsonObject] | None = None,
     ) -> bool:
-        """Success: ``content`` if given, else ``result`` capped, else the output capped."""
+        """Success: ``content`` if given, else ``result`` capped, else the output capped.
+
+        ``locations``, when given, replace those derived from the arguments (the tool
+        knows more, e.g. the line an edit changed).
+        """
         if content is not None:
             items = tuple(content)
         elif result is not None:
             items = (text_content(cap_text(result, self._output.result_bytes)),)
         else:
             items = self._result_content()
-        return self._finish("complete", "completed", items, raw_output=raw_output)
+        found = None if locations is None else tuple(locations)
+        return self._finish("complete", "completed", items, raw_output=raw_output, locations=found)
 
     def fail(self, error: str, *, raw_output: Any = None) -> bool:
         """Failure: the output so far (capped) and the error; ``rawOutput`` the error."""
@@ -267,10 +273,13 @@ class ToolCallLifecycle:
         *,
         raw_output: Any = None,
         raw_input: Any = None,
+        locations: tuple[JsonObject, ...] | None = None,
     ) -> bool:
         self._advance(action)
         self._tail_dirty = False
         changes: dict[str, Any] = {"status": status, "content": content}
+        if locations:
+            changes["locations"] = locations
         if raw_output is not None:
             changes["raw_output"] = raw_output
         if raw_input is not None and self._state.raw_input is None:

@@ -11,6 +11,11 @@ have to be re-sent in full on every frame: that is how codex-acp reached 27-46 G
 
 Memory is bounded too: only the head and a rolling tail are kept, never the whole output.
 Sizes are UTF-8 bytes; a cut never splits a character.
+
+This is toolwire's one head+tail cap: the tools cap what goes back to the model with it
+too. Bytes, not characters, because the cap exists to bound size: memory, the wire (the
+engine counts frames in bytes) and the stored history; a limit of N bytes also never lets
+more than N characters through, so the model's share is bounded at least as tightly.
 """
 
 from __future__ import annotations
@@ -85,6 +90,11 @@ class OutputWindow:
         excess = len(self._tail) - self._keep
         if excess > 0:
             del self._tail[:excess]
+
+    @property
+    def truncated(self) -> bool:
+        """True when ``result_text`` leaves part of the output out."""
+        return self.total > self.result_bytes
 
     def running_text(self) -> str:
         """The last ``tail_bytes``, after a line counting the earlier bytes not shown."""

@@ -21,7 +21,7 @@ the official SDK's sender writes), so a notification is encoded exactly once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from toolwire.errors import LifecycleError
@@ -37,6 +37,7 @@ from toolwire.updates.wire import (
     ToolCallState,
     encode,
     encode_content,
+    session_notification,
 )
 
 UpdateKind = Literal["tool_call", "tool_call_update"]
@@ -54,24 +55,32 @@ def _has(state: ToolCallState, name: FieldName) -> bool:
 class Envelope:
     """The JSON-RPC wrapper of one session's ``session/update`` notifications."""
 
-    __slots__ = ("_head", "session_id")
+    __slots__ = ("_head", "_tail", "session_id")
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._head = (
-            '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
-            + encode(session_id)
-            + ',"update":{"sessionUpdate":'
-        )
+        # The text around an update is the encoding of the one envelope shape
+        # (``wire.session_notification``) with an empty kind, cut where the kind goes.
+        probe = encode(session_notification(session_id, {"sessionUpdate": ""}))
+        cut = probe.rindex('""')
+        self._head = probe[:cut]
+        self._tail = probe[cut + 2 :] + "\n"
 
     def wrap(self, update: dict[str, Any], body: str, kind: str, call: str | None) -> Notification:
         """A notification from the update dict and its JSON text after ``sessionUpdate``."""
-        line = (self._head + '"' + kind + '"' + body + "}}}\n").encode("ascii")
+        line = (self._head + '"' + kind + '"' + body + self._tail).encode("ascii")
         return Notification(self.session_id, update, line, kind, call)
+
+    def notify(self, update: Mapping[str, Any]) -> Notification:
+        """A notification for an update built whole (a plan, a mode or config change)."""
+        kind = str(update["sessionUpdate"])
+        rest = {k: v for k, v in update.items() if k != "sessionUpdate"}
+        body = "," + encode(rest)[1:-1] if rest else ""
+        return self.wrap({"sessionUpdate": kind, **rest}, body, kind, None)
 
     def overhead(self, kind: str) -> int:
         """Bytes of a notification of ``kind`` besides its body."""
-        return len(self._head) + len(kind) + 2 + 4
+        return len(self._head) + len(kind) + 2 + len(self._tail)
 
 
 class CallRecord:
@@ -128,27 +137,14 @@ def fields_for(
 class UpdateBuilder:
     """Collects changed fields of one call; ``build()`` validates, renders and commits."""
 
-    __slots__ = ("_base", "_changes", "_edited", "_envelope", "_profile", "_record")
+    __slots__ = ("_base", "_changes", "_envelope", "_profile", "_record")
 
     def __init__(self, record: CallRecord, envelope: Envelope, profile: Profile) -> None:
         self._record = record
         self._envelope = envelope
         self._profile = profile
         self._base = record.sent
-        self._edited = False
         self._changes: dict[FieldName, Any] = {}
-
-    def set(self, name: FieldName, value: Any) -> UpdateBuilder:
-        """Mark ``name`` as changed to ``value`` (replace semantics for lists)."""
-        if name not in WIRE_KEY:
-            raise LifecycleError(f"unknown tool-call field {name!r}")
-        self._changes[name] = tuple(value) if isinstance(value, list) else value
-        self._edited = True
-        return self
-
-    def status(self, value: str) -> UpdateBuilder:
-        """Mark the status as changed."""
-        return self.set("status", value)
 
     def from_state(self, state: ToolCallState, names: Iterable[FieldName]) -> UpdateBuilder:
         """``names`` changed to their values in ``state``; every other field of ``state``
@@ -162,8 +158,6 @@ class UpdateBuilder:
         """Validate against what the client holds, then render and commit the update."""
         record = self._record
         new = self._base
-        if self._edited or new is record.sent:
-            new = new.replace(**self._changes)
         _validate(record, new)
         names = fields_for("tool_call_update", self._profile, new, self._changes)
         note = render(self._envelope, record, "tool_call_update", new, names)

@@ -45,16 +45,26 @@ def shorten(text: str, limit: int = TITLE_MAX) -> str:
     return first + (" …" if more else "")
 
 
+def display_path(path: str, cwd: str | None) -> str:
+    """An absolute, normalized ``path`` as people read it: relative to ``cwd`` when inside
+    it (``.`` for ``cwd`` itself), else unchanged (also when no ``cwd`` is known).
+
+    The one rule for titles, tool results and handoff summaries; lexical, so it never
+    touches the file system.
+    """
+    if not cwd:
+        return path
+    root = os.path.normpath(cwd)
+    if path == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
 def resolve(path: str, cwd: str) -> tuple[str, str]:
     """``(display, absolute)``: display is relative when inside ``cwd``."""
     absolute = os.path.normpath(os.path.join(cwd, path))
-    root = os.path.normpath(cwd)
-    if absolute == root:
-        return ".", absolute
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    if absolute.startswith(prefix):
-        return absolute[len(prefix) :], absolute
-    return absolute, absolute
+    return display_path(absolute, cwd), absolute
 
 
 def _text(args: Mapping[str, Any], *keys: str) -> str | None:
@@ -127,33 +137,46 @@ def _fetch(args: Mapping[str, Any], cwd: str) -> Description:
     return Description(f"Fetch {shorten(target, 70)}" if target else "Fetch", "fetch")
 
 
+#: The tools' names as other agents spell them (folded: lower case, no ``_`` or ``-``),
+#: each mapped to the name of toolwire's tool (Claude Code's) that does the same. Titles
+#: use it for live cards, the handoff for imported transcripts.
+TOOL_ALIASES: Final[Mapping[str, str]] = {
+    **dict.fromkeys(("read", "readfile", "viewfile"), "Read"),
+    **dict.fromkeys(("write", "writefile", "createfile"), "Write"),
+    **dict.fromkeys(("edit", "editfile", "multiedit", "strreplace", "notebookedit"), "Edit"),
+    **dict.fromkeys(
+        ("bash", "shell", "runcommand", "runshellcommand", "execcommand", "executecommand"),
+        "Bash",
+    ),
+    **dict.fromkeys(("grep", "searchfiles"), "Grep"),
+    **dict.fromkeys(("glob", "findfiles"), "Glob"),
+    "todowrite": "TodoWrite",
+    "webfetch": "WebFetch",
+    "websearch": "WebSearch",
+}
+
+
+def canonical_tool(name: str) -> str | None:
+    """The toolwire tool ``name`` stands for (``read_file`` -> ``Read``), or None."""
+    return TOOL_ALIASES.get(name.lower().replace("_", "").replace("-", ""))
+
+
 _DESCRIBERS: Final[dict[str, Callable[[Mapping[str, Any], str], Description]]] = {
-    "read": _file_tool("Read", "read"),
-    "readfile": _file_tool("Read", "read"),
-    "write": _file_tool("Write", "edit"),
-    "writefile": _file_tool("Write", "edit"),
-    "createfile": _file_tool("Write", "edit"),
-    "edit": _file_tool("Edit", "edit"),
-    "editfile": _file_tool("Edit", "edit"),
-    "multiedit": _file_tool("Edit", "edit"),
-    "strreplace": _file_tool("Edit", "edit"),
-    "bash": _bash,
-    "shell": _bash,
-    "runshellcommand": _bash,
-    "executecommand": _bash,
-    "grep": _pattern_tool("Search"),
-    "searchfiles": _pattern_tool("Search"),
-    "glob": _pattern_tool("Find"),
-    "findfiles": _pattern_tool("Find"),
-    "todowrite": _todos,
-    "webfetch": _fetch,
-    "websearch": _fetch,
+    "Read": _file_tool("Read", "read"),
+    "Write": _file_tool("Write", "edit"),
+    "Edit": _file_tool("Edit", "edit"),
+    "Bash": _bash,
+    "Grep": _pattern_tool("Search"),
+    "Glob": _pattern_tool("Find"),
+    "TodoWrite": _todos,
+    "WebFetch": _fetch,
+    "WebSearch": _fetch,
 }
 
 
 def describe(name: str, args: Mapping[str, Any], cwd: str) -> Description:
     """Title, kind and locations for tool ``name`` given the arguments known so far."""
-    describer = _DESCRIBERS.get(name.lower().replace("_", "").replace("-", ""))
+    describer = _DESCRIBERS.get(canonical_tool(name) or "")
     if describer is not None:
         return describer(args, cwd)
     path = _text(args, *_PATH_KEYS)
@@ -161,4 +184,13 @@ def describe(name: str, args: Mapping[str, Any], cwd: str) -> Description:
     return Description(name or "Tool", "other", locations)
 
 
-__all__ = ["TITLE_MAX", "Description", "describe", "resolve", "shorten"]
+__all__ = [
+    "TITLE_MAX",
+    "TOOL_ALIASES",
+    "Description",
+    "canonical_tool",
+    "describe",
+    "display_path",
+    "resolve",
+    "shorten",
+]

@@ -30,6 +30,8 @@ ToolKind: TypeAlias = Literal[
     "other",
 ]
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
+PlanStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+PlanPriority: TypeAlias = Literal["high", "medium", "low"]
 FieldName: TypeAlias = Literal[
     "title", "kind", "status", "content", "locations", "raw_input", "raw_output"
 ]
@@ -139,7 +141,11 @@ def text_content(text: str) -> dict[str, Any]:
 
 
 def diff_content(path: str, new_text: str, old_text: str | None = None) -> dict[str, Any]:
-    """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``)."""
+    """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``).
+
+    A new file's ``oldText`` is left out rather than sent as ``null``: the schema allows
+    both, and the SDK's serializer (``exclude_none``) writes the former.
+    """
     item: dict[str, Any] = {"type": "diff", "path": path, "newText": new_text}
     if old_text is not None:
         item["oldText"] = old_text
@@ -156,6 +162,11 @@ def location(path: str, line: int | None = None) -> dict[str, Any]:
     if line is None:
         return {"path": path}
     return {"path": path, "line": line}
+
+
+def plan_entry(content: str, status: PlanStatus, priority: PlanPriority) -> dict[str, Any]:
+    """A ``PlanEntry`` of a ``plan`` update (ACP v1: all three fields required)."""
+    return {"content": content, "priority": priority, "status": status}
 
 
 def state_to_wire(state: ToolCallState) -> dict[str, Any]:
@@ -226,6 +237,16 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def session_notification(session_id: str, update: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC ``session/update`` notification carrying ``update``.
+
+    The one place its shape is written (``params`` is ACP v1 ``SessionNotification``);
+    ``render.Envelope`` derives the wire text around an update from it.
+    """
+    params = {"sessionId": session_id, "update": update}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": params}
+
+
 @dataclass(frozen=True, slots=True)
 class Notification:
     """One JSON-RPC ``session/update`` notification: its update and its wire line.
@@ -244,12 +265,13 @@ class Notification:
     @property
     def params(self) -> dict[str, Any]:
         """The ``params`` object (``SessionNotification``)."""
-        return {"sessionId": self.session_id, "update": self.update}
+        params: dict[str, Any] = self.message["params"]
+        return params
 
     @property
     def message(self) -> dict[str, Any]:
         """The whole JSON-RPC notification."""
-        return {"jsonrpc": "2.0", "method": "session/update", "params": self.params}
+        return session_notification(self.session_id, self.update)
 
 
 __all__ = [
@@ -260,6 +282,8 @@ __all__ = [
     "FieldName",
     "JsonObject",
     "Notification",
+    "PlanPriority",
+    "PlanStatus",
     "ToolCallState",
     "ToolCallStatus",
     "ToolKind",
@@ -268,6 +292,8 @@ __all__ = [
     "encode",
     "encode_content",
     "location",
+    "plan_entry",
+    "session_notification",
     "state_to_wire",
     "terminal_content",
     "text_content",
