@@ -31,7 +31,8 @@ the default when nothing else is. Every value remembers where it came from.
 
 ``choices`` holds the fixed sets (modes, profiles, pass-through levels, providers, tool
 formats, handoff defaults) that every other module imports; ``schema`` the file's
-models; ``errors`` ``ConfigError`` and the one-line wording; ``load`` the precedence.
+models; ``explain`` the one-line wording of their errors (``errors.ConfigError``);
+``load`` the precedence and sources.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from toolwire.config.choices import DEFAULT_MODE, MODES, PROFILES, Mode, Profile, Provider
-from toolwire.config.errors import ConfigError, invalid_choice
+from toolwire.config.errors import ConfigError
+from toolwire.config.explain import invalid_choice
 from toolwire.config.schema import (
     BackendConfig,
     ConfigFile,

@@ -3,7 +3,7 @@
 ``load.py`` decides precedence; these models only check what the file says. Unknown keys
 are errors (a typo would otherwise be silently ignored) and values are not coerced (a
 quoted number stays an error). ``validate`` turns the first problem into one line
-through ``errors.explain``, naming the file, the key and what to do.
+through ``explain.explain``, naming the file, the key and what to do.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Self, TypeVar
 
-from annotated_types import MinLen
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PositiveFloat,
     PositiveInt,
+    StringConstraints,
     ValidationError,
     field_validator,
     model_validator,
@@ -36,9 +36,10 @@ from toolwire.config.choices import (
     Provider,
     ToolFormat,
 )
-from toolwire.config.errors import ConfigError, explain
+from toolwire.config.errors import ConfigError
+from toolwire.config.explain import explain
 
-Text = Annotated[str, MinLen(1)]
+Text = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
 
