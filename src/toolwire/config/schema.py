@@ -39,7 +39,7 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
 
-Text = Annotated[str, StringConstraints(min_length=1)]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
 
@@ -98,11 +98,11 @@ class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
     provider: Provider
-    model: Text = ""
-    base_url: Text | None = None
-    api_key_env: Text | None = None
+    model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
+    base_url: NonEmpty | None = None
+    api_key_env: NonEmpty | None = None
     tool_format: ToolFormat = "native"
-    cassette: Text | None = None
+    cassette: NonEmpty | None = None
     passthrough: PassthroughLevel | None = None
     """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
 
@@ -163,7 +163,7 @@ class BackendConfig(BackendTable):
 class ConfigFile(Table):
     """The whole file."""
 
-    default_backend: Text | None = None
+    default_backend: NonEmpty | None = None
     mode: Mode | None = None
     profile: Profile | None = None
     backends: dict[str, BackendTable] = Field(default_factory=dict)
