@@ -41,6 +41,7 @@ from acp.helpers import text_block, tool_content
 from acp.schema import SessionNotification, ToolCallLocation
 from acp.utils import serialize_params
 
+from toolwire.config.choices import PROFILES
 from toolwire.events import ToolCallDelta, ToolCallEnd
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
@@ -48,7 +49,6 @@ from toolwire.updates.wire import text_content
 
 SESSION = "sess_bench"
 CWD = "/work/proj"
-PROFILES = ("minimal", "verbose", "full")
 SAMPLES = 25
 S1 = "1: 50 calls x 20 progress"
 S2 = "2: Write 1 MB in 20 B deltas"

@@ -153,7 +153,9 @@ def test_recorder_writes_what_arrived_when_the_stream_is_closed_early(tmp_path: 
         tmp_path, {"provider": "anthropic", "body": anthropic_body().decode(), "chunk_size": 100}
     )
     out = tmp_path / "copy.jsonl"
-    recorder = create_backend(BackendConfig("r", "replay", cassette=str(source)), record=out)
+    recorder = create_backend(
+        BackendConfig(name="r", provider="replay", cassette=str(source)), record=out
+    )
 
     async def run() -> None:
         stream = recorder.stream(REQUEST)

@@ -23,6 +23,8 @@ from typing import Any, Final, Literal, TypeAlias
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
+from toolwire.config.choices import MODES as MODE_IDS
+from toolwire.config.choices import Mode
 from toolwire.tools import Tool, ToolContext
 from toolwire.tools.edit import edit_args, plan_edit
 from toolwire.tools.errors import PathRefusedError, ToolError
@@ -31,12 +33,14 @@ from toolwire.updates.wire import diff_content
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
 Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]
 
-#: Mode id -> (name, description), in the order offered.
-MODES: Final[dict[str, tuple[str, str]]] = {
+_LABELS: Final[dict[Mode, tuple[str, str]]] = {
     "ask": ("Ask", "Ask before every edit and command."),
     "accept-edits": ("Accept edits", "Edit files without asking; ask before commands."),
     "read-only": ("Read only", "Read and search only: edits and commands are refused."),
 }
+#: Mode id -> (name, description), in the order offered. The set is ``config.choices``'s:
+#: a mode added there without a label here fails at import.
+MODES: Final[dict[Mode, tuple[str, str]]] = {mode: _LABELS[mode] for mode in MODE_IDS}
 
 
 def decide(mode: str, tool: Tool, always: set[str]) -> Decision:

@@ -38,7 +38,6 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             summarizer = create_backend(chosen, config.limits)
         except ConfigError as exc:
             log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
-    limits = config.handoff
     handoff = await prepare_handoff(
         session.history,
         switch_at,
@@ -46,10 +45,8 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
         cache=runtime.summaries,
         cwd=session.cwd,
         target=new,
-        max_tool_context_chars=limits.max_tool_context_chars,
-        max_tool_result_chars=limits.max_tool_result_chars,
-        keep_last=limits.keep_last,
         timeout=SUMMARY_TIMEOUT_S,
+        **config.handoff.model_dump(),
     )
     session.backend, session.model, session.handoff = new, None, handoff
     runtime.store.update(session.id, backend=new)
@@ -61,15 +58,12 @@ def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:
     """The handoff of a reopened session that had switched (offline, as it was planned)."""
     if not isinstance(switch_at, int) or not 0 <= switch_at <= len(session.history):
         return
-    limits = runtime.config.handoff
     session.handoff = build_handoff(
         session.history,
         switch_at,
         cwd=session.cwd,
         target=session.backend,
-        max_tool_context_chars=limits.max_tool_context_chars,
-        max_tool_result_chars=limits.max_tool_result_chars,
-        keep_last=limits.keep_last,
+        **runtime.config.handoff.model_dump(),
     )
 
 

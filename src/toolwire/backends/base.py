@@ -17,17 +17,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeAlias, get_args, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
+from toolwire.config.choices import (
+    PROVIDERS,
+    TOOL_FORMATS,
+    WIRE_FORMATS,
+    Provider,
+    ToolFormat,
+    WireFormat,
+)
 from toolwire.events import Event
 from toolwire.history import Message, ToolSpec
-
-Provider: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini", "replay"]
-PROVIDERS: tuple[str, ...] = get_args(Provider)
-WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
-WIRE_FORMATS: tuple[str, ...] = get_args(WireFormat)
-ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
-TOOL_FORMATS: tuple[str, ...] = get_args(ToolFormat)
 
 Tap: TypeAlias = Callable[[bytes], None]
 """Receives each raw body chunk as it arrives (after content decoding), e.g. a recorder."""

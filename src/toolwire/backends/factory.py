@@ -14,7 +14,7 @@ from toolwire.backends.openai_chat import OpenAIChatBackend
 from toolwire.backends.openai_responses import OpenAIResponsesBackend
 from toolwire.backends.record import RecordingBackend
 from toolwire.backends.replay import ReplayBackend
-from toolwire.config.schema import BackendConfig, ConfigError, Limits
+from toolwire.config.schema import BackendConfig, ConfigError, LimitsConfig
 
 _HTTP: dict[str, type[HTTPBackend]] = {
     "anthropic": AnthropicBackend,
@@ -26,7 +26,7 @@ _HTTP: dict[str, type[HTTPBackend]] = {
 
 def create_backend(
     config: BackendConfig,
-    limits: Limits | None = None,
+    limits: LimitsConfig | None = None,
     *,
     environ: Mapping[str, str] | None = None,
     record: str | Path | None = None,
@@ -53,14 +53,14 @@ def create_backend(
             model=config.model,
         )
     else:
-        backend = _http_backend(config, limits or Limits(), key, http_class)
+        backend = _http_backend(config, limits or LimitsConfig(), key, http_class)
     if record is not None:
         return RecordingBackend(backend, record, secrets=[key])
     return backend
 
 
 def _http_backend(
-    config: BackendConfig, limits: Limits, key: str | None, cls: type[HTTPBackend] | None
+    config: BackendConfig, limits: LimitsConfig, key: str | None, cls: type[HTTPBackend] | None
 ) -> HTTPBackend:
     if config.api_key_env and not key:
         raise ConfigError(

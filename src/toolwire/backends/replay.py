@@ -19,7 +19,6 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,12 @@ from toolwire.backends.textformat import TagAdapter
 from toolwire.decode import decoder_for
 from toolwire.errors import ProtocolError, TransportError
 from toolwire.events import Event
-
-DEMO_CASSETTE = "demo_session.jsonl"
+from toolwire.samples import DEMO_CASSETTE
 
 
 def demo_cassette() -> Path:
-    """Path of the bundled demo cassette (``toolwire.samples``)."""
-    return Path(str(resources.files("toolwire.samples").joinpath(DEMO_CASSETTE)))
+    """Path of the bundled demo cassette (``toolwire.samples.DEMO_CASSETTE``)."""
+    return DEMO_CASSETTE
 
 
 @dataclass(frozen=True, slots=True)

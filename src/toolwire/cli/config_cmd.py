@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import fields
 from typing import Annotated, Any
 
 import typer
@@ -13,6 +12,7 @@ from toolwire.config import Config, ConfigError, load_config
 from toolwire.config.schema import BackendConfig, mask
 
 _BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
+_TABLES = ("limits", "handoff")
 
 
 def config(
@@ -48,14 +48,10 @@ def render(cfg: Config, environ: Any) -> list[str]:
     for name, backend in cfg.backends.items():
         lines += ["", f"[backends.{name}]"]
         lines += _table(_backend_rows(cfg, backend, environ))
-    for section, values in (("limits", cfg.limits), ("handoff", cfg.handoff)):
+    for section in _TABLES:
+        values = getattr(cfg, section).model_dump()
         lines += ["", f"[{section}]"]
-        lines += _table(
-            [
-                (f.name, f"{getattr(values, f.name):g}", cfg.source(f"{section}.{f.name}"))
-                for f in fields(values)
-            ]
-        )
+        lines += _table([(k, f"{v:g}", cfg.source(f"{section}.{k}")) for k, v in values.items()])
     if cfg.notice:
         lines += ["", f"# {cfg.notice}"]
     return lines

@@ -1,80 +1,51 @@
-"""The shape of ``config.toml``: defaults, types, and one-line errors for a bad value.
+"""The shape of ``config.toml``: pydantic models with defaults, types and checks.
 
-``config.py`` decides precedence; this module only reads one TOML table at a time into
-checked Python values. Every error names the file, the key and what to do.
+``load.py`` decides precedence; these models only check what the file says. Unknown keys
+are errors (a typo would otherwise be silently ignored) and values are not coerced (a
+quoted number stays an error). ``validate`` turns the first problem into one line
+through ``explain.explain``, naming the file, the key and what to do.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Final, Self, TypeVar
 
-from toolwire.backends.base import PROVIDERS, TOOL_FORMATS
-from toolwire.errors import ToolwireError
-
-MODES = ("ask", "accept-edits", "read-only")
-PROFILES = ("minimal", "verbose", "full")
-BACKEND_KEYS = (
-    "provider",
-    "model",
-    "base_url",
-    "api_key_env",
-    "tool_format",
-    "cassette",
-    "passthrough",
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
 )
-# How the proxy forwards a client's Messages body to an Anthropic backend (proxy/passthrough.py).
-PASSTHROUGH_LEVELS = ("full", "core", "off")
-TOP_KEYS = ("default_backend", "mode", "profile", "backends", "limits", "handoff", "proxy")
+
+from toolwire.config.choices import (
+    DEFAULT_KEEP_LAST,
+    DEFAULT_MAX_TOOL_CONTEXT_CHARS,
+    DEFAULT_MAX_TOOL_RESULT_CHARS,
+    Mode,
+    PassthroughLevel,
+    Profile,
+    Provider,
+    ToolFormat,
+)
+from toolwire.config.errors import ConfigError
+from toolwire.config.explain import explain
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-class ConfigError(ToolwireError):
-    """The configuration is invalid; the message is one line saying where and what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """``[limits]``: how far one prompt may go and how long the network may take."""
-
-    max_turn_requests: int = 50
-    """Model requests in one prompt turn before it stops with ``max_turn_requests``."""
-    max_tokens: int = 8192
-    """Output tokens asked for per model request."""
-    connect_timeout: float = 10.0
-    """Seconds to connect to a backend."""
-    read_timeout: float = 120.0
-    """Seconds a backend may stay silent mid-response."""
-    max_retries: int = 3
-    """Retries of a 429 / 5xx / overloaded answer, before the first byte only."""
-    command_timeout: float = 120.0
-    """Default seconds a ``Bash`` command may run."""
-    max_tool_output_chars: int = 30000
-    """Characters of a tool's output sent to the model (cut head + tail beyond)."""
-    max_live_output_chars: int = 4000
-    """Characters of a running command's output tail shown in the editor per update."""
-
-
-@dataclass(frozen=True, slots=True)
-class HandoffConfig:
-    """``[handoff]``: what a new backend receives after a switch (DESIGN.md)."""
-
-    max_tool_context_chars: int = 40000
-    """Budget for the verbatim, deduplicated tool context."""
-    max_tool_result_chars: int = 2000
-    """Cap per tool result in that context (head + tail kept)."""
-    keep_last: int = 2
-    """Most recent turns passed verbatim instead of summarized."""
-
+_T = TypeVar("_T", bound="Table")
 
 #: The key a provider reads when it talks to its own service (no ``base_url``). Never
 #: sent to another ``base_url``: that would hand the key to a third party.
-DEFAULT_KEY_ENV = {
+DEFAULT_KEY_ENV: Final[dict[Provider, str]] = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai-chat": "OPENAI_API_KEY",
     "openai-responses": "OPENAI_API_KEY",
@@ -82,19 +53,105 @@ DEFAULT_KEY_ENV = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class BackendConfig:
-    """One ``[backends.NAME]`` table."""
+class Table(BaseModel):
+    """A TOML table: unknown keys are errors and values keep their TOML type (an integer
+    is accepted where a number is asked for). A field's ``description``, when set, is how
+    an error names what its value must be."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class LimitsConfig(Table):
+    """``[limits]``: how far one prompt may go and how long the network may take."""
+
+    max_turn_requests: PositiveInt = 50
+    """Model requests in one prompt turn before it stops with ``max_turn_requests``."""
+    max_tokens: PositiveInt = 8192
+    """Output tokens asked for per model request."""
+    connect_timeout: PositiveFloat = 10.0
+    """Seconds to connect to a backend."""
+    read_timeout: PositiveFloat = 120.0
+    """Seconds a backend may stay silent mid-response."""
+    max_retries: PositiveInt = 3
+    """Retries of a 429 / 5xx / overloaded answer, before the first byte only."""
+    command_timeout: PositiveFloat = 120.0
+    """Default seconds a ``Bash`` command may run."""
+    max_tool_output_chars: PositiveInt = 30000
+    """Characters of a tool's output sent to the model (cut head + tail beyond)."""
+    max_live_output_chars: PositiveInt = 4000
+    """Characters of a running command's output tail shown in the editor per update."""
+
+
+class HandoffConfig(Table):
+    """``[handoff]``: what a new backend receives after a switch (docs/handoff.md). The
+    fields are the keyword arguments of ``toolwire.handoff.build_handoff``."""
+
+    max_tool_context_chars: PositiveInt = DEFAULT_MAX_TOOL_CONTEXT_CHARS
+    """Budget for the verbatim, deduplicated tool context."""
+    max_tool_result_chars: PositiveInt = DEFAULT_MAX_TOOL_RESULT_CHARS
+    """Cap per tool result in that context (head + tail kept)."""
+    keep_last: PositiveInt = DEFAULT_KEEP_LAST
+    """Most recent turns passed verbatim instead of summarized."""
+
+
+class BackendTable(Table):
+    """One ``[backends.NAME]`` table as the file writes it."""
+
+    provider: Provider
+    model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
+    base_url: NonEmpty | None = None
+    api_key_env: NonEmpty | None = None
+    tool_format: ToolFormat = "native"
+    cassette: NonEmpty | None = None
+    passthrough: PassthroughLevel | None = None
+    """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key_in_the_file(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "api_key" in data:
+            raise ValueError(
+                "do not put an API key in the config file; export it in an environment "
+                'variable and name that variable with api_key_env = "NAME"'
+            )
+        return data
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_variable_name(cls, name: str | None) -> str | None:
+        if name is not None and not _ENV_NAME.fullmatch(name):
+            raise ValueError(
+                "api_key_env must be the NAME of the environment variable holding the key "
+                "(e.g. ANTHROPIC_API_KEY), not the key itself"
+            )
+        return name
+
+    @model_validator(mode="after")
+    def _complete(self) -> Self:
+        if not self.model and self.provider != "replay":
+            raise ValueError('model is missing; set model = "..." (the provider\'s model id)')
+        if self.provider == "replay" and self.cassette is None:
+            raise ValueError('a replay backend needs cassette = "PATH.jsonl"')
+        if self.passthrough is not None and self.provider != "anthropic":
+            raise ValueError("passthrough applies to anthropic backends only; remove it here")
+        return self
+
+    def named(self, name: str, file: Path) -> BackendConfig:
+        """This table as backend ``name``: a cassette path is relative to ``file``; a
+        provider's own service gets its usual key variable."""
+        values = self.model_dump(exclude_unset=True)
+        if self.provider == "replay" and self.cassette is not None:
+            values["cassette"] = str((file.parent / Path(self.cassette).expanduser()).resolve())
+        if self.api_key_env is None and self.base_url is None:
+            values["api_key_env"] = DEFAULT_KEY_ENV.get(self.provider)
+        return BackendConfig(name=name, **values)
+
+
+class BackendConfig(BackendTable):
+    """A backend toolwire can run: a ``[backends.NAME]`` table, or one made for a key in
+    the environment, the demo cassette or ``--backend replay:FILE``."""
 
     name: str
-    provider: str
-    model: str = ""
-    base_url: str | None = None
-    api_key_env: str | None = None
-    tool_format: str = "native"
-    cassette: str | None = None
-    passthrough: str | None = None
-    """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The key, read from the named environment variable (None when unset)."""
@@ -103,115 +160,26 @@ class BackendConfig:
         return (os.environ if environ is None else environ).get(self.api_key_env) or None
 
 
-def table(value: Any, where: str, key: str) -> dict[str, Any]:
-    """``value`` as a TOML table, or an error naming ``key``."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: {key} must be a table ([{key}]); fix that section")
-    return value
+class ConfigFile(Table):
+    """The whole file."""
+
+    default_backend: NonEmpty | None = None
+    mode: Mode | None = None
+    profile: Profile | None = None
+    backends: dict[str, BackendTable] = Field(default_factory=dict)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    handoff: HandoffConfig = Field(default_factory=HandoffConfig)
+    proxy: dict[str, Any] = Field(default_factory=dict)
+    """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
 
 
-def check_keys(data: Mapping[str, Any], allowed: tuple[str, ...], where: str, section: str) -> None:
-    """Unknown keys are errors (a typo would otherwise be silently ignored)."""
-    for key in data:
-        if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
-            raise ConfigError(f"{where}: unknown key {key!r} in {section}; {hint}")
-
-
-def string(
-    data: Mapping[str, Any], key: str, where: str, choices: tuple[str, ...] = ()
-) -> str | None:
-    """An optional string value, checked against ``choices`` when given."""
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"{where}: {key} must be a non-empty string")
-    if choices and value not in choices:
-        raise ConfigError(
-            f"{where}: {key} = {value!r} is not valid; use one of {', '.join(choices)}"
-        )
-    return value
-
-
-def api_key_env(data: Mapping[str, Any], where: str) -> str | None:
-    """``api_key_env`` names a variable; a value shaped like a key is refused."""
-    if "api_key" in data:
-        raise ConfigError(
-            f"{where}: do not put an API key in the config file; export it in an environment "
-            'variable and name that variable with api_key_env = "NAME"'
-        )
-    name = string(data, "api_key_env", where)
-    if name is not None and not _ENV_NAME.fullmatch(name):
-        raise ConfigError(
-            f"{where}: api_key_env must be the NAME of the environment variable holding the key "
-            "(e.g. ANTHROPIC_API_KEY), not the key itself"
-        )
-    return name
-
-
-def numbers(cls: type[Any], data: Mapping[str, Any], where: str, section: str) -> dict[str, Any]:
-    """The fields of a ``Limits``-like dataclass present in ``data``, type-checked."""
-    names = tuple(f.name for f in fields(cls))
-    check_keys(data, names, where, f"[{section}]")
-    out: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in data:
-            continue
-        value = data[f.name]
-        want_int = f.type in (int, "int")
-        ok = isinstance(value, int) if want_int else isinstance(value, int | float)
-        if not ok or isinstance(value, bool) or value <= 0:
-            kind = "a positive integer" if want_int else "a positive number"
-            raise ConfigError(f"{where}: {section}.{f.name} must be {kind}, got {value!r}")
-        out[f.name] = value if want_int else float(value)
-    return out
-
-
-def file_backends(raw: Any, file: Path, sources: dict[str, str]) -> dict[str, BackendConfig]:
-    """The ``[backends.NAME]`` tables of ``file``; records their sources."""
-    where = str(file)
-    out: dict[str, BackendConfig] = {}
-    for name, value in table(raw, where, "backends").items():
-        data = table(value, where, f"backends.{name}")
-        out[name] = _backend(name, data, file)
-        sources.update({f"backends.{name}.{k}": where for k in BACKEND_KEYS if k in data})
-    return out
-
-
-def _backend(name: str, data: dict[str, Any], file: Path) -> BackendConfig:
-    section = f"[backends.{name}]"
-    here = f"{file} {section}"
-    key_env = api_key_env(data, here)  # first: a key in the file deserves its own message
-    check_keys(data, BACKEND_KEYS, str(file), section)
-    provider = string(data, "provider", here, PROVIDERS)
-    if provider is None:
-        raise ConfigError(f"{here}: provider is missing; set it to one of {', '.join(PROVIDERS)}")
-    model = string(data, "model", here) or ""
-    if not model and provider != "replay":
-        raise ConfigError(f'{here}: model is missing; set model = "..." (the provider\'s model id)')
-    base_url = string(data, "base_url", here)
-    cassette = string(data, "cassette", here)
-    if provider == "replay":
-        if cassette is None:
-            raise ConfigError(f'{here}: a replay backend needs cassette = "PATH.jsonl"')
-        cassette = str((file.parent / Path(cassette).expanduser()).resolve())
-    if key_env is None and base_url is None:
-        key_env = DEFAULT_KEY_ENV.get(provider)
-    passthrough = string(data, "passthrough", here, PASSTHROUGH_LEVELS)
-    if passthrough is not None and provider != "anthropic":
-        raise ConfigError(f"{here}: passthrough applies to anthropic backends only; remove it here")
-    return BackendConfig(
-        name=name,
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        api_key_env=key_env,
-        tool_format=string(data, "tool_format", here, TOOL_FORMATS) or "native",
-        cassette=cassette,
-        passthrough=passthrough,
-    )
+def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str) -> _T:
+    """``data`` (the table at ``section`` of the file ``where``) as ``model``, or a
+    one-line ``ConfigError``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise explain(e, model, where, section) from None
 
 
 def mask(secret: str) -> str:
@@ -222,21 +190,14 @@ def mask(secret: str) -> str:
 
 
 __all__ = [
-    "BACKEND_KEYS",
     "DEFAULT_KEY_ENV",
-    "MODES",
-    "PASSTHROUGH_LEVELS",
-    "PROFILES",
-    "TOP_KEYS",
     "BackendConfig",
+    "BackendTable",
     "ConfigError",
+    "ConfigFile",
     "HandoffConfig",
-    "Limits",
-    "api_key_env",
-    "check_keys",
-    "file_backends",
+    "LimitsConfig",
+    "Table",
     "mask",
-    "numbers",
-    "string",
-    "table",
+    "validate",
 ]

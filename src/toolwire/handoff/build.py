@@ -17,6 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from toolwire.config.choices import (
+    DEFAULT_KEEP_LAST,
+    DEFAULT_MAX_TOOL_CONTEXT_CHARS,
+    DEFAULT_MAX_TOOL_RESULT_CHARS,
+)
 from toolwire.errors import UsageError
 from toolwire.handoff.budget import Placed, fit
 from toolwire.handoff.dedupe import DropReason, Verdict, dedupe
@@ -27,10 +32,6 @@ from toolwire.handoff.tail import sanitize_tail, tail_start
 from toolwire.history import Message, TextPart
 
 ItemStatus: TypeAlias = Literal["kept", "truncated", "dropped", "tail"]
-
-DEFAULT_MAX_TOOL_CONTEXT_CHARS = 40_000
-DEFAULT_MAX_TOOL_RESULT_CHARS = 2_000
-DEFAULT_KEEP_LAST = 2
 
 
 @dataclass(frozen=True, slots=True)

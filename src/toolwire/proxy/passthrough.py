@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolwire.config.choices import PassthroughLevel
 from toolwire.history.pairing import NOT_RUN, IdMap
 from toolwire.proxy.provenance import THINKING_BLOCKS
 from toolwire.proxy.translate import MAX_OUTPUT_TOKENS, system_text
 
-LEVELS = ("full", "core", "off")
 ANTHROPIC_HOST = "api.anthropic.com"
 CORE_FIELDS = (
     "model",
@@ -64,7 +64,7 @@ Block = dict[str, Any]
 Owner = Callable[[Any], str | None]  # an assistant message's content -> its producer
 
 
-def default_level(base_url: str | None) -> str:
+def default_level(base_url: str | None) -> PassthroughLevel:
     """``full`` for Anthropic's own API, ``core`` for any other host."""
     host = urlsplit(base_url).hostname if base_url else ANTHROPIC_HOST
     return "full" if host == ANTHROPIC_HOST else "core"
@@ -317,4 +317,4 @@ def _drop_thinking_edits(body: dict[str, Any]) -> None:
         del body["context_management"]
 
 
-__all__ = ["LEVELS", "Prepared", "default_level", "prepare"]
+__all__ = ["Prepared", "default_level", "prepare"]

@@ -65,9 +65,7 @@ def rewrite(
         history,
         switch_at,
         target=target,
-        max_tool_context_chars=limits.max_tool_context_chars,
-        max_tool_result_chars=limits.max_tool_result_chars,
-        keep_last=limits.keep_last,
+        **limits.model_dump(),
         summary=Summary(cached, "extractive") if cached is not None else True,
     )
     changed = cached is None

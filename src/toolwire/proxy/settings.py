@@ -1,7 +1,8 @@
 """The ``[proxy]`` table of ``config.toml``: only what ``toolwire proxy`` needs.
 
 The backends themselves are the agent's ``[backends.NAME]`` tables (``load_config``);
-this loader reads the one extra table, so ``config.py`` keeps its own schema::
+this module adds the schema of the one extra table, which ``load_config`` hands over
+unchecked (``Config.proxy``); errors are worded as every other config error::
 
     [proxy]
     default_backend = "glm"          # else the config's default backend
@@ -18,27 +19,34 @@ this loader reads the one extra table, so ``config.py`` keeps its own schema::
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, NonNegativeInt, PositiveInt
+
 from toolwire.config import Config, load_config
-from toolwire.config.schema import ConfigError, check_keys
+from toolwire.config.schema import ConfigError, Table, validate
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 
-_KEYS = (
-    "default_backend",
-    "token",
-    "pass_client_key",
-    "max_body_bytes",
-    "store",
-    "store_ttl",
-    "retries",
-    "models",
-)
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several MB
+
+
+class ProxyTable(Table):
+    """The ``[proxy]`` table as the file writes it (see the module doc)."""
+
+    default_backend: str | None = None
+    token: str | None = None
+    pass_client_key: bool = False
+    max_body_bytes: PositiveInt = DEFAULT_MAX_BODY
+    store: str = "memory"
+    store_ttl: NonNegativeInt = 0
+    retries: NonNegativeInt = 0
+    models: dict[str, str] = Field(
+        default_factory=dict,
+        description="a table mapping model names to 'backend' or 'backend,model'",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +67,18 @@ class ProxySettings:
 def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySettings:
     """The agent's configuration plus its ``[proxy]`` table; ``overrides`` win."""
     config = load_config(path)
-    raw = _proxy_table(config.file) if config.file is not None and config.file_found else {}
     where = str(config.file)
-    check_keys(raw, _KEYS, where, "[proxy]")
-    models = raw.get("models", {})
-    if not isinstance(models, dict) or not all(isinstance(v, str) for v in models.values()):
-        raise ConfigError(f"{where}: [proxy.models] maps model names to 'backend[,model]'")
+    table = validate(ProxyTable, config.proxy, where, "proxy")
     values: dict[str, Any] = {
         "config": config,
-        "default_backend": _string(raw, "default_backend", where) or config.default_backend,
-        "token": _string(raw, "token", where),
-        "pass_client_key": bool(raw.get("pass_client_key", False)),
-        "max_body_bytes": _positive(raw, "max_body_bytes", where, DEFAULT_MAX_BODY),
-        "store": _string(raw, "store", where) or "memory",
-        "store_ttl": _count(raw, "store_ttl", where),
-        "retries": _count(raw, "retries", where),
-        "models": dict(models),
+        "default_backend": table.default_backend or config.default_backend,
+        "token": table.token,
+        "pass_client_key": table.pass_client_key,
+        "max_body_bytes": table.max_body_bytes,
+        "store": table.store or "memory",
+        "store_ttl": table.store_ttl,
+        "retries": table.retries,
+        "models": dict(table.models),
     }
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = ProxySettings(**values)
@@ -88,39 +92,7 @@ def _check_store(settings: ProxySettings, where: str) -> None:
     if is_redis_url(settings.store):
         require_redis()  # a ConfigError with the install line, before serving
     elif settings.store_ttl:
-        raise ConfigError(f"{where}: [proxy] store_ttl needs a redis:// store")
+        raise ConfigError(f"{where}: proxy.store_ttl needs a redis:// store")
 
 
-def _proxy_table(file: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"{file}: cannot read: {e}") from e
-    table = data.get("proxy", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{file}: proxy must be a table ([proxy])")
-    return table
-
-
-def _string(raw: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{where}: [proxy] {key} must be a string")
-    return value
-
-
-def _count(raw: Mapping[str, Any], key: str, where: str) -> int:
-    value = raw.get(key, 0)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{where}: [proxy] {key} must be an integer >= 0")
-    return value
-
-
-def _positive(raw: Mapping[str, Any], key: str, where: str, default: int) -> int:
-    value = raw.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ConfigError(f"{where}: [proxy] {key} must be a positive integer")
-    return value
-
-
-__all__ = ["DEFAULT_MAX_BODY", "ProxySettings", "load_settings"]
+__all__ = ["DEFAULT_MAX_BODY", "ProxySettings", "ProxyTable", "load_settings"]

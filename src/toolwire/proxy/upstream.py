@@ -11,7 +11,7 @@ import json
 import math
 import time
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from toolwire.backends._http import HTTPBackend
@@ -70,15 +70,15 @@ def make_backend(
     """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
 
     With ``passthrough`` (an Anthropic backend), a ``PassthroughBackend``."""
-    config = replace(settings.config.backend(route.backend), model=route.model)
+    config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
     environ: Mapping[str, str] | None = None
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
-        config = replace(config, api_key_env=_CLIENT_KEY_ENV)
+        config = config.model_copy(update={"api_key_env": _CLIENT_KEY_ENV})
         environ = {_CLIENT_KEY_ENV: client_key}
     try:
         # The client retries failed requests itself (Claude Code: about 10 times), so the
         # proxy's own retries default to none: retrying twice over multiplies the wait.
-        limits = replace(settings.config.limits, max_retries=settings.retries)
+        limits = settings.config.limits.model_copy(update={"max_retries": settings.retries})
         cls = PassthroughBackend if passthrough else None
         return create_backend(config, limits, environ=environ, http_class=cls)
     except ConfigError as e:

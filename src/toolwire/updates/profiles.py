@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final, Literal, TypeAlias, get_args
+from typing import Any, Final
 
-Profile: TypeAlias = Literal["minimal", "verbose", "full"]
-PROFILES: Final[tuple[str, ...]] = get_args(Profile)
-DEFAULT_PROFILE: Final[Profile] = "minimal"
+from toolwire.config.choices import DEFAULT_PROFILE, PROFILES, Profile
 
 #: Known clients (a word of ``clientInfo.name``, lowercased) -> profile, with the reason.
 CLIENT_PROFILES: Final[dict[str, tuple[Profile, str]]] = {
@@ -38,10 +36,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def check_profile(name: str) -> Profile:
     """``name`` as a ``Profile``, or ``ValueError`` naming the valid ones."""
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; use one of {', '.join(PROFILES)}")
-    profile: Profile = name  # type: ignore[assignment]  # checked just above
-    return profile
+    for profile in PROFILES:
+        if name == profile:
+            return profile
+    raise ValueError(f"unknown profile {name!r}; use one of {', '.join(PROFILES)}")
 
 
 def profile_for_client(

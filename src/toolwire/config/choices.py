@@ -1,0 +1,61 @@
+"""The fixed sets of toolwire's configuration, each one ``Literal`` type with one owner.
+
+Every other module imports them from here; ``typing.get_args`` gives the tuple where
+one is needed. This module imports nothing but ``typing``, so the pure update engine
+(``toolwire.updates``) can use it without loading the config file's schema.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias, get_args
+
+Mode: TypeAlias = Literal["ask", "accept-edits", "read-only"]
+"""Who decides whether an edit or a command runs (``toolwire.agent.permissions``)."""
+MODES: Final[tuple[Mode, ...]] = get_args(Mode)
+DEFAULT_MODE: Final[Mode] = "ask"
+
+Profile: TypeAlias = Literal["minimal", "verbose", "full"]
+"""How much of a tool call each update repeats (``toolwire.updates.profiles``)."""
+PROFILES: Final[tuple[Profile, ...]] = get_args(Profile)
+DEFAULT_PROFILE: Final[Profile] = "minimal"
+
+PassthroughLevel: TypeAlias = Literal["full", "core", "off"]
+"""How ``toolwire proxy`` forwards a client's Messages body (``toolwire.proxy.passthrough``)."""
+PASSTHROUGH_LEVELS: Final[tuple[PassthroughLevel, ...]] = get_args(PassthroughLevel)
+
+WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
+"""The streamed body formats toolwire decodes (a cassette's ``provider``)."""
+WIRE_FORMATS: Final[tuple[WireFormat, ...]] = get_args(WireFormat)
+
+Provider: TypeAlias = Literal[WireFormat, "replay"]
+"""A backend's ``provider``: a wire format, or ``replay`` for a recorded cassette."""
+PROVIDERS: Final[tuple[Provider, ...]] = get_args(Provider)
+
+ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
+"""Where a backend's tool calls are: the API's own fields, or a markup in the text."""
+TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
+
+# ``[handoff]`` defaults: what a new backend receives after a switch (docs/handoff.md).
+DEFAULT_MAX_TOOL_CONTEXT_CHARS: Final = 40_000
+DEFAULT_MAX_TOOL_RESULT_CHARS: Final = 2_000
+DEFAULT_KEEP_LAST: Final = 2
+
+__all__ = [
+    "DEFAULT_KEEP_LAST",
+    "DEFAULT_MAX_TOOL_CONTEXT_CHARS",
+    "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "DEFAULT_MODE",
+    "DEFAULT_PROFILE",
+    "MODES",
+    "PASSTHROUGH_LEVELS",
+    "PROFILES",
+    "PROVIDERS",
+    "TOOL_FORMATS",
+    "WIRE_FORMATS",
+    "Mode",
+    "PassthroughLevel",
+    "Profile",
+    "Provider",
+    "ToolFormat",
+    "WireFormat",
+]

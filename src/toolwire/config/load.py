@@ -1,0 +1,246 @@
+"""The effective configuration: defaults < the file < environment < command line.
+
+Every value remembers where it came from (``Config.sources``), for ``toolwire config``.
+The file's shape is checked by ``schema.ConfigFile``; this module decides precedence,
+fills in backends when none are configured and checks the values that arrive from the
+environment or the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from toolwire.config.choices import DEFAULT_MODE, MODES, PROFILES, Mode, Profile, Provider
+from toolwire.config.errors import ConfigError
+from toolwire.config.explain import invalid_choice
+from toolwire.config.schema import (
+    BackendConfig,
+    ConfigFile,
+    HandoffConfig,
+    LimitsConfig,
+    validate,
+)
+from toolwire.samples import DEMO_CASSETTE
+
+DEFAULT = "default"
+#: Providers detected from the environment when no backend is configured, in order.
+DETECTED: Final[tuple[tuple[str, Provider, str, tuple[str, ...]], ...]] = (
+    ("anthropic", "anthropic", "claude-sonnet-5", ("ANTHROPIC_API_KEY",)),
+    ("openai", "openai-responses", "gpt-5.4", ("OPENAI_API_KEY",)),
+    ("gemini", "gemini", "gemini-2.5-flash", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+)
+_C = TypeVar("_C", bound=str)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective configuration; ``sources`` says where each value came from."""
+
+    backends: Mapping[str, BackendConfig]
+    default_backend: str
+    mode: Mode = DEFAULT_MODE
+    profile: Profile | None = None
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    handoff: HandoffConfig = field(default_factory=HandoffConfig)
+    file: Path | None = None
+    file_found: bool = False
+    sources: Mapping[str, str] = field(default_factory=dict)
+    notice: str | None = None
+    """Plain words for the user when toolwire fell back to the demo cassette."""
+    proxy: Mapping[str, Any] = field(default_factory=dict)
+    """The file's ``[proxy]`` table, checked by ``toolwire proxy`` when it starts."""
+
+    def backend(self, name: str | None = None) -> BackendConfig:
+        """The named backend (default: the default one)."""
+        key = name or self.default_backend
+        try:
+            return self.backends[key]
+        except KeyError:
+            known = ", ".join(self.backends)
+            raise ConfigError(f"unknown backend {key!r}; defined: {known}") from None
+
+    def source(self, key: str) -> str:
+        """Where the value at dotted ``key`` came from (``default`` if unrecorded)."""
+        return self.sources.get(key, DEFAULT)
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's config file: ``$XDG_CONFIG_HOME/toolwire/config.toml`` or ``~/.config/...``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
+    return root / "toolwire" / "config.toml"
+
+
+def load_config(
+    path: str | Path | None = None,
+    *,
+    backend: str | None = None,
+    mode: str | None = None,
+    profile: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Load the effective configuration. Arguments are command-line overrides."""
+    env = os.environ if environ is None else environ
+    file, origin = _choose_file(path, env)
+    where = str(file)
+    data = validate(ConfigFile, _read(file, origin) if file.exists() else {}, where)
+    sources: dict[str, str] = {"config": origin}
+    backends = _backends(data, file, env, sources)
+    default = _default_backend(data, where, backend, env, backends, sources)
+    chosen_mode, sources["mode"] = _pick(
+        ("--mode", mode), ("$TOOLWIRE_MODE", env.get("TOOLWIRE_MODE")), (where, data.mode)
+    )
+    chosen_profile, sources["profile"] = _pick(
+        ("--profile", profile),
+        ("$TOOLWIRE_PROFILE", env.get("TOOLWIRE_PROFILE")),
+        (where, data.profile),
+    )
+    for section, table in (("limits", data.limits), ("handoff", data.handoff)):
+        sources.update({f"{section}.{key}": where for key in table.model_fields_set})
+    return Config(
+        backends=backends,
+        default_backend=default,
+        mode=_choice("mode", chosen_mode, MODES, sources["mode"]) or DEFAULT_MODE,
+        profile=_choice("profile", chosen_profile, PROFILES, sources["profile"]),
+        limits=data.limits,
+        handoff=data.handoff,
+        file=file,
+        file_found=file.exists(),
+        sources=sources,
+        notice=_notice(backends[default], sources["default_backend"]),
+        proxy=data.proxy,
+    )
+
+
+def _backends(
+    data: ConfigFile, file: Path, env: Mapping[str, str], sources: dict[str, str]
+) -> dict[str, BackendConfig]:
+    """The file's backends, else those the environment's keys allow; plus ``demo``."""
+    backends: dict[str, BackendConfig] = {}
+    for name, table in data.backends.items():
+        backends[name] = table.named(name, file)
+        sources.update({f"backends.{name}.{key}": str(file) for key in table.model_fields_set})
+    if not backends:
+        backends = _detected(env, sources)
+    if "demo" not in backends:
+        backends["demo"] = BackendConfig(
+            name="demo", provider="replay", cassette=str(DEMO_CASSETTE)
+        )
+        sources["backends.demo"] = "built in"
+    return backends
+
+
+def _default_backend(
+    data: ConfigFile,
+    where: str,
+    cli: str | None,
+    env: Mapping[str, str],
+    backends: dict[str, BackendConfig],
+    sources: dict[str, str],
+) -> str:
+    """The backend a session starts on, checked; ``$TOOLWIRE_MODEL`` applies to it."""
+    default, source = _pick(
+        ("--backend", cli),
+        ("$TOOLWIRE_BACKEND", env.get("TOOLWIRE_BACKEND")),
+        (where, data.default_backend),
+        (DEFAULT, next(iter(backends))),
+    )
+    default = _replay_arg(str(default), source, backends, sources)
+    if default not in backends:
+        raise ConfigError(
+            f"unknown backend {default!r} (from {source}); defined: {', '.join(backends)}; "
+            "add a [backends.NAME] table or pick one of those"
+        )
+    sources["default_backend"] = source
+    if env.get("TOOLWIRE_MODEL"):
+        backends[default] = backends[default].model_copy(update={"model": env["TOOLWIRE_MODEL"]})
+        sources[f"backends.{default}.model"] = "$TOOLWIRE_MODEL"
+    return default
+
+
+def _choose_file(path: str | Path | None, env: Mapping[str, str]) -> tuple[Path, str]:
+    if path is not None:
+        file, origin = Path(path).expanduser(), "--config"
+    elif env.get("TOOLWIRE_CONFIG"):
+        file, origin = Path(env["TOOLWIRE_CONFIG"]).expanduser(), "$TOOLWIRE_CONFIG"
+    else:
+        return config_path(env), DEFAULT
+    if not file.is_file():
+        raise ConfigError(f"config file {file} (from {origin}) does not exist; check the path")
+    return file, origin
+
+
+def _read(file: Path, origin: str) -> dict[str, Any]:
+    try:
+        with file.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{file}: invalid TOML ({e}); fix the syntax") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
+
+
+def _pick(*candidates: tuple[str, str | None]) -> tuple[str | None, str]:
+    """The first candidate with a value, and its source."""
+    for source, value in candidates:
+        if value is not None and value != "":
+            return value, source
+    return None, DEFAULT
+
+
+def _choice(key: str, value: str | None, choices: tuple[_C, ...], source: str) -> _C | None:
+    """``value`` as one of ``choices`` (None stays None), or a one-line error."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    if value is None:
+        return None
+    raise ConfigError(invalid_choice(key, value, choices, source))
+
+
+def _detected(env: Mapping[str, str], sources: dict[str, str]) -> dict[str, BackendConfig]:
+    """A backend for each provider whose key is in the environment (no config needed)."""
+    out: dict[str, BackendConfig] = {}
+    for name, provider, model, key_names in DETECTED:
+        key_env = next((k for k in key_names if env.get(k)), None)
+        if key_env is not None:
+            out[name] = BackendConfig(
+                name=name, provider=provider, model=model, api_key_env=key_env
+            )
+            sources[f"backends.{name}"] = f"detected: ${key_env} is set"
+    return out
+
+
+def _replay_arg(
+    value: str, source: str, backends: dict[str, BackendConfig], sources: dict[str, str]
+) -> str:
+    """``replay:CASSETTE`` makes a ``replay`` backend serving that cassette."""
+    if not value.startswith("replay:"):
+        return value
+    cassette = Path(value.removeprefix("replay:")).expanduser()
+    if not cassette.is_file():
+        raise ConfigError(f"cassette {cassette} (from {source}) does not exist; check the path")
+    resolved = str(cassette.resolve())
+    backends["replay"] = BackendConfig(name="replay", provider="replay", cassette=resolved)
+    sources["backends.replay"] = source
+    return "replay"
+
+
+def _notice(chosen: BackendConfig, source: str) -> str | None:
+    if chosen.name != "demo" or source != DEFAULT:
+        return None
+    keys = ", ".join(f"${k}" for *_, names in DETECTED for k in names)
+    return (
+        f"No backend is configured and no API key is set ({keys}), so this session replays "
+        "toolwire's bundled demo recording instead of calling a model. Set one of those keys, "
+        "or configure a backend in ~/.config/toolwire/config.toml, to use a real model."
+    )
+
+
+__all__ = ["DETECTED", "Config", "config_path", "load_config"]
