@@ -49,31 +49,41 @@ def lean(pieces: list[bytes]) -> Outcome:
     return Outcome(head.status, _lower(head.headers), body, _lower(reader.trailers))
 
 
+class _H11:
+    """What h11 has read so far."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.headers: Fields = ()
+        self.body = b""
+        self.trailers: Fields | None = None  # set at the end of the message
+
+
 def oracle(pieces: list[bytes]) -> Outcome:
     conn = h11.Connection(h11.CLIENT)
     conn.send(h11.Request(method="POST", target="/", headers=[("host", "x")]))
     conn.send(h11.EndOfMessage())
-    out: dict[str, object] = {"body": b""}
+    seen = _H11()
     try:
         for piece in [*pieces, b""]:  # b"": the connection ended
             conn.receive_data(piece)
-            while _step(conn, out):
+            while _step(conn, seen):
                 pass
     except h11.RemoteProtocolError:
         return Outcome(error=True)
-    if "trailers" not in out:
+    if seen.trailers is None:
         return Outcome(error=True)  # never reached the end of the message
-    return Outcome(**out)  # type: ignore[arg-type]
+    return Outcome(seen.status, seen.headers, seen.body, seen.trailers)
 
 
-def _step(conn: h11.Connection, out: dict[str, object]) -> bool:
+def _step(conn: h11.Connection, seen: _H11) -> bool:
     event = conn.next_event()
     if isinstance(event, h11.Response):
-        out["status"], out["headers"] = event.status_code, _lower(list(event.headers))
+        seen.status, seen.headers = event.status_code, _lower(list(event.headers))
     elif isinstance(event, h11.Data):
-        out["body"] = bytes(out["body"]) + bytes(event.data)  # type: ignore[arg-type]
+        seen.body += bytes(event.data)
     elif isinstance(event, h11.EndOfMessage):
-        out["trailers"] = _lower(list(event.headers))
+        seen.trailers = _lower(list(event.headers))
         return False
     return not (event is h11.NEED_DATA or isinstance(event, h11.ConnectionClosed))
 
@@ -85,12 +95,13 @@ STREAMS: dict[str, bytes] = {
     + b"%x\r\n%s\r\n" % (len(SSE), SSE) * 3
     + b"0\r\n\r\n",
     "chunk extensions and trailers": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-    b"3;name=value\r\nabc\r\n2;a;b=\"q\"\r\nde\r\n0;last\r\nX-Checksum: 99\r\nX-Done: yes\r\n\r\n",
+    b'3;name=value\r\nabc\r\n2;a;b="q"\r\nde\r\n0;last\r\nX-Checksum: 99\r\nX-Done: yes\r\n\r\n',
     "content-length and chunked: chunked wins": b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n"
     b"Transfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
     "chunked and content-length: chunked wins": b"HTTP/1.1 200 OK\r\n"
     b"Transfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n2\r\nab\r\n0\r\n\r\n",
-    "body ends with the connection": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it",
+    "body ends with the connection": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+    b"all of it",
     "HTTP/1.0, body ends with the connection": b"HTTP/1.0 200 OK\r\n\r\nold",
     "interim 100 then the response": b"HTTP/1.1 100 Continue\r\n\r\n"
     b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
@@ -98,7 +109,8 @@ STREAMS: dict[str, bytes] = {
     "empty reason, spaces around a value": b"HTTP/1.1 429 \r\nRetry-After:  3 \t\r\n"
     b"Content-Length: 0\r\n\r\n",
     "bare LF line ends": b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
-    "error status with a JSON body": b'HTTP/1.1 529 Overloaded\r\nContent-Length: 13\r\n\r\n{"e":"busy!"}',
+    "error status with a JSON body": b"HTTP/1.1 529 Overloaded\r\nContent-Length: 13\r\n\r\n"
+    b'{"e":"busy!"}',
     # refused by both
     "cut inside the head": b"HTTP/1.1 200 OK\r\nContent-Len",
     "cut inside a sized body": b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
@@ -179,6 +191,8 @@ def test_keep_alive_follows_the_version_and_connection_header() -> None:
 def test_an_endless_head_is_refused() -> None:
     reader = ResponseReader()
     reader.feed(b"HTTP/1.1 200 OK\r\n")
+    filler = b"X-Filler: " + b"a" * 990 + b"\r\n"
+    for _ in range(HEAD_LIMIT // len(filler)):
+        reader.feed(filler)
     with pytest.raises(ProtocolError, match="too long"):
-        for _ in range(HEAD_LIMIT // 1000 + 1):
-            reader.feed(b"X-Filler: " + b"a" * 990 + b"\r\n")
+        reader.feed(filler)

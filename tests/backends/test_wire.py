@@ -82,7 +82,8 @@ def test_lean_transport_errors_are_httpx_errors() -> None:
 
     async def main() -> None:
         server, port = await _serve(cut)
-        async with server, _lean() as client, client.stream("GET", f"http://127.0.0.1:{port}/") as r:
+        url = f"http://127.0.0.1:{port}/"
+        async with server, _lean() as client, client.stream("GET", url) as r:
             with pytest.raises(httpx2.RemoteProtocolError):
                 await _drain(r)
         with socket.socket() as s:

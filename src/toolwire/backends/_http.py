@@ -69,6 +69,11 @@ class HTTPBackend(ABC):
         self._body: tuple[ModelRequest, str] | None = None
         self._client = client
 
+    @property
+    def client(self) -> httpx2.AsyncClient | None:
+        """The HTTP client it sends with; None: a private one per response (module doc)."""
+        return self._client
+
     # -- what a provider defines --------------------------------------------------------
 
     @abstractmethod
