@@ -7,10 +7,10 @@ it (``client=``); one made without becomes a private client per response.
 Its transport, ``LeanTransport``, speaks HTTP/1.1 itself over asyncio streams for
 ``http://`` URLs (local and loopback model servers, where the per-event cost shows):
 keep-alive connections, each socket read handed up as one piece however many chunks it
-held, the response parsed by ``_h1`` (llhttp). It relays about twice the events per
-second of httpx2's own path for a third less CPU per event (BENCHMARKS.md, "HTTP
-transport: lean vs httpx2"). ``https://``, HEAD and any URL an environment proxy applies
-to go to httpx2's own transport.
+held, the response parsed by ``_h1`` (llhttp). Measured against httpx2's own path on
+the same proxy workload: 1.9-2.1x the events/s, 2.2-3x less CPU per unpaced event
+(BENCHMARKS.md, "HTTP transport: lean vs httpx2"). ``https://``, HEAD and any URL an
+environment proxy applies to go to httpx2's own transport.
 
 Failures are raised as the httpx2 exceptions httpcore would raise (``ConnectError``,
 ``ConnectTimeout``, ``ReadTimeout``, ``ReadError``, ``RemoteProtocolError``, ...), so
