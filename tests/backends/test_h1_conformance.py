@@ -162,7 +162,7 @@ def test_an_obs_fold_is_refused_where_h11_unfolds_it() -> None:
 
 def test_bytes_after_the_end_make_the_connection_unreusable() -> None:
     one = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-    for pieces in _splits(one + one):
+    for pieces in [*_splits(one + one), *_splits(one + b"\x00garbage")]:
         reader = ResponseReader()
         for piece in pieces:
             reader.feed(piece)

@@ -73,12 +73,12 @@ class ResponseReader:
             self._head_bytes += len(data)
         try:
             self._parser.feed_data(data)
-        except httptools.HttpParserCallbackError as e:
-            if not isinstance(e.__context__, _PastEndError):
-                raise ProtocolError(_reason(e.__context__ or e)) from e
-            self.extra = True
         except httptools.HttpParserError as e:
-            raise ProtocolError(_reason(e)) from e
+            if self.done:  # what came after the end: only the connection is spoiled
+                self.extra = True
+                return
+            cause = e.__context__ if isinstance(e, httptools.HttpParserCallbackError) else None
+            raise ProtocolError(_reason(cause or e)) from e
         if self.head is None and self._head_bytes > HEAD_LIMIT:
             raise ProtocolError("the response headers are too long")
 
