@@ -84,6 +84,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         url = request.url
+        # HEAD: its response announces a body that never comes, and httptools offers no
+        # way to say so; backends only POST.
         if url.scheme != "http" or request.method == "HEAD":
             return await self._fallback.handle_async_request(request)
         timeout: dict[str, float | None] = request.extensions.get("timeout", {})
