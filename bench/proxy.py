@@ -48,7 +48,13 @@ Two phases per concurrency (1, 10, 100 streams):
 The progress lines also give the proxy's CPU time per relayed event (from /proc).
 Every stream of every phase is checked: sequence numbers 0..N-1, complete and in order.
 Then a soak: 200 concurrent unpaced streams x 1,000 events through toolwire, nothing may
-be lost or reordered. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
+be lost or reordered.
+
+``--transports lean,httpx2`` measures toolwire's upstream HTTP path instead of LiteLLM:
+one toolwire proxy per path (this file with ``--serve-toolwire``: the proxy as
+``toolwire proxy`` serves it, its lifespan's client made with ``http_client(lean=...)``),
+all interleaved in every round, the unpaced runs too; the table then gives each path and
+the ratios. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
 LiteLLM's events/s; a clean soak.
 """
 
@@ -67,7 +73,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,6 +186,27 @@ def serve_upstream(port: int, events: int, phase_locked: bool) -> None:
             await server.serve_forever()
 
     run(main())
+
+
+def serve_toolwire(port: int, config: str, lean: bool) -> None:
+    """The proxy as ``toolwire proxy`` serves it, its client on one HTTP path."""
+    from contextlib import asynccontextmanager
+
+    import uvicorn
+
+    from toolwire.backends import http_client
+    from toolwire.proxy import create_app, load_settings
+
+    app = create_app(load_settings(config))
+    proxy = app.state.proxy
+
+    @asynccontextmanager
+    async def lifespan(_: object) -> Any:
+        async with http_client(lean=lean) as proxy.client:
+            yield
+
+    app.router.lifespan_context = lifespan
+    uvicorn.run(app, host=HOST, port=port, log_level="warning")
 
 
 def run(main: Coroutine[Any, Any, int | None]) -> Any:
@@ -431,7 +458,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-def start_toolwire(tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
+def start_toolwire(
+    tmp: Path, upstream: int, transport: str | None = None
+) -> tuple[subprocess.Popen[bytes], Target]:
+    """``toolwire proxy``; with ``transport``, this file serving it on that HTTP path."""
     config = tmp / "toolwire.toml"
     config.write_text(
         f"""default_backend = "local"
@@ -449,10 +479,14 @@ default_backend = "local"
     port = free_port()
     exe = Path(sys.executable).parent / "toolwire"
     cmd = [str(exe), "proxy", "--config", str(config), "--host", HOST, "--port", str(port)]
-    proc = spawn(cmd, tmp / "toolwire.log")
-    wait_ready(proc, port, tmp / "toolwire.log", 30)
+    if transport is not None:
+        cmd = [sys.executable, __file__, "--serve-toolwire", str(port), "--config", str(config)]
+        cmd += ["--transports", transport]
+    name = transport or "toolwire"
+    proc = spawn(cmd, tmp / f"{name}.log")
+    wait_ready(proc, port, tmp / f"{name}.log", 30)
     body = anthropic_body("local")
-    return proc, Target("toolwire", f"http://{HOST}:{port}/v1/messages", body, {}, pid=proc.pid)
+    return proc, Target(name, f"http://{HOST}:{port}/v1/messages", body, {}, pid=proc.pid)
 
 
 def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
@@ -510,10 +544,16 @@ def direct_target(upstream: int) -> Target:
 
 @dataclass
 class Cell:
-    """One contender at one concurrency: its paced runs (one per round) and unpaced one."""
+    """One contender at one concurrency: its paced and unpaced runs (one per round)."""
 
     paced: list[Run] = field(default_factory=list)
-    unpaced: Run | None = None
+    unpaced_runs: list[Run] = field(default_factory=list)
+
+    @property
+    def unpaced(self) -> Run | None:
+        """The unpaced run with the median events/s."""
+        runs = sorted(self.unpaced_runs, key=lambda r: r.per_second)
+        return runs[len(runs) // 2] if runs else None
 
 
 def added(cells: dict[tuple[str, int], Cell], name: str, n: int, q: float) -> list[float]:
@@ -523,11 +563,12 @@ def added(cells: dict[tuple[str, int], Cell], name: str, n: int, q: float) -> li
     return [r.percentile_ms(q) - b.percentile_ms(q) for r, b in zip(runs, base, strict=False)]
 
 
-def spread(values: list[float]) -> str:
+def spread(values: list[float], fmt: Callable[[float], str] | None = None) -> str:
     """The median, with the range when there are several rounds."""
+    f = fmt or ms
     if len(values) == 1:
-        return ms(values[0])
-    return f"{ms(statistics.median(values))} ({ms(min(values))}-{ms(max(values))})"
+        return f(values[0])
+    return f"{f(statistics.median(values))} ({f(min(values))}-{f(max(values))})"
 
 
 def checked(name: str, n: int, *runs: Run) -> str:
@@ -573,6 +614,44 @@ def table(cells: dict[tuple[str, int], Cell], names: list[str], levels: list[int
     return "\n".join(rows)
 
 
+def ratios(cells: dict[tuple[str, int], Cell], a: str, b: str, levels: list[int]) -> str:
+    """``a`` against ``b``: each figure as a median over the rounds (range in brackets), and
+    the ratio in ``a``'s favour (b / a, but a / b for events/s: above 1, ``a`` is better),
+    taken per round (where both figures are positive), then the median."""
+    head = ["streams", "figure", a, b, f"in {a}'s favour"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+    for n in levels:
+        ca, cb = cells[(a, n)], cells[(b, n)]
+        figures = [
+            ("added p50 ms", added(cells, a, n, 0.5), added(cells, b, n, 0.5)),
+            ("added p99 ms", added(cells, a, n, 0.99), added(cells, b, n, 0.99)),
+            ("events/s", _rates(ca), _rates(cb)),
+            ("CPU µs/event, paced", _cpu(ca.paced), _cpu(cb.paced)),
+            ("CPU µs/event, unpaced", _cpu(ca.unpaced_runs), _cpu(cb.unpaced_runs)),
+        ]
+        for figure, xs, ys in figures:
+            per_round = [y / x for x, y in zip(xs, ys, strict=False) if x > 0 and y > 0]
+            if figure == "events/s":
+                per_round = [x / y for x, y in zip(xs, ys, strict=False) if x > 0 and y > 0]
+            ratio = f"{statistics.median(per_round):.2f}x" if per_round else "-"
+            fmt = None if figure.startswith("added") else _whole
+            row = [str(n), figure, spread(xs, fmt), spread(ys, fmt), ratio]
+            rows.append("| " + " | ".join(row) + " |")
+    return "\n".join(rows)
+
+
+def _whole(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _rates(cell: Cell) -> list[float]:
+    return [r.per_second for r in cell.unpaced_runs]
+
+
+def _cpu(runs: list[Run]) -> list[float]:
+    return [r.cpu_us_per_event for r in runs]
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -601,15 +680,19 @@ async def measure(
                     flush=True,
                 )
         await set_gap(upstream, 0)
-        for target in targets:
-            await settle(targets)
-            unpaced = cells[(target.name, n)].unpaced = await drive(target, n, args.events)
-            print(
-                f"  {target.name:8} x{n:<3} unpaced {unpaced.per_second:,.0f} ev/s "
-                f"({unpaced.seconds:.1f} s)"
-                + (f"; proxy CPU {unpaced.cpu_us_per_event:.0f} us/event" if target.pid else ""),
-                flush=True,
-            )
+        for round_ in range(args.unpaced_rounds):
+            for target in targets:
+                if target.name == "LiteLLM" and round_:
+                    continue
+                await settle(targets)
+                unpaced = await drive(target, n, args.events)
+                cells[(target.name, n)].unpaced_runs.append(unpaced)
+                cpu = f"; proxy CPU {unpaced.cpu_us_per_event:.0f} us/event" if target.pid else ""
+                print(
+                    f"  {target.name:8} x{n:<3} unpaced {unpaced.per_second:,.0f} ev/s "
+                    f"({unpaced.seconds:.1f} s){cpu}",
+                    flush=True,
+                )
     return cells
 
 
@@ -645,12 +728,16 @@ async def bench(args: argparse.Namespace, tmp: Path) -> int:
         procs.append(spawn(cmd, tmp / "upstream.log"))
         wait_ready(procs[-1], up_port, tmp / "upstream.log", 15)
         targets = [direct_target(up_port)]
-        proc, target = start_toolwire(tmp, up_port)
-        procs.append(proc)
-        targets.append(target)
+        transports = args.transports.split(",") if args.transports else [None]
+        for transport in transports:
+            proc, target = start_toolwire(tmp, up_port, transport)
+            procs.append(proc)
+            targets.append(target)
         litellm_note = ""
         names = ["direct", "toolwire", "LiteLLM"]
-        if args.no_litellm:
+        if args.transports:
+            names = ["direct", *transports]
+        elif args.no_litellm:
             litellm_note = "LiteLLM: skipped (--no-litellm)"
         elif not Path(args.litellm).exists():
             litellm_note = f"LiteLLM: not run, {args.litellm} does not exist (see --help)"
@@ -685,11 +772,13 @@ async def report(
     cells = await measure(targets, up_port, levels, args)
     steal1, total1 = steal_ticks()
     problems = [
-        checked(name, n, *cell.paced, *([cell.unpaced] if cell.unpaced else []))
-        for (name, n), cell in cells.items()
+        checked(name, n, *cell.paced, *cell.unpaced_runs) for (name, n), cell in cells.items()
     ]
     print()
     print(table(cells, names, levels))
+    if len(names) == 3 and "LiteLLM" not in names:
+        print()
+        print(ratios(cells, names[1], names[2], levels))
     if total1 > total0:
         share = 100 * (steal1 - steal0) / (total1 - total0)
         print(f"\nCPU time stolen by the hypervisor during these runs: {share:.1f}%")
@@ -737,10 +826,23 @@ def main() -> int:
         help="pace every stream on one shared 20 ms grid (all streams write at once) "
         "instead of each from a random offset",
     )
+    parser.add_argument(
+        "--unpaced-rounds", type=int, default=1, help="unpaced rounds, interleaved likewise"
+    )
+    parser.add_argument(
+        "--transports",
+        help="compare toolwire's upstream HTTP paths instead of LiteLLM: 'lean,httpx2' "
+        "(lean: toolwire's HTTP/1.1 for http:// upstreams; httpx2: httpx2's own transport)",
+    )
     parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-toolwire", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
         serve_upstream(args.serve_upstream, args.events, args.phase_locked)
+        return 0
+    if args.serve_toolwire:
+        serve_toolwire(args.serve_toolwire, args.config, args.transports == "lean")
         return 0
     with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
         return int(run(bench(args, Path(tmp))))

@@ -25,6 +25,7 @@ import logging
 import uuid
 from typing import Any
 
+import httpx2
 from acp.exceptions import RequestError
 from acp.interfaces import Client
 from acp.schema import (
@@ -68,9 +69,16 @@ class ToolwireAgent:
     """The agent. Give it the transport it writes to; the SDK calls ``on_connect``."""
 
     def __init__(
-        self, config: Config, store: SessionDatabase, sink: LineSink, *, record: str | None = None
+        self,
+        config: Config,
+        store: SessionDatabase,
+        sink: LineSink,
+        *,
+        record: str | None = None,
+        http: httpx2.AsyncClient | None = None,
     ) -> None:
         self._config = config
+        self._http = http
         self._store = store
         self._sink = sink
         self._record = record
@@ -79,7 +87,9 @@ class ToolwireAgent:
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
-        self._runtime = Runtime(self._config, self._store, conn, record=self._record)
+        self._runtime = Runtime(
+            self._config, self._store, conn, record=self._record, http=self._http
+        )
 
     def on_sent(self, message: dict[str, Any]) -> None:
         """Transport hook: a ``session/new`` response is written, the session may speak."""

@@ -37,6 +37,7 @@ from acp.agent.connection import AgentSideConnection
 
 from toolwire.agent.agent import ToolwireAgent
 from toolwire.agent.store import SessionDatabase
+from toolwire.backends import http_client
 from toolwire.config import Config
 from toolwire.updates.wire import encode
 
@@ -231,7 +232,8 @@ async def serve(
             loop.add_signal_handler(signum, main.cancel if main else lambda: None)
     reader, writer = await open_stdio()
     transport = StdioTransport(reader, writer)
-    agent = ToolwireAgent(config, store or SessionDatabase(), transport, record=record)
+    client = http_client()  # the backends' connections: closed on the way out, below
+    agent = ToolwireAgent(config, store or SessionDatabase(), transport, record=record, http=client)
     transport.on_sent = agent.on_sent
     # session/resume and session/close are stable in ACP v1 (schema 1.21), but the SDK
     # (0.12.1, generated from schema 1.19) still routes them only in "unstable" mode.
@@ -243,6 +245,7 @@ async def serve(
     finally:
         await agent.shutdown()
         await conn.close()
+        await client.aclose()
 
 
 async def _settle(agent: ToolwireAgent, deadline: float) -> None:

@@ -20,6 +20,7 @@ import platform
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
@@ -44,6 +45,7 @@ class Runtime:
     profile: str = "minimal"
     record: str | None = None
     summaries: MemorySummaryCache = field(default_factory=MemorySummaryCache)
+    http: httpx2.AsyncClient | None = None  # backends send with it; None: their own
 
 
 @dataclass(slots=True, eq=False)

@@ -35,7 +35,7 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     summarizer = None
     if chosen.provider != "replay":
         try:
-            summarizer = create_backend(chosen, config.limits)
+            summarizer = create_backend(chosen, config.limits, client=runtime.http)
         except ConfigError as exc:
             log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
     handoff = await prepare_handoff(

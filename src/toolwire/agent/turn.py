@@ -215,7 +215,8 @@ class Turn:
         if session.model is None:
             record = self.runtime.record
             chosen = config.backend(session.backend)
-            session.model = create_backend(chosen, config.limits, record=record)
+            client = self.runtime.http
+            session.model = create_backend(chosen, config.limits, record=record, client=client)
         return session.model
 
     def _say(self, text: str) -> None:

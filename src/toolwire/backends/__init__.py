@@ -4,11 +4,13 @@ One module per provider (``anthropic``, ``openai_chat``, ``openai_responses``,
 ``gemini``), each with a pure ``build_body`` (history -> JSON body) and a backend class
 that streams over httpx; ``replay`` serves cassettes, ``record`` writes them;
 ``factory.create_backend`` builds any of them from configuration. The contract every
-backend keeps is in ``base``.
+backend keeps is in ``base``. ``http_client()`` makes the HTTP client backends share;
+its maker closes it.
 """
 
 from __future__ import annotations
 
+from toolwire.backends._wire import http_client
 from toolwire.backends.base import (
     PROVIDERS,
     TOOL_FORMATS,
@@ -36,4 +38,5 @@ __all__ = [
     "TappableBackend",
     "create_backend",
     "demo_cassette",
+    "http_client",
 ]

@@ -9,6 +9,10 @@ httpx's exceptions are translated here and nowhere else (``raise ... from``). Th
   ``HTTPStatusError`` carrying the provider's own message on one line, keys scrubbed.
 * After the first byte nothing is retried (the user has seen output): a broken
   connection or a silent server ends the open calls with errors and a ``StreamError``.
+
+The HTTP client is the caller's (``client=``, from ``_wire.http_client()``, closed by
+whoever made it). A backend made without one opens a private client for each response
+and closes it with the response: right for one-shots, a new connection every time.
 """
 
 from __future__ import annotations
@@ -16,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import ssl
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Iterator
-from contextlib import aclosing, contextmanager
-from functools import cache
+from contextlib import AsyncExitStack, aclosing, contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +30,7 @@ import httpx2
 
 from toolwire.backends._failures import one_line, provider_message, reason, retry_after
 from toolwire.backends._secrets import scrub
-from toolwire.backends._wire import body_chunks, shared_client
+from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.decode import Decoder, decoder_for
@@ -36,12 +38,6 @@ from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutErr
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
 
 _MAX_ERROR_BODY = 65536
-
-
-@cache
-def _tls_context() -> ssl.SSLContext:
-    """One TLS context for every client: building it loads the CA bundle, ~30-80 ms."""
-    return httpx2.create_ssl_context()
 
 
 class HTTPBackend(ABC):
@@ -61,6 +57,7 @@ class HTTPBackend(ABC):
         base_url: str | None = None,
         tool_format: str = "native",
         settings: HTTPSettings | None = None,
+        client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.name = name
         self.model = model
@@ -70,6 +67,12 @@ class HTTPBackend(ABC):
         self._api_key = api_key
         self._api_key_env = api_key_env
         self._body: tuple[ModelRequest, str] | None = None
+        self._client = client
+
+    @property
+    def client(self) -> httpx2.AsyncClient | None:
+        """The HTTP client it sends with; None: a private one per response (module doc)."""
+        return self._client
 
     # -- what a provider defines --------------------------------------------------------
 
@@ -116,28 +119,26 @@ class HTTPBackend(ABC):
         adapter = (
             None if self.tool_format == "native" else TagAdapter(self.tool_format, request.tools)
         )
-        s = self.settings
-        timeout = httpx2.Timeout(
-            connect=s.connect_timeout,
-            read=s.read_timeout,
-            write=s.write_timeout,
-            pool=s.connect_timeout,
-        )
-        client = shared_client(timeout, _tls_context())
-        response = await self._open(client, body)
-        events = self._events(response, decoder_for(self.wire_format), tap, adapter)
-        try:
-            async with aclosing(events):
-                async for event in events:
-                    yield event
-        finally:
-            await response.aclose()
+        async with AsyncExitStack() as stack:
+            client = self._client
+            if client is None:  # a private one, for this response only (module doc)
+                client = await stack.enter_async_context(http_client())
+            response = await self._open(client, body)
+            events = self._events(response, decoder_for(self.wire_format), tap, adapter)
+            try:
+                async with aclosing(events):
+                    async for event in events:
+                        yield event
+            finally:
+                await response.aclose()
 
     async def _open(self, client: httpx2.AsyncClient, body: bytes) -> httpx2.Response:
         """Send until a 2xx answers; retry what may pass on a second try (module doc)."""
         attempt = 0
         while True:
-            request = client.build_request("POST", self.url(), content=body, headers=self.headers())
+            request = client.build_request(
+                "POST", self.url(), content=body, headers=self.headers(), timeout=self._timeout()
+            )
             with self._translated("connect to"):
                 response = await client.send(request, stream=True)
             if response.is_success:
@@ -187,6 +188,15 @@ class HTTPBackend(ABC):
             events = _blame(events, failure)
         for event in adapter.events(events) if adapter else events:
             yield event
+
+    def _timeout(self) -> httpx2.Timeout:
+        s = self.settings
+        return httpx2.Timeout(
+            connect=s.connect_timeout,
+            read=s.read_timeout,
+            write=s.write_timeout,
+            pool=s.connect_timeout,
+        )
 
     # -- failures -----------------------------------------------------------------------
 

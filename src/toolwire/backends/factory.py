@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import httpx2
+
 from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import HTTPSettings, TappableBackend
@@ -31,11 +33,14 @@ def create_backend(
     environ: Mapping[str, str] | None = None,
     record: str | Path | None = None,
     http_class: type[HTTPBackend] | None = None,
+    client: httpx2.AsyncClient | None = None,
 ) -> TappableBackend:
     """The backend ``config`` describes; with ``record``, wrapped to write a cassette.
 
     ``http_class`` replaces the provider's class (a subclass of it, e.g. the proxy's
-    pass-through that sends a prepared body).
+    pass-through that sends a prepared body). ``client`` is the HTTP client to send with
+    (``http_client()``; the caller closes it); without one, an HTTP backend opens a
+    private client per response.
 
     Raises ``ConfigError`` when the backend's key variable is named but not set (say so
     now, in plain words, rather than as a 401 later).
@@ -53,14 +58,18 @@ def create_backend(
             model=config.model,
         )
     else:
-        backend = _http_backend(config, limits or LimitsConfig(), key, http_class)
+        backend = _http_backend(config, limits or LimitsConfig(), key, http_class, client)
     if record is not None:
         return RecordingBackend(backend, record, secrets=[key])
     return backend
 
 
 def _http_backend(
-    config: BackendConfig, limits: LimitsConfig, key: str | None, cls: type[HTTPBackend] | None
+    config: BackendConfig,
+    limits: LimitsConfig,
+    key: str | None,
+    cls: type[HTTPBackend] | None,
+    client: httpx2.AsyncClient | None,
 ) -> HTTPBackend:
     if config.api_key_env and not key:
         raise ConfigError(
@@ -80,6 +89,7 @@ def _http_backend(
         base_url=config.base_url,
         tool_format=config.tool_format,
         settings=settings,
+        client=client,
     )
 
 

@@ -11,15 +11,18 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, TypeVar
 
+import httpx2
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
+from toolwire.backends import http_client
 from toolwire.proxy.encode import AnthropicEncoder, Payload, error_payload
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Plan, plan
@@ -39,10 +42,13 @@ class BodyTooLargeError(Exception):
 
 
 class Proxy:
-    """The proxy's state (settings, session store, metrics) and its request handlers."""
+    """The proxy's state (settings, session store, metrics, the upstream HTTP client) and
+    its request handlers. The client lives as long as the app (its lifespan); without a
+    lifespan each upstream response gets a private one."""
 
     def __init__(self, settings: ProxySettings, store: SessionStore | None = None) -> None:
         self.settings = settings
+        self.client: httpx2.AsyncClient | None = None
         if store is None:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: SessionStore = store
@@ -58,8 +64,15 @@ class Proxy:
                 Endpoint("/healthz", self.healthz, methods=["GET"]),
                 Endpoint("/metrics", self.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", self.switch, methods=["POST"]),
-            ]
+            ],
+            lifespan=self._lifespan,
         )
+
+    @asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        async with http_client() as self.client:
+            yield
+        self.client = None
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -154,7 +167,7 @@ class Proxy:
 
     async def _plan(self, body: Any, request: Request, *, record: bool) -> Plan:
         args = (body, request.headers, self.settings, self.store)
-        return await self._with_store(partial(plan, *args, record=record))
+        return await self._with_store(partial(plan, *args, record=record, client=self.client))
 
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""

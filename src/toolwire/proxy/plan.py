@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
+
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
@@ -49,8 +51,11 @@ def plan(
     store: SessionStore,
     *,
     record: bool = True,
+    client: httpx2.AsyncClient | None = None,
 ) -> Plan:
-    """The plan of a request; with ``record``, the session's state is updated with it."""
+    """The plan of a request; with ``record``, the session's state is updated with it.
+
+    ``client``: the HTTP client the backend sends with (the proxy's)."""
     body = parse_request(body)
     sid = session_id(body, headers)
     history = import_history(body)
@@ -70,9 +75,8 @@ def plan(
     else:
         chosen, view, switched, produced = decide(store.load(sid))
     level = passthrough_level(settings, chosen.backend)
-    backend = make_backend(
-        chosen, settings, headers.get("x-api-key") or None, passthrough=level != "off"
-    )
+    key = headers.get("x-api-key") or None
+    backend = make_backend(chosen, settings, key, passthrough=level != "off", client=client)
     request = to_model_request(body, view.messages)
     prepared = None
     if isinstance(backend, PassthroughBackend):

@@ -14,6 +14,8 @@ from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
+
 from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
@@ -66,10 +68,12 @@ def make_backend(
     client_key: str | None,
     *,
     passthrough: bool = False,
+    client: httpx2.AsyncClient | None = None,
 ) -> TappableBackend:
     """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
 
-    With ``passthrough`` (an Anthropic backend), a ``PassthroughBackend``."""
+    With ``passthrough`` (an Anthropic backend), a ``PassthroughBackend``. ``client``: the
+    proxy's HTTP client (its lifespan's)."""
     config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
     environ: Mapping[str, str] | None = None
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
@@ -80,7 +84,7 @@ def make_backend(
         # proxy's own retries default to none: retrying twice over multiplies the wait.
         limits = settings.config.limits.model_copy(update={"max_retries": settings.retries})
         cls = PassthroughBackend if passthrough else None
-        return create_backend(config, limits, environ=environ, http_class=cls)
+        return create_backend(config, limits, environ=environ, http_class=cls, client=client)
     except ConfigError as e:
         raise UpstreamError(500, "api_error", str(e)) from e
 
