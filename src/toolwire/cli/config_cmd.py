@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import fields
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from toolwire.cli._io import fail
-from toolwire.config import Config, ConfigError, load_config
-from toolwire.config.schema import BackendConfig, mask
+
+if TYPE_CHECKING:
+    from toolwire.config import Config
+    from toolwire.config.schema import BackendConfig
 
 _BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
 
@@ -27,6 +29,8 @@ def config(
     ] = None,
 ) -> None:
     """Print the effective configuration: every value, and where it came from."""
+    from toolwire.config import ConfigError, load_config
+
     try:
         cfg = load_config(config_file)
     except ConfigError as e:
@@ -76,6 +80,8 @@ def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tup
 
 
 def _key(backend: BackendConfig, environ: Any) -> tuple[str, str]:
+    from toolwire.config.schema import mask
+
     if backend.api_key_env is None:
         return "(none: no key is sent)", "no api_key_env"
     key = backend.api_key(environ)
