@@ -9,7 +9,7 @@ session's next requests to BACKEND (the control endpoint ``POST /control/switch`
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -28,7 +28,8 @@ _SESSION = typer.Option("--session", metavar="ID", help="The session to switch."
 class _ServeByDefault(TyperGroup):
     """``toolwire proxy [OPTIONS]`` without a command is ``toolwire proxy serve [OPTIONS]``."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    # ctx is click's Context, which typer re-exports only as a subclass (typer.Context).
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not args or (args[0].startswith("-") and args[0] not in ctx.help_option_names):
             args = ["serve", *args]
         return super().parse_args(ctx, args)
