@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,6 +253,39 @@ def test_no_import_goes_up_the_layers_and_none_goes_around_a_circle() -> None:
     found = violations()
     new = set(found) - KNOWN_VIOLATIONS
     assert not new, "imports against docs/architecture.md:\n" + _describe(found, new)
+
+
+PURE = (
+    "toolwire.errors",
+    "toolwire.events",
+    "toolwire.sse",
+    "toolwire.jsonstream",
+    "toolwire.decode",
+    "toolwire.history",
+    "toolwire.updates",
+)
+"""Sans-IO packages: the standard library only, and not asyncio (docs/architecture.md)."""
+
+
+def _top_names(node: ast.AST) -> set[str]:
+    """The top-level package names an import statement loads (none for relative ones)."""
+    if isinstance(node, ast.Import):
+        return {a.name.partition(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        return {node.module.partition(".")[0]}
+    return set()
+
+
+def test_the_sans_io_packages_import_only_the_standard_library() -> None:
+    found = []
+    for name, path in modules().items():
+        if not name.startswith(PURE):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for top in _top_names(node) - {"toolwire"}:
+                if top not in sys.stdlib_module_names or top == "asyncio":
+                    found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}: {top}")
+    assert not found
 
 
 def test_known_violations_only_shrink() -> None:
