@@ -16,7 +16,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from toolwire.cli import app
-from toolwire.cli.client_cmd import one_prompt
+from toolwire.cli._console import one_prompt
 from toolwire.client import AgentCommand, TerminalClient, run_agent
 
 FAKE_AGENT = Path(__file__).parents[1] / "fakes" / "acp_agent.py"

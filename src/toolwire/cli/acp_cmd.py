@@ -8,7 +8,6 @@ before any protocol traffic.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Annotated
 import typer
 
 from toolwire.cli._io import fail
-from toolwire.config import ConfigError, load_config
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -47,6 +45,10 @@ def acp(
     ] = None,
 ) -> None:
     """Serve the Agent Client Protocol on stdio (what an editor launches)."""
+    import asyncio
+
+    from toolwire.config import ConfigError, load_config  # the config pulls in the backends
+
     _setup_logging(log_file)
     try:
         config = load_config(config_file, backend=backend, mode=mode)

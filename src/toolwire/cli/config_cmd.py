@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from toolwire.cli._io import fail
-from toolwire.config import Config, ConfigError, load_config
-from toolwire.config.schema import BackendConfig, mask
+
+if TYPE_CHECKING:
+    from toolwire.config import Config
+    from toolwire.config.schema import BackendConfig
 
 _BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
 _TABLES = ("limits", "handoff")
@@ -27,6 +29,8 @@ def config(
     ] = None,
 ) -> None:
     """Print the effective configuration: every value, and where it came from."""
+    from toolwire.config import ConfigError, load_config
+
     try:
         cfg = load_config(config_file)
     except ConfigError as e:
@@ -77,6 +81,8 @@ def _key(backend: BackendConfig, environ: Any) -> tuple[str, str]:
     key = backend.api_key(environ)
     if key is None:
         return "(not set)", f"${backend.api_key_env} is empty"
+    from toolwire.config.schema import mask
+
     return mask(key), f"from ${backend.api_key_env}"
 
 

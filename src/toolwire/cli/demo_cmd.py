@@ -7,7 +7,6 @@ the project's own tests are run to show the fix worked. No network, no API key.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -15,16 +14,17 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from toolwire.cli._io import fail
-from toolwire.cli.client_cmd import agent_stderr, finish, make_console, one_prompt
-from toolwire.client import AgentCommand, TerminalClient, run_agent
 from toolwire.samples import DEMO_CASSETTE, DEMO_PROMPT, copy_demo_project
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from toolwire.client import AgentCommand
 
 TEST_COMMAND = ("-m", "unittest", "-q")
 TEST_TIMEOUT = 120
@@ -42,6 +42,13 @@ def demo(
     plain: Annotated[bool, typer.Option("--plain", help="Line-by-line output.")] = False,
 ) -> None:
     """Replay a recorded coding session through the agent, live; exit 0 if it fixed the bug."""
+    import asyncio
+
+    from rich.text import Text
+
+    from toolwire.cli._console import agent_stderr, finish, make_console, one_prompt
+    from toolwire.client import TerminalClient, run_agent
+
     console, live = make_console(plain)
     with tempfile.TemporaryDirectory(prefix="toolwire-demo-") as scratch_dir:
         scratch = Path(scratch_dir)
@@ -93,6 +100,8 @@ def paced_cassette(speed: float, scratch: Path) -> Path:
 
 def demo_agent(cassette: Path, scratch: Path) -> AgentCommand:
     """``python -m toolwire acp`` on the cassette, isolated from the user's setup."""
+    from toolwire.client import AgentCommand
+
     config = scratch / "config.toml"
     config.write_text("# toolwire demo: the user's config is not used\n", encoding="utf-8")
     env = {
@@ -107,6 +116,8 @@ def demo_agent(cassette: Path, scratch: Path) -> AgentCommand:
 
 def run_tests(project: Path, console: Console) -> bool:
     """Run the project's tests; print the verdict and, on failure, the last lines."""
+    from rich.text import Text
+
     command = [sys.executable, *TEST_COMMAND]
     shown = "python " + " ".join(TEST_COMMAND)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}

@@ -11,26 +11,17 @@ with its key and fate instead of the block.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from toolwire.backends import create_backend
 from toolwire.cli._io import fail, open_input
-from toolwire.config import Config, ConfigError, load_config
-from toolwire.handoff import (
-    Handoff,
-    ItemReport,
-    Transcript,
-    TranscriptError,
-    build_handoff,
-    load_transcript,
-    prepare_handoff,
-)
-from toolwire.history.jsonform import message_to_dict
+
+if TYPE_CHECKING:
+    from toolwire.config import Config
+    from toolwire.handoff import Handoff, ItemReport, Transcript
 
 _TRANSCRIPT = typer.Argument(
     metavar="TRANSCRIPT",
@@ -51,7 +42,11 @@ def handoff(
     ] = None,
     summarizer: Annotated[
         str,
-        typer.Option("--summarizer", help="none, extractive, or a configured backend's name."),
+        typer.Option(
+            "--summarizer",
+            metavar="NAME",
+            help="none, extractive, or a configured backend's name.",
+        ),
     ] = "extractive",
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every tool item and what became of it.")
@@ -66,6 +61,8 @@ def handoff(
     ] = None,
 ) -> None:
     """Print the handoff block a new backend would get for TRANSCRIPT."""
+    from toolwire.config import ConfigError, load_config
+
     try:
         cfg = load_config(config_file)
     except ConfigError as e:
@@ -87,6 +84,8 @@ def handoff(
 
 
 def _load(path: str) -> Transcript:
+    from toolwire.handoff import TranscriptError, load_transcript
+
     with open_input(path, "") as (stream, name):
         try:
             data = stream.read()
@@ -103,6 +102,12 @@ def _load(path: str) -> Transcript:
 
 
 def _make(loaded: Transcript, summarizer: str, cfg: Config, limits: dict[str, Any]) -> Handoff:
+    import asyncio
+
+    from toolwire.backends import create_backend
+    from toolwire.config import ConfigError
+    from toolwire.handoff import build_handoff, prepare_handoff
+
     history = list(loaded.messages)
     if summarizer in ("none", "extractive"):
         return build_handoff(history, summary=summarizer == "extractive", **limits)
@@ -122,6 +127,8 @@ def _make(loaded: Transcript, summarizer: str, cfg: Config, limits: dict[str, An
 
 def report(loaded: Transcript, made: Handoff) -> dict[str, Any]:
     """What ``--json`` prints: the format, the stats, every item, the block and the tail."""
+    from toolwire.history.jsonform import message_to_dict
+
     summary = made.summary
     return {
         "format": loaded.format,

@@ -1,6 +1,7 @@
 """``toolwire proxy``: serve the Anthropic Messages API in front of any configured backend.
 
-``toolwire proxy [--config FILE] [--host 127.0.0.1] [--port 8787]`` serves (uvicorn);
+``toolwire proxy serve [--config FILE] [--host 127.0.0.1] [--port 8787]`` serves (uvicorn);
+``toolwire proxy`` with no command, or with only options, does the same.
 ``toolwire proxy switch BACKEND [--session ID]`` tells a running proxy to send a
 session's next requests to BACKEND (the control endpoint ``POST /control/switch``).
 """
@@ -8,42 +9,50 @@ session's next requests to BACKEND (the control endpoint ``POST /control/switch`
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+from typing import Annotated, Any
 
-import httpx2
 import typer
+from typer.core import TyperGroup
 
 from toolwire.cli._io import fail
-from toolwire.config.schema import ConfigError
 
-_ACTION = typer.Argument(
-    help="Nothing to serve; 'switch' to switch a running proxy's session.", show_default=False
+_CONFIG = typer.Option("--config", metavar="FILE", help="Config file.", show_default=False)
+_HOST = typer.Option("--host", help="Address to bind.")
+_PORT = typer.Option("--port", help="Port to bind.")
+_TO_HOST = typer.Option("--host", help="Address of the running proxy.")
+_TO_PORT = typer.Option("--port", help="Port of the running proxy.")
+_BACKEND = typer.Argument(metavar="BACKEND", help="The backend to switch to.", show_default=False)
+_SESSION = typer.Option("--session", metavar="ID", help="The session to switch.")
+
+
+class _ServeByDefault(TyperGroup):
+    """``toolwire proxy [OPTIONS]`` without a command is ``toolwire proxy serve [OPTIONS]``."""
+
+    # ctx is click's Context, which typer re-exports only as a subclass (typer.Context).
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0].startswith("-") and args[0] not in ctx.help_option_names):
+            args = ["serve", *args]
+        return super().parse_args(ctx, args)
+
+
+proxy = typer.Typer(
+    cls=_ServeByDefault,
+    name="proxy",
+    help="Serve an Anthropic-compatible proxy to any backend (no command: serve).",
+    add_completion=False,
 )
-_BACKEND = typer.Argument(help="With 'switch': the backend to switch to.", show_default=False)
 
 
-def proxy(
-    action: Annotated[str | None, _ACTION] = None,
-    backend: Annotated[str | None, _BACKEND] = None,
-    config: Annotated[str | None, typer.Option("--config", help="Config file.")] = None,
-    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8787,
-    session: Annotated[
-        str, typer.Option("--session", help="With 'switch': the session id.")
-    ] = "default",
+@proxy.command("serve")
+def serve(
+    config: Annotated[str | None, _CONFIG] = None,
+    host: Annotated[str, _HOST] = "127.0.0.1",
+    port: Annotated[int, _PORT] = 8787,
 ) -> None:
-    """Serve the proxy, or switch a running proxy's session to another backend."""
-    if action is None:
-        _serve(config, host, port)
-    elif action == "switch" and backend:
-        _switch(config, host, port, backend, session)
-    else:
-        fail("usage: toolwire proxy [--host H --port P] | toolwire proxy switch BACKEND")
-
-
-def _serve(config: str | None, host: str, port: int) -> None:
+    """Serve the Anthropic Messages API, routing each request to a configured backend."""
     import uvicorn  # only the serving path needs it
 
+    from toolwire.config.schema import ConfigError
     from toolwire.proxy import create_app, load_settings
 
     try:
@@ -60,7 +69,18 @@ def _serve(config: str | None, host: str, port: int) -> None:
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
 
 
-def _switch(config: str | None, host: str, port: int, backend: str, session: str) -> None:
+@proxy.command("switch")
+def switch(
+    backend: Annotated[str, _BACKEND],
+    session: Annotated[str, _SESSION] = "default",
+    config: Annotated[str | None, _CONFIG] = None,
+    host: Annotated[str, _TO_HOST] = "127.0.0.1",
+    port: Annotated[int, _TO_PORT] = 8787,
+) -> None:
+    """Send a running proxy's session to BACKEND from its next request, context kept."""
+    import httpx2
+
+    from toolwire.config.schema import ConfigError
     from toolwire.proxy import load_settings
 
     headers: dict[str, str] = {}
@@ -89,4 +109,4 @@ def _loopback(host: str) -> bool:
         return False
 
 
-__all__ = ["proxy"]
+__all__ = ["proxy", "serve", "switch"]

@@ -17,16 +17,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from toolwire.cli._io import fail, provider_input
 from toolwire.decode import FORMATS, decoder_for
-from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.profiles import PROFILES
-from toolwire.updates.translate import ResponseTranslator
-from toolwire.updates.wire import Notification
+
+if TYPE_CHECKING:
+    from toolwire.updates.translate import ResponseTranslator
+    from toolwire.updates.wire import Notification
 
 _FILE = typer.Argument(
     metavar="[FILE|-]",
@@ -68,6 +69,9 @@ def updates(
     stats: Annotated[bool, _STATS] = False,
 ) -> None:
     """Print the ACP notifications an agent would send while this response streams."""
+    from toolwire.updates.engine import UpdateEngine
+    from toolwire.updates.translate import ResponseTranslator
+
     if profile not in PROFILES:
         fail(f"--profile: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
     with provider_input(file, fmt, chunk_size, "translating") as (wire_format, pieces):

@@ -1,0 +1,85 @@
+"""``toolwire proxy``: a command group with ``serve`` (also the default) and ``switch``."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from toolwire.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """What ``uvicorn.run`` was asked to serve, instead of serving it."""
+    import uvicorn
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    return calls
+
+
+def _config(tmp_path: Path) -> str:
+    path = tmp_path / "config.toml"
+    path.write_text("", encoding="utf-8")
+    return str(path)
+
+
+def test_help_lists_serve_and_switch() -> None:
+    result = runner.invoke(app, ["proxy", "--help"])
+    assert result.exit_code == 0
+    assert "serve" in result.stdout
+    assert "switch" in result.stdout
+
+
+def test_switch_help_is_the_switch_help() -> None:
+    result = runner.invoke(app, ["proxy", "switch", "--help"])
+    assert result.exit_code == 0
+    assert "BACKEND" in result.stdout
+    assert "--session" in result.stdout
+    assert "Address to bind" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "host", "port"),
+    [
+        ([], "127.0.0.1", 8787),
+        (["--port", "8788"], "127.0.0.1", 8788),
+        (["serve", "--host", "::1", "--port", "9000"], "::1", 9000),
+    ],
+)
+def test_proxy_with_no_command_serves(
+    tmp_path: Path, served: list[dict[str, Any]], argv: list[str], host: str, port: int
+) -> None:
+    result = runner.invoke(app, ["proxy", *argv, "--config", _config(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert served == [{"host": host, "port": port, "log_level": "warning"}]
+
+
+def test_serve_warns_when_bound_beyond_loopback_without_a_token(
+    tmp_path: Path, served: list[dict[str, Any]]
+) -> None:
+    result = runner.invoke(app, ["proxy", "--host", "0.0.0.0", "--config", _config(tmp_path)])
+    assert result.exit_code == 0
+    assert "without [proxy] token" in result.stderr
+
+
+def test_switch_without_a_running_proxy_says_so(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    argv = ["proxy", "switch", "local", "--port", port, "--config", _config(tmp_path)]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2
+    assert "cannot reach the proxy" in result.stderr
+    assert "is `toolwire proxy` running?" in result.stderr
+
+
+def test_switch_needs_a_backend() -> None:
+    result = runner.invoke(app, ["proxy", "switch"])
+    assert result.exit_code == 2
