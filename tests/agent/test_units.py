@@ -9,7 +9,7 @@ import pytest
 
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.permissions import decide, preview
-from toolwire.agent.turn import IdGuard
+from toolwire.agent.ids import IdGuard
 from toolwire.events import (
     MessageEnd,
     TextDelta,

@@ -28,8 +28,8 @@ SUMMARY_TIMEOUT_S = 60.0
 
 
 async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
-    """Move the session to ``session.selected``; the notice to show the user."""
-    old, new = session.backend, session.selected
+    """Move the session to ``session.pending``; the notice to show the user."""
+    old, new = session.active, session.pending
     config = runtime.config
     chosen = config.backend(new)
     summarizer = None
@@ -51,9 +51,10 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
         keep_last=limits.keep_last,
         timeout=SUMMARY_TIMEOUT_S,
     )
-    session.backend, session.model, session.handoff = new, None, handoff
-    runtime.store.update(session.id, backend=new)
-    runtime.store.set_config_value(session.id, SWITCH_KEY, switch_at)
+    session.active, session.backend_impl, session.handoff = new, None, handoff
+    sid = session.id
+    await runtime.store.call(lambda db: db.update(sid, backend=new))
+    await runtime.store.call(lambda db: db.set_config_value(sid, SWITCH_KEY, switch_at))
     return _notice(old, new, handoff)
 
 
@@ -66,7 +67,7 @@ def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:
         session.history,
         switch_at,
         cwd=session.cwd,
-        target=session.backend,
+        target=session.active,
         max_tool_context_chars=limits.max_tool_context_chars,
         max_tool_result_chars=limits.max_tool_result_chars,
         keep_last=limits.keep_last,
