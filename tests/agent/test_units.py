@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from toolwire.agent.collect import ResponseCollector
-from toolwire.agent.permissions import decide, preview
 from toolwire.agent.ids import IdGuard
+from toolwire.agent.permissions import decide, preview
 from toolwire.events import (
     MessageEnd,
     TextDelta,
