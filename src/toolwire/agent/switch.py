@@ -1,10 +1,10 @@
-"""A model switch inside a session: the handoff the new backend gets (issue 5).
+"""A model switch inside a session: the handoff the new backend gets.
 
 Choosing another ``model`` config option applies at the next prompt. The new backend
 then does not get the raw history (its files read and commands run would turn into
 half-remembered prose) but ``toolwire.handoff``: a summary of what came before plus the
 tool context verbatim and deduplicated, under ``[handoff]`` budgets, and the last turns
-as they were (DESIGN.md "Backend switch"). The summary is written by the new model; for
+as they were (docs/agent.md "Model switch"). The summary is written by the new model; for
 a replay backend (which would serve a recorded answer instead) it is the offline
 extractive one. The raw history is kept: a later switch is computed from it.
 

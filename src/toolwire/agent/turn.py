@@ -10,11 +10,14 @@ model -> again, until the model ends its turn. The stop reason is right in every
 ``refusal``            the model refused;
 ``cancelled``          ``session/cancel`` (or a permission answered ``cancelled``).
 
-Failures never end the session (research/acp.md 6.11: a stop that wedged a session). An
-error before the first byte (a 4xx, a missing key) and a stream that breaks mid-way are
-told to the user as a message of their own; open calls end ``failed``; the history stays
-well formed (every call answered) for the next prompt. Each model response is saved, with
+Failures never end the session (docs/agent.md "The turn"). An error before the first
+byte (a 4xx, a missing key) and a stream that breaks mid-way are told to the user as a
+message of their own; open calls end ``failed``; the history stays well formed (every
+call answered) for the next prompt. Each model response is saved, with
 its consolidated transcript, as soon as its calls are done, so a crash loses little.
+
+A session's turn is in one phase at a time (``TurnState``): ``idle -> running ->
+(cancelling ->) idle``, moved only through the table ``_MOVES``.
 """
 
 from __future__ import annotations
