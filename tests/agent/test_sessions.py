@@ -170,9 +170,25 @@ def test_backend_4xx_is_a_message_and_the_session_lives(tmp_path: Path) -> None:
                 result = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
                 assert result.stop_reason == "end_turn"
                 assert "Working again." in text_of(run.notifications())
+                live = _said(run.notifications(), "HTTP 400")
+                before = len(run.notifications())
+                await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+                # the stored message is the one that was sent: same text, same messageId
+                assert _said(run.notifications()[before:], "HTTP 400") == live
                 check_wire(run.wire)
 
         asyncio.run(scenario())
+
+
+def _said(notes: list[dict[str, Any]], needle: str) -> dict[str, Any]:
+    """The one message chunk whose text has ``needle``."""
+    (update,) = [
+        n["params"]["update"]
+        for n in notes
+        if n["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        and needle in n["params"]["update"]["content"]["text"]
+    ]
+    return dict(update)
 
 
 def test_every_stop_reason(tmp_path: Path) -> None:
