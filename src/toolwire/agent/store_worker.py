@@ -43,16 +43,11 @@ class StoreWorker:
         except BaseException:
             self._pool.shutdown(wait=False)
             raise
-        self.path = self._store.path
 
     async def call(self, work: Callable[[SessionStore], _T]) -> _T:
         """``work(store)`` on the store's thread, after every job submitted before it."""
         loop = asyncio.get_running_loop()
         return await asyncio.shield(loop.run_in_executor(self._pool, work, self._store))
-
-    def run(self, work: Callable[[SessionStore], _T]) -> _T:
-        """``work(store)`` from synchronous code (no event loop): waits for it."""
-        return self._pool.submit(work, self._store).result()
 
     async def aclose(self) -> None:
         """Close the store once every submitted job is done; the thread ends."""
