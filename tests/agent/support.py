@@ -1,8 +1,10 @@
-"""End-to-end harness for ``toolwire acp``: cassettes, a scripted SDK client, wire checks.
+"""Harness for ``toolwire acp``: cassettes, a scripted SDK client, wire checks.
 
-``agent(...)`` spawns ``python -m toolwire acp`` with the official SDK's
+``agent(...)`` serves the agent that ``toolwire acp ARGS`` would run to the official SDK
+client inside the test's process (``toolwire.testing.connect_in_memory``);
+``spawn_agent(...)`` spawns ``python -m toolwire acp`` with the SDK's
 ``spawn_agent_process`` (a trimmed environment pointing HOME and the XDG directories into
-the test's tmp_path) and captures every message the agent writes with an SDK observer.
+the test's tmp_path). Both capture every message the agent writes with an SDK observer.
 ``check_wire`` validates them against the vendored ACP v1 JSON Schema: each
 ``session/update``'s params against ``#/$defs/SessionNotification``, each response
 against the ``*Response`` definition of the request it answers, each request the agent
@@ -15,8 +17,9 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -45,6 +48,11 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from tests.acp_check import SCHEMA_DIR
+from toolwire.agent.agent import ToolwireAgent
+from toolwire.agent.outbox import LineSink
+from toolwire.agent.store_worker import StoreWorker
+from toolwire.config import load_config
+from toolwire.testing import InMemoryConnection, connect_in_memory
 
 _URI = "urn:toolwire-tests:acp-schema-v1-e2e"
 RESPONSES = {
@@ -293,7 +301,7 @@ async def _pump(proc: asyncio.subprocess.Process, into: bytearray) -> None:
 
 
 @dataclass
-class Agent:
+class SpawnedAgent:
     conn: ClientSideConnection
     process: asyncio.subprocess.Process
     wire: list[StreamEvent]
@@ -323,7 +331,47 @@ def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
 @asynccontextmanager
 async def agent(
     tmp_path: Path, client: ScriptedClient, *args: str, env: dict[str, str] | None = None
-) -> AsyncIterator[Agent]:
+) -> AsyncIterator[InMemoryConnection]:
+    """The agent of ``toolwire acp ARGS``, in this process, driven by the SDK client.
+
+    ARGS: ``--backend``, ``--config``, ``--mode``, ``--record``; ``env`` (default:
+    ``environment(tmp_path)``) is in force while it runs, as for a spawned agent.
+    """
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    with _environ(env or environment(tmp_path)):
+        config_file = options.get("--config")
+        config = load_config(
+            Path(config_file) if config_file else None,
+            backend=options.get("--backend"),
+            mode=options.get("--mode"),
+        )
+        record = options.get("--record")
+
+        def make(sink: LineSink) -> ToolwireAgent:
+            return ToolwireAgent(config, StoreWorker(), sink, record=record)
+
+        async with connect_in_memory(make, client) as pair:
+            yield pair
+
+
+@contextmanager
+def _environ(env: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@asynccontextmanager
+async def spawn_agent(
+    tmp_path: Path, client: ScriptedClient, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[SpawnedAgent]:
     """``python -m toolwire acp ARGS`` driven through the official SDK client."""
     wire: list[StreamEvent] = []
     log = tmp_path / f"agent-{len(list(tmp_path.glob('agent-*.log')))}.log"
@@ -339,7 +387,7 @@ async def agent(
             transport_kwargs={"stderr": stderr.fileno()},
             observers=[wire.append],
         ) as (conn, process):
-            yield Agent(conn, process, wire, log)
+            yield SpawnedAgent(conn, process, wire, log)
 
 
 @cache
@@ -415,6 +463,37 @@ def text_of(notifications: list[dict[str, Any]], kind: str = "agent_message_chun
     )
 
 
+def one_message_id_per_message(notes: list[dict[str, Any]]) -> None:
+    """Adjacent text chunks share a messageId; each model response gets a new one."""
+    ids: list[str] = []
+    for note in notes:
+        update = note["params"]["update"]
+        if update["sessionUpdate"] == "agent_message_chunk":
+            assert update.get("messageId"), "text chunk without messageId"
+            if not ids or ids[-1] != update["messageId"]:
+                assert update["messageId"] not in ids, "a messageId came back after another"
+                ids.append(update["messageId"])
+    assert len(ids) >= 3
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs after up to 2 s (a zombie counts as dead)."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        try:  # a zombie is dead too: it only waits for its parent
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                if stat.read().split(") ", 1)[1].startswith("Z"):
+                    return False
+        except OSError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 APP = "def greet():\n    return 'hi'\n"
 
 
@@ -453,6 +532,18 @@ async def start(conn: Any, cwd: Path, caps: ClientCapabilities | None = None) ->
     assert init.agent_capabilities.load_session is True
     session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
     return str(session.session_id)
+
+
+#: The API key the fake backends expect (read from ``TEST_KEY``); never shown to a user.
+KEY = "sk-test-0123456789abcdefghij"
+
+
+def fake_backend(url: str) -> str:
+    """A config whose default backend is an Anthropic-compatible server at ``url``."""
+    return (
+        'default_backend = "fake"\n[backends.fake]\nprovider = "anthropic"\n'
+        f'model = "claude-test"\nbase_url = "{url}"\napi_key_env = "TEST_KEY"\n'
+    )
 
 
 def write_config(tmp_path: Path, text: str) -> Path:

@@ -1,9 +1,9 @@
-"""``toolwire acp`` sessions and settings end to end (official Python SDK client).
+"""Sessions and settings of the agent (official Python SDK client, in this process).
 
-Restart and ``session/load`` (a second agent process on the same data directory),
-``session/list``, ``resume`` and ``close``; modes and the model config option; a
-malformed input line; a backend's 4xx answer (a local fake HTTP server); every stop
-reason. Every message the agents wrote is validated against the ACP v1 schema.
+``session/load``, ``list``, ``resume`` and ``close`` on one agent; modes and the model
+config option; a malformed input line; a backend's 4xx answer (a local fake HTTP
+server); every stop reason; the demo notice. Every message the agent wrote is validated
+against the ACP v1 schema. Load after a restart (a second process): ``test_processes.py``.
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from acp.exceptions import RequestError
 
 from tests.agent.support import (
     APP,
+    KEY,
     ScriptedClient,
     agent,
     calls_by_id,
     check_wire,
     environment,
+    fake_backend,
     full_turn_cassette,
     project,
     response,
@@ -34,85 +36,42 @@ from tests.agent.support import (
 )
 from tests.fakes.http import FakeServer, Reply
 
-KEY = "sk-test-0123456789abcdefghij"
 
-
-def test_load_after_restart_list_resume_close(tmp_path: Path) -> None:
+def test_load_list_resume_close_on_one_agent(tmp_path: Path) -> None:
+    """What a turn stored is listed, replayed on load (consolidated), resumed, closed."""
     root = project(tmp_path)
     cassette = full_turn_cassette(tmp_path)
-    first = ScriptedClient(answers=["allow_always", "allow_always"])
+    client = ScriptedClient(answers=["allow_always", "allow_always"])
 
-    async def before_restart() -> str:
-        async with agent(tmp_path, first, "--backend", f"replay:{cassette}") as run:
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
             sid = await start(run.conn, root)
             result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
             assert result.stop_reason == "end_turn"
+            listed = await run.conn.list_sessions()
+            assert [s.session_id for s in listed.sessions] == [sid]
+            assert listed.sessions[0].title == "Say hello"
+            assert (await run.conn.list_sessions(cwd=str(tmp_path))).sessions == []
+            before = len(run.notifications())
+            loaded = await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+            assert loaded.modes is not None
+            replayed = run.notifications()[before:]
+            kinds = [n["params"]["update"]["sessionUpdate"] for n in replayed]
+            assert kinds[0] == "user_message_chunk"
+            assert "tool_call_update" not in kinds, "the transcript is consolidated"
+            calls = calls_by_id(replayed)
+            assert [c["status"] for c in calls.values()] == ["completed"] * 3
+            assert calls["toolu_edit"]["content"][0]["oldText"] == APP
+            assert "Done: greet() now says hello." in text_of(replayed)
+            await run.conn.resume_session(cwd=str(root), session_id=sid, mcp_servers=[])
+            await run.conn.close_session(session_id=sid)
+            with pytest.raises(RequestError):
+                await run.conn.prompt(session_id=sid, prompt=[text_block("closed?")])
+            with pytest.raises(RequestError):
+                await run.conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
             check_wire(run.wire)
-            return sid
 
-    sid = asyncio.run(before_restart())
-    with FakeServer() as server:
-        server.script(Reply(chunks=[response(("text", "Yes, it says hello now.")).encode()]))
-        config = write_config(tmp_path, _fake_backend(server.url))
-        env = environment(tmp_path, TEST_KEY=KEY)
-        second = ScriptedClient()
-        asyncio.run(_after_restart(tmp_path, second, config, env, sid, root))
-        history = server.requests[0].json()["messages"]
-    # the new backend got the whole history: the calls, their results, the new prompt
-    kinds = [block["type"] for m in history for block in _blocks(m)]
-    assert kinds.count("tool_use") == 3
-    assert kinds.count("tool_result") == 3
-    assert history[-1]["content"][-1]["text"] == "Did it work?"
-
-
-def _fake_backend(url: str) -> str:
-    return (
-        'default_backend = "fake"\n[backends.fake]\nprovider = "anthropic"\n'
-        f'model = "claude-test"\nbase_url = "{url}"\napi_key_env = "TEST_KEY"\n'
-    )
-
-
-def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message["content"]
-    return [{"type": "text", "text": content}] if isinstance(content, str) else content
-
-
-async def _after_restart(
-    tmp_path: Path,
-    client: ScriptedClient,
-    config: Path,
-    env: dict[str, str],
-    sid: str,
-    root: Path,
-) -> None:
-    async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-        await run.conn.initialize(protocol_version=1)
-        listed = await run.conn.list_sessions()
-        assert [s.session_id for s in listed.sessions] == [sid]
-        assert listed.sessions[0].title == "Say hello"
-        assert listed.sessions[0].cwd == str(root)
-        assert (await run.conn.list_sessions(cwd=str(tmp_path))).sessions == []
-        loaded = await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
-        assert loaded.modes is not None
-        assert loaded.modes.current_mode_id == "ask"
-        replayed = run.notifications()
-        kinds = [n["params"]["update"]["sessionUpdate"] for n in replayed]
-        assert kinds[0] == "user_message_chunk"
-        assert "tool_call_update" not in kinds, "the transcript is consolidated"
-        calls = calls_by_id(replayed)
-        assert [c["status"] for c in calls.values()] == ["completed"] * 3
-        assert calls["toolu_edit"]["content"][0]["oldText"] == APP
-        assert "Done: greet() now says hello." in text_of(replayed)
-        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Did it work?")])
-        assert result.stop_reason == "end_turn"
-        assert "Yes, it says hello now." in text_of(run.notifications())
-        await run.conn.resume_session(cwd=str(root), session_id=sid, mcp_servers=[])
-        await run.conn.close_session(session_id=sid)
-        with pytest.raises(RequestError):
-            await run.conn.prompt(session_id=sid, prompt=[text_block("closed?")])
-        with pytest.raises(RequestError):
-            await run.conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
-        check_wire(run.wire)
+    asyncio.run(scenario())
 
 
 def test_modes_and_model_option(tmp_path: Path) -> None:
@@ -170,9 +129,7 @@ def test_malformed_line_is_answered_and_serving_goes_on(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
             await run.conn.initialize(protocol_version=1)
-            assert run.process.stdin is not None
-            run.process.stdin.write(b"{this is not json\n[1, 2]\n")
-            await run.process.stdin.drain()
+            await run.send_raw(b"{this is not json\n[1, 2]\n")
             listed = await run.conn.list_sessions()  # still serving
             assert listed.sessions == []
             errors = [m["error"] for m in run.sent() if "error" in m]
@@ -197,7 +154,7 @@ def test_backend_4xx_is_a_message_and_the_session_lives(tmp_path: Path) -> None:
             Reply(400, [json.dumps(error).encode()], content_type="application/json"),
             Reply(chunks=[response(("text", "Working again.")).encode()]),
         )
-        config = write_config(tmp_path, _fake_backend(server.url))
+        config = write_config(tmp_path, fake_backend(server.url))
         env = environment(tmp_path, TEST_KEY=KEY)
         client = ScriptedClient()
 
@@ -213,9 +170,25 @@ def test_backend_4xx_is_a_message_and_the_session_lives(tmp_path: Path) -> None:
                 result = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
                 assert result.stop_reason == "end_turn"
                 assert "Working again." in text_of(run.notifications())
+                live = _said(run.notifications(), "HTTP 400")
+                before = len(run.notifications())
+                await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+                # the stored message is the one that was sent: same text, same messageId
+                assert _said(run.notifications()[before:], "HTTP 400") == live
                 check_wire(run.wire)
 
         asyncio.run(scenario())
+
+
+def _said(notes: list[dict[str, Any]], needle: str) -> dict[str, Any]:
+    """The one message chunk whose text has ``needle``."""
+    (update,) = [
+        n["params"]["update"]
+        for n in notes
+        if n["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        and needle in n["params"]["update"]["content"]["text"]
+    ]
+    return dict(update)
 
 
 def test_every_stop_reason(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.ids import IdGuard
 from toolwire.agent.permissions import decide, preview
-from toolwire.agent.turn import IdGuard
+from toolwire.agent.turn import PromptStopReason, TurnState, TurnStateError
 from toolwire.events import (
     MessageEnd,
     TextDelta,
@@ -104,7 +105,7 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     assert write is not None
 
     def run(tool: object, args: dict[str, object]) -> object:
-        return asyncio.run(preview(tool, args, ctx))  # type: ignore[arg-type]
+        return asyncio.run(preview(tool, args, ctx))
 
     path = str(tmp_path / "a.py")
     one = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
@@ -148,3 +149,48 @@ def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Pat
     result = asyncio.run(edit.run(args, ctx))
     assert not result.is_error
     assert path.read_bytes().decode("utf-8") == shown["newText"], "approved == applied"
+
+
+async def _a_long_turn() -> PromptStopReason:
+    await asyncio.sleep(10)
+    return "end_turn"
+
+
+def test_turn_state_moves_through_its_table_and_refuses_the_rest() -> None:
+    async def scenario() -> None:
+        state = TurnState()
+        assert state.phase == "idle"
+        with pytest.raises(TurnStateError):
+            state.move("cancel")  # nothing runs: a cancel is a bug, not a no-op
+        with pytest.raises(TurnStateError):
+            state.finish()
+        task = asyncio.create_task(_a_long_turn())
+        state.start(task)
+        assert state.task is task
+        assert not state.cancelling
+        with pytest.raises(TurnStateError):
+            state.start(task)
+        state.cancel()
+        assert state.cancelling
+        assert task.cancelling()
+        state.cancel()  # later cancels do nothing
+        assert state.move("cancel") == "cancelling"  # the client answered "cancelled" first
+        await asyncio.gather(task, return_exceptions=True)
+        state.finish()
+        assert (state.phase, state.task) == ("idle", None)
+
+    asyncio.run(scenario())
+
+
+def test_turn_state_stop_cancels_as_the_user_or_as_the_connection() -> None:
+    async def scenario() -> None:
+        for cancel, phase in ((True, "cancelling"), (False, "running")):
+            state = TurnState()
+            state.start(asyncio.create_task(_a_long_turn()))
+            await state.stop(cancel=cancel)
+            assert state.task is not None
+            assert state.task.cancelled()
+            assert state.phase == phase
+        await TurnState().stop(cancel=True)  # idle: nothing to stop
+
+    asyncio.run(scenario())

@@ -2,17 +2,20 @@
 
 The SDK routes each JSON-RPC request to a method here, validated into its models, each
 in a task of its own (so ``session/cancel`` is heard while a prompt runs). Sessions are
-``Session`` objects in memory and rows in the ``SessionDatabase``; a prompt turn is a
-``loop.Turn`` run as a task, so that ``cancel`` can stop it without cancelling the SDK's
-request handler (which must still answer the prompt, once, with ``cancelled``).
+``Session`` objects in memory and rows in the ``SessionDatabase``, which every handler
+reaches through ``_store_call`` (the store's own thread: SQLite never blocks the loop).
+A prompt turn is a ``turn.Turn`` run as a task, its phase a ``turn.TurnState``, so
+that ``cancel`` can stop it without cancelling the SDK's request handler (which must
+still answer the prompt, once, with ``cancelled``).
 
-Protocol rules kept here (DESIGN.md "ACP rules that bite", research/acp.md 1, 6, 7):
+Protocol rules kept here (ACP v1 schema and docs, https://agentclientprotocol.com):
 
 * ``initialize`` advertises only what works: ``loadSession``; ``session/list``,
   ``resume``, ``close`` and ``additionalDirectories``; embedded context in prompts (no
   images, no audio, no MCP servers);
 * a new session's outbox is held until the ``session/new`` response is written (the
-  transport's ``on_sent`` opens it); its first update, the config options, follows;
+  transport's ``on_sent``, matched to the request's id, opens it); its first update,
+  the config options, follows;
 * ``session/load`` replays the stored transcript before answering;
 * the model is a ``category: "model"`` config option; ``set_config_option`` answers
   with the full set and also sends a ``config_option_update``.
@@ -23,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import httpx2
 from acp.exceptions import RequestError
@@ -44,25 +49,29 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from toolwire.agent.factory import SessionFactory
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.permissions import MODES
-from toolwire.agent.runtime import (
-    SessionFactory,
-    ignore_mcp,
-    initialize_response,
-    options_model,
-    session_infos,
-    state_model,
-    stop_session,
-)
+from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import Runtime, Session, config_options
 from toolwire.agent.store import SessionDatabase
-from toolwire.agent.turn import Turn
+from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.turn import PromptStopReason, Turn, TurnState
 from toolwire.config import Config
+from toolwire.errors import UsageError
 from toolwire.updates.profiles import profile_for_client
 
 log = logging.getLogger("toolwire.agent")
 PAGE_SIZE = 50
+_T = TypeVar("_T")
+
+
+@dataclass(slots=True, eq=False)
+class _Open:
+    """A session open on this connection, and its prompt turn."""
+
+    session: Session
+    turn: TurnState = field(default_factory=TurnState)
 
 
 class ToolwireAgent:
@@ -71,7 +80,7 @@ class ToolwireAgent:
     def __init__(
         self,
         config: Config,
-        store: SessionDatabase,
+        store: StoreWorker,
         sink: LineSink,
         *,
         record: str | None = None,
@@ -82,7 +91,8 @@ class ToolwireAgent:
         self._store = store
         self._sink = sink
         self._record = record
-        self._sessions: dict[str, Session] = {}
+        self._sessions: dict[str, _Open] = {}
+        self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
 
     def on_connect(self, conn: Client) -> None:
@@ -91,13 +101,21 @@ class ToolwireAgent:
             self._config, self._store, conn, record=self._record, http=self._http
         )
 
+    def on_received(self, message: dict[str, Any]) -> None:
+        """Transport hook: a message from the client, before the SDK routes it."""
+        if message.get("method") == "session/new" and "id" in message:
+            self._creating.add(message["id"])
+
     def on_sent(self, message: dict[str, Any]) -> None:
         """Transport hook: a ``session/new`` response is written, the session may speak."""
+        if "method" in message or message.get("id") not in self._creating:
+            return
+        self._creating.discard(message["id"])
         result = message.get("result")
-        if isinstance(result, dict) and isinstance(result.get("sessionId"), str):
-            session = self._sessions.get(result["sessionId"])
-            if session is not None:
-                session.outbox.open()
+        session_id = result.get("sessionId") if isinstance(result, dict) else None
+        opened = self._sessions.get(session_id) if isinstance(session_id, str) else None
+        if opened is not None:
+            opened.session.outbox.open()
 
     async def initialize(
         self,
@@ -122,11 +140,11 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         """A new session; nothing is sent for it before this response (outbox held)."""
-        ignore_mcp(mcp_servers)
+        _ignore_mcp(mcp_servers)
         dirs = tuple(additional_directories or ())
         session_id = str(uuid.uuid4())
-        session = self._factory().new(session_id, cwd, dirs)
-        self._sessions[session_id] = session
+        session = await self._factory().new(session_id, cwd, dirs)
+        self._sessions[session_id] = _Open(session)
         session.outbox.update(self._option_update(session))
         return NewSessionResponse(
             session_id=session_id,
@@ -143,9 +161,9 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         """Reopen a stored session, replaying its transcript before the answer."""
-        ignore_mcp(mcp_servers)
+        _ignore_mcp(mcp_servers)
         session = await self._reopen(session_id, cwd, additional_directories)
-        for update in self._store.updates(session_id):
+        for update in await self._store_call(lambda db: db.updates(session_id)):
             session.outbox.update(update)
         await session.outbox.drain()
         return LoadSessionResponse(
@@ -161,7 +179,7 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         """Reopen a stored session without replaying it (the client kept its view)."""
-        ignore_mcp(mcp_servers)
+        _ignore_mcp(mcp_servers)
         session = await self._reopen(session_id, cwd, additional_directories)
         return ResumeSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
@@ -175,39 +193,41 @@ class ToolwireAgent:
             offset = int(cursor) if cursor else 0
         except ValueError:
             raise RequestError.invalid_params({"cursor": "not from session/list"}) from None
-        records = self._store.list_sessions(cwd=cwd, limit=PAGE_SIZE + 1, offset=offset)
+        records = await self._store_call(
+            lambda db: db.list_sessions(cwd=cwd, limit=PAGE_SIZE + 1, offset=offset)
+        )
         more = str(offset + PAGE_SIZE) if len(records) > PAGE_SIZE else None
         return ListSessionsResponse(sessions=session_infos(records[:PAGE_SIZE]), next_cursor=more)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Stop the session's work and free it (it stays stored, loadable later)."""
-        session = self._sessions.pop(session_id, None)
-        if session is None and self._store.get(session_id) is None:
+        opened = self._sessions.pop(session_id, None)
+        if opened is None and await self._store_call(lambda db: db.get(session_id)) is None:
             raise RequestError.resource_not_found(session_id)
-        if session is not None:
-            await stop_session(session, cancel=True)
+        if opened is not None:
+            await _stop(opened, cancel=True)
         return CloseSessionResponse()
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         """``ask`` / ``accept-edits`` / ``read-only``, from the next decision on."""
-        self._set_mode(self._live(session_id), mode_id)
+        await self._set_mode(self._live(session_id).session, mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         """``model`` (applies at the next prompt) or ``mode``; answers the full set."""
-        session = self._live(session_id)
+        session = self._live(session_id).session
         if config_id == "mode" and isinstance(value, str):
-            self._set_mode(session, value)
+            await self._set_mode(session, value)
         elif config_id == "model" and isinstance(value, str):
             if value not in self._config.backends:
                 known = ", ".join(self._config.backends)
                 raise RequestError.invalid_params({"value": f"unknown model {value!r}; {known}"})
-            session.selected = value
-            self._store.update(session_id, backend=value)
+            session.pending = value
+            await self._store_call(lambda db: db.update(session_id, backend=value))
             session.outbox.update(self._option_update(session))
         else:
             raise RequestError.invalid_params({"configId": f"no option {config_id!r} of that type"})
@@ -215,12 +235,13 @@ class ToolwireAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
-        session = self._live(session_id)
-        if session.turn is not None:
+        opened = self._live(session_id)
+        if opened.turn.phase != "idle":
             raise RequestError.invalid_request({"message": "a prompt is already running"})
-        session.cancelling = False
-        task = asyncio.create_task(Turn(session, self._rt()).run(prompt))
-        session.turn = task
+        turn = Turn(opened.session, self._rt(), opened.turn)
+        task = asyncio.create_task(turn.run(prompt))
+        opened.turn.start(task)
+        stop: PromptStopReason
         try:
             stop = await task
         except asyncio.CancelledError:
@@ -229,16 +250,14 @@ class ToolwireAgent:
                 raise  # this handler itself is being cancelled: the connection is closing
             stop = "cancelled"  # cancelled before the turn took its first step
         finally:
-            session.turn = None
+            opened.turn.finish()
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """``session/cancel``: stop the running turn (once; later cancels do nothing)."""
-        session = self._sessions.get(session_id)
-        if session is None or session.turn is None or session.cancelling:
-            return
-        session.cancelling = True
-        session.turn.cancel()
+        opened = self._sessions.get(session_id)
+        if opened is not None:
+            opened.turn.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         """No authentication methods are advertised (keys live in the environment)."""
@@ -264,56 +283,75 @@ class ToolwireAgent:
 
     def busy(self) -> bool:
         """True while a prompt turn runs in some session."""
-        return any(s.turn is not None for s in self._sessions.values())
+        return any(o.turn.phase != "idle" for o in self._sessions.values())
 
     async def shutdown(self) -> None:
         """The client went away: stop every turn and command, close the store."""
-        sessions, self._sessions = list(self._sessions.values()), {}
-        for session in sessions:
-            await stop_session(session, cancel=False)
-        self._store.close()
+        opened, self._sessions = list(self._sessions.values()), {}
+        for each in opened:
+            await _stop(each, cancel=False)
+        await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------
 
+    async def _store_call(self, work: Callable[[SessionDatabase], _T]) -> _T:
+        """``work(store)`` off the event loop, in order with every other store call."""
+        return await self._store.call(work)
+
     def _rt(self) -> Runtime:
         if self._runtime is None:
-            raise RuntimeError("the agent is not connected")
+            raise UsageError("the agent is not connected: the SDK calls on_connect first")
         return self._runtime
 
     def _factory(self) -> SessionFactory:
         return SessionFactory(self._rt(), self._sink)
 
-    def _live(self, session_id: str) -> Session:
-        session = self._sessions.get(session_id)
-        if session is None:
+    def _live(self, session_id: str) -> _Open:
+        opened = self._sessions.get(session_id)
+        if opened is None:
             raise RequestError.invalid_params(
                 {"sessionId": f"{session_id} is not open here: session/new or session/load first"}
             )
-        return session
+        return opened
 
     async def _reopen(self, session_id: str, cwd: str, dirs: list[str] | None) -> Session:
-        record = self._store.get(session_id)
+        record = await self._store_call(lambda db: db.get(session_id))
         if record is None:
             raise RequestError.resource_not_found(session_id)
         old = self._sessions.pop(session_id, None)
         if old is not None:
-            await stop_session(old, cancel=True)
+            await _stop(old, cancel=True)
         extra = tuple(dirs) if dirs is not None else record.additional_dirs
-        session = self._factory().reopen(record, cwd, extra)
-        self._sessions[session_id] = session
+        session = await self._factory().reopen(record, cwd, extra)
+        self._sessions[session_id] = _Open(session)
         return session
 
-    def _set_mode(self, session: Session, mode_id: str) -> None:
+    async def _set_mode(self, session: Session, mode_id: str) -> None:
         if mode_id not in MODES:
             raise RequestError.invalid_params({"modeId": f"{mode_id!r}; use {', '.join(MODES)}"})
         session.mode = mode_id
-        self._store.update(session.id, mode=mode_id)
+        await self._store_call(lambda db: db.update(session.id, mode=mode_id))
         session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode_id})
         session.outbox.update(self._option_update(session))
 
     def _option_update(self, session: Session) -> dict[str, Any]:
         options = config_options(session, self._config)
         return {"sessionUpdate": "config_option_update", "configOptions": options}
+
+
+def _ignore_mcp(servers: list[Any] | None) -> None:
+    """MCP servers are not advertised; a client that sends some anyway is logged."""
+    if servers:
+        log.warning("MCP servers are not supported yet; ignoring %d", len(servers))
+
+
+async def _stop(opened: _Open, *, cancel: bool) -> None:
+    """End a session's turn (as a user cancel, or not) and its background commands."""
+    await opened.turn.stop(cancel=cancel)
+    try:
+        await opened.session.tools.terminal.aclose()
+    except Exception:  # a command that will not die must not keep the session open
+        log.exception("session %s: closing its commands failed", opened.session.id)
 
 
 __all__ = ["PAGE_SIZE", "ToolwireAgent"]

@@ -4,7 +4,7 @@ The update engine shows a response to the editor; this keeps it for the model. P
 are kept in the order the model produced them (thinking, text, calls, text...), with
 adjacent deltas of one kind merged. Thinking keeps its signature (a ``signature``-only
 delta closes the block it signs) and redacted payloads stay separate parts, so the same
-backend gets them back byte for byte (DESIGN.md "Backend switch"; the backends drop them
+backend gets them back byte for byte (docs/agent.md "Model switch"; the backends drop them
 for any other backend). A call whose arguments did not parse keeps its raw text, which
 the backends send back as ``{"INVALID_JSON": text}``.
 """

@@ -3,7 +3,7 @@
 The call's ``ToolCallLifecycle`` (already ``pending`` with its final ``rawInput``) moves
 to ``in_progress`` when the tool starts and ends ``completed`` or ``failed``; every change
 goes through the update engine, so output frames are coalesced, throttled and bounded
-(research/acp.md 6.1-6.4). What the result shows:
+(docs/agent.md "Tools"). What the result shows:
 
 * ``Edit``/``Write``: the diff (``oldText``/``newText``), never prose over it;
 * ``Bash`` in a client terminal: the ``{"type": "terminal"}`` content, added as soon as

@@ -2,14 +2,14 @@
 
 ``ClientFileSystem`` reads and writes through ``fs/read_text_file`` /
 ``fs/write_text_file`` when the client advertised them in ``initialize``, so the model
-sees the editor's buffers, unsaved edits included (issue 4 section 5); otherwise, and for
+sees the editor's buffers, unsaved edits included; otherwise, and for
 whichever direction the client did not offer, the local disk (atomic writes).
 
 ``ClientTerminal`` runs a ``Bash`` command in a client terminal (``terminal/create``,
 ``wait_for_exit``, ``output``, ``release``): the editor shows the live output itself
-from the ``{"type": "terminal"}`` content, so no output frames are re-sent at all (the
-fix for the 890 MB stream of research/acp.md 6.3). ``on_created`` puts that content on
-the call before anything else happens: ACP wants it added before ``terminal/release``.
+from the ``{"type": "terminal"}`` content, so no output frames are re-sent at all (a
+client can otherwise be flooded with hundreds of MB of them). ``on_created`` puts that
+content on the call before anything else happens: ACP wants it before ``terminal/release``.
 A timeout or a cancel kills the command (``terminal/kill``), and the terminal is always
 released. Background commands run locally (the model can read their log file).
 """

@@ -9,8 +9,9 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
   that is not an object, which the SDK would crash its receive loop on), and the agent
   keeps serving.
 * **Written means written.** ``on_sent`` sees each message once it is in the output
-  buffer, in wire order: the agent opens a session's outbox only after its
-  ``session/new`` response (ACP: nothing for a session before that response).
+  buffer, in wire order (and ``on_received`` each request as it arrives): the agent
+  opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
+  session before that response).
 * **Pre-encoded notifications.** The update engine already holds each notification as
   its exact wire line (compact ASCII JSON, like the SDK's own sender); ``write_line``
   writes it as is, in order with everything else, with no second serialization.
@@ -36,7 +37,7 @@ from typing import Any, BinaryIO, Final, Protocol
 from acp.agent.connection import AgentSideConnection
 
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store_worker import StoreWorker
 from toolwire.backends import http_client
 from toolwire.config import Config
 from toolwire.updates.wire import encode
@@ -62,10 +63,12 @@ class StdioTransport:
         writer: Writer,
         *,
         on_sent: Callable[[dict[str, Any]], None] | None = None,
+        on_received: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._reader = reader
         self._writer = writer
         self.on_sent = on_sent
+        self.on_received = on_received
         self._closed = False
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -106,6 +109,8 @@ class StdioTransport:
             if not isinstance(message, dict):
                 await self._reject(-32600, "Invalid request", "a message must be a JSON object")
                 continue
+            if self.on_received is not None:
+                self.on_received(message)
             return message
 
     async def close(self) -> None:
@@ -216,7 +221,7 @@ class Writer(Protocol):
 
 
 async def serve(
-    config: Config, *, record: str | None = None, store: SessionDatabase | None = None
+    config: Config, *, record: str | None = None, store: StoreWorker | None = None
 ) -> None:
     """Serve one client on stdio until it closes its end; then stop everything cleanly.
 
@@ -233,8 +238,8 @@ async def serve(
     reader, writer = await open_stdio()
     transport = StdioTransport(reader, writer)
     client = http_client()  # the backends' connections: closed on the way out, below
-    agent = ToolwireAgent(config, store or SessionDatabase(), transport, record=record, http=client)
-    transport.on_sent = agent.on_sent
+    agent = ToolwireAgent(config, store or StoreWorker(), transport, record=record, http=client)
+    transport.on_sent, transport.on_received = agent.on_sent, agent.on_received
     # session/resume and session/close are stable in ACP v1 (schema 1.21), but the SDK
     # (0.12.1, generated from schema 1.19) still routes them only in "unstable" mode.
     conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)

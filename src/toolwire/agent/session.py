@@ -3,8 +3,8 @@
 A ``Session`` lives in memory while the client uses it (``session/new``, ``load``,
 ``resume``) and on disk in the ``SessionDatabase`` (history, transcript, backend, mode), so
 ``session/load`` and ``session/list`` work after a restart. ``Runtime`` is what every
-session of one connection shares: the configuration, the store, the client handle and
-what the client said it can do in ``initialize``.
+session of one connection shares: the configuration, the store (on its worker thread),
+the client handle and what the client said it can do in ``initialize``.
 
 The model is a config option (``id: "model"``, ``category: "model"``; ACP removed
 ``session/set_model``), its values the configured backends; a change applies at the next
@@ -15,7 +15,6 @@ since the protocol is moving modes into config options.
 
 from __future__ import annotations
 
-import asyncio
 import platform
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,7 @@ from acp.schema import ClientCapabilities
 
 from toolwire.agent.outbox import Outbox
 from toolwire.agent.permissions import MODES
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store_worker import StoreWorker
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
 from toolwire.handoff import Handoff, MemorySummaryCache
@@ -39,7 +38,7 @@ class Runtime:
     """What the sessions of one connection share."""
 
     config: Config
-    store: SessionDatabase
+    store: StoreWorker
     client: Client
     capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
     profile: str = "minimal"
@@ -50,32 +49,32 @@ class Runtime:
 
 @dataclass(slots=True, eq=False)
 class Session:
-    """A live session. ``backend`` is in use; ``selected`` applies at the next prompt.
+    """A live session.
 
-    ``history`` is the raw history, never rewritten; after a switch the backend sees it
-    through ``handoff``.
+    ``active`` names the backend in use and ``backend_impl`` is that backend (made at its
+    first request); ``pending`` names the one the user chose, which applies at the next
+    prompt. ``history`` is the raw history, never rewritten; after a switch the backend
+    sees it through ``handoff``. Its prompt turn is the agent's ``TurnState``.
     """
 
     id: str
     cwd: str
     additional_dirs: tuple[str, ...]
     mode: str
-    backend: str
+    active: str
     outbox: Outbox
     tools: ToolContext
     history: list[Message] = field(default_factory=list)
-    selected: str = ""
+    pending: str = ""
     always: set[str] = field(default_factory=set)
     call_ids: set[str] = field(default_factory=set)
-    model: TappableBackend | None = None
+    backend_impl: TappableBackend | None = None
     handoff: Handoff | None = None
-    turn: asyncio.Task[str] | None = None
-    cancelling: bool = False
     noticed: bool = False
     titled: bool = False
 
     def __post_init__(self) -> None:
-        self.selected = self.selected or self.backend
+        self.pending = self.pending or self.active
         self.call_ids.update(
             p.id for m in self.history for p in m.parts if isinstance(p, ToolCallPart)
         )
@@ -99,7 +98,7 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
             "description": "The backend and model that answer; a change applies next prompt.",
             "category": "model",
             "type": "select",
-            "currentValue": session.selected,
+            "currentValue": session.pending,
             "options": backends,
         },
         {

@@ -10,8 +10,8 @@ Two records per session, each authoritative for its reader:
   ``plan``), never the stream of deltas. A history cannot rebuild what the editor was
   shown (titles, diffs, locations, exit codes), so the editor's view is kept as is.
 
-One connection per store, WAL, foreign keys on; use a store from one thread (the agent's
-event loop: each call is a short local transaction). Schema and file: ``store_schema``.
+One connection per store, WAL, foreign keys on; use a store from the thread that opened
+it (the agent's: ``store_worker``, off the event loop). Schema and file: ``store_schema``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""A model switch inside a session: the handoff the new backend gets (issue 5).
+"""A model switch inside a session: the handoff the new backend gets.
 
 Choosing another ``model`` config option applies at the next prompt. The new backend
 then does not get the raw history (its files read and commands run would turn into
 half-remembered prose) but ``toolwire.handoff``: a summary of what came before plus the
 tool context verbatim and deduplicated, under ``[handoff]`` budgets, and the last turns
-as they were (DESIGN.md "Backend switch"). The summary is written by the new model; for
+as they were (docs/agent.md "Model switch"). The summary is written by the new model; for
 a replay backend (which would serve a recorded answer instead) it is the offline
 extractive one. The raw history is kept: a later switch is computed from it.
 
@@ -28,8 +28,8 @@ SUMMARY_TIMEOUT_S = 60.0
 
 
 async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
-    """Move the session to ``session.selected``; the notice to show the user."""
-    old, new = session.backend, session.selected
+    """Move the session to ``session.pending``; the notice to show the user."""
+    old, new = session.active, session.pending
     config = runtime.config
     chosen = config.backend(new)
     summarizer = None
@@ -48,9 +48,10 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
         timeout=SUMMARY_TIMEOUT_S,
         **config.handoff.model_dump(),
     )
-    session.backend, session.model, session.handoff = new, None, handoff
-    runtime.store.update(session.id, backend=new)
-    runtime.store.set_config_value(session.id, SWITCH_KEY, switch_at)
+    session.active, session.backend_impl, session.handoff = new, None, handoff
+    sid = session.id
+    await runtime.store.call(lambda db: db.update(sid, backend=new))
+    await runtime.store.call(lambda db: db.set_config_value(sid, SWITCH_KEY, switch_at))
     return _notice(old, new, handoff)
 
 
@@ -62,7 +63,7 @@ def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:
         session.history,
         switch_at,
         cwd=session.cwd,
-        target=session.backend,
+        target=session.active,
         **runtime.config.handoff.model_dump(),
     )
 

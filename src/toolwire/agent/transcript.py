@@ -6,7 +6,7 @@ Not the stream of deltas the editor got live, but what it ended up showing: one
 ``messageId``), one ``tool_call`` per call in its final state (title, kind, status,
 diff, locations, raw input and output, as the client held it after the last update),
 and the last ``plan``. Replaying it never re-streams text (claude-agent-acp#796: text
-rendered twice) and never sends an update for an unknown call (research/acp.md 6.9).
+rendered twice) and never sends an update for an unknown call (docs/agent.md "Sessions").
 
 A client terminal does not outlive the turn (it was released), so a terminal item is
 replayed as the command's output text instead.

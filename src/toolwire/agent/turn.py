@@ -10,11 +10,14 @@ model -> again, until the model ends its turn. The stop reason is right in every
 ``refusal``            the model refused;
 ``cancelled``          ``session/cancel`` (or a permission answered ``cancelled``).
 
-Failures never end the session (research/acp.md 6.11: a stop that wedged a session). An
-error before the first byte (a 4xx, a missing key) and a stream that breaks mid-way are
-told to the user as a message of their own; open calls end ``failed``; the history stays
-well formed (every call answered) for the next prompt. Each model response is saved, with
+Failures never end the session (docs/agent.md "The turn"). An error before the first
+byte (a 4xx, a missing key) and a stream that breaks mid-way are told to the user as a
+message of their own; open calls end ``failed``; the history stays well formed (every
+call answered) for the next prompt. Each model response is saved, with
 its consolidated transcript, as soon as its calls are done, so a crash loses little.
+
+A session's turn is in one phase at a time (``TurnState``): ``idle -> running ->
+(cancelling ->) idle``, moved only through the table ``_MOVES``.
 """
 
 from __future__ import annotations
@@ -22,20 +25,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeAlias
 
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.execute import Executor, PermissionCancelledError
+from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt
 from toolwire.agent.switch import request_messages, switch
 from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
-from toolwire.errors import TransportError
-from toolwire.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolwire.errors import TransportError, UsageError
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
@@ -44,47 +46,85 @@ from toolwire.updates.translate import ResponseTranslator
 
 log = logging.getLogger("toolwire.agent")
 
-StopReason: TypeAlias = Literal[
+#: The ``stopReason`` a ``session/prompt`` is answered with (not the provider's reason).
+PromptStopReason: TypeAlias = Literal[
     "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"
 ]
-_STOPS: dict[str | None, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
+_STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
 
+TurnPhase: TypeAlias = Literal["idle", "running", "cancelling"]
+TurnMove: TypeAlias = Literal["start", "cancel", "finish"]
 
-class IdGuard:
-    """ACP ``toolCallId``s unique in the session, even when a provider repeats an id.
+#: (phase, move) -> the next phase. Any other pair is a bug: ``TurnStateError``.
+_MOVES: Final[dict[tuple[TurnPhase, TurnMove], TurnPhase]] = {
+    ("idle", "start"): "running",
+    ("running", "cancel"): "cancelling",
+    # A client may answer a pending permission "cancelled" before its session/cancel
+    # arrives (the turn then moves itself), and session/close may follow a cancel.
+    ("cancelling", "cancel"): "cancelling",
+    ("running", "finish"): "idle",
+    ("cancelling", "finish"): "idle",
+}
 
-    A replayed cassette, or a text-format model numbering ``call_0`` in every response,
-    would otherwise reuse an id the editor already shows (Zed upserts onto the old card).
-    The history keeps the provider's ids; only the editor's ids are renamed.
+
+class TurnStateError(UsageError):
+    """A session's turn was moved in a way its transition table does not allow."""
+
+
+class TurnState:
+    """A session's prompt turn: ``idle -> running (-> cancelling) -> idle``, and its task.
+
+    The agent starts and finishes turns (one at a time per session) and cancels them on
+    ``session/cancel``; the turn reads ``cancelling`` to tell a user's cancel from the
+    connection going away.
     """
 
-    def __init__(self, used: set[str]) -> None:
-        self._used = used
-        self._map: dict[str, str] = {}
+    __slots__ = ("phase", "task")
 
-    def acp_id(self, provider_id: str) -> str:
-        """The ACP id of a call of this response."""
-        return self._map.get(provider_id, provider_id)
+    def __init__(self) -> None:
+        self.phase: TurnPhase = "idle"
+        self.task: asyncio.Task[PromptStopReason] | None = None
 
-    def event(self, event: Event) -> Event:
-        """``event`` with its call id made unique in the session."""
-        if isinstance(event, ToolCallStart):
-            new, n = event.id, 1
-            while new in self._used:
-                n += 1
-                new = f"{event.id}-{n}"
-            self._used.add(new)
-            self._map[event.id] = new
-            return event if new == event.id else replace(event, id=new)
-        if isinstance(event, ToolCallDelta | ToolCallEnd):
-            new = self._map.get(event.id, event.id)
-            if new == event.id:
-                return event
-            if isinstance(event, ToolCallDelta):
-                return ToolCallDelta(new, event.text, event.fields, event.values)
-            return replace(event, id=new)
-        return event
+    @property
+    def cancelling(self) -> bool:
+        """True once the user cancelled the running turn."""
+        return self.phase == "cancelling"
+
+    def move(self, move: TurnMove) -> TurnPhase:
+        """Apply one transition of the table; ``TurnStateError`` if it is not in it."""
+        try:
+            self.phase = _MOVES[(self.phase, move)]
+        except KeyError:
+            raise TurnStateError(f"cannot {move} a turn that is {self.phase}") from None
+        return self.phase
+
+    def start(self, task: asyncio.Task[PromptStopReason]) -> None:
+        """A prompt turn runs as ``task``."""
+        self.move("start")
+        self.task = task
+
+    def cancel(self) -> None:
+        """``session/cancel``: stop the running turn once; later cancels do nothing."""
+        if self.phase == "running" and self.task is not None:
+            self.move("cancel")
+            self.task.cancel()
+
+    def finish(self) -> None:
+        """The turn is over (answered, or its handler went away)."""
+        self.move("finish")
+        self.task = None
+
+    async def stop(self, *, cancel: bool) -> None:
+        """End the turn, as a user cancel or (``cancel=False``) as the connection closing."""
+        task = self.task
+        if task is None:
+            return
+        if cancel:
+            self.move("cancel")
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
 
 @dataclass(slots=True)
@@ -101,29 +141,32 @@ class Step:
 class Turn:
     """One prompt turn of a session (a fresh engine: metrics and held state per turn)."""
 
-    def __init__(self, session: Session, runtime: Runtime) -> None:
+    def __init__(self, session: Session, runtime: Runtime, state: TurnState) -> None:
         loop = asyncio.get_running_loop()
         self.session = session
         self.runtime = runtime
+        self.state = state
         self.engine = UpdateEngine(
-            session.id, profile=runtime.profile, clock=loop.time, message_ids=_message_id
+            session.id, profile=runtime.profile, clock=loop.time, message_ids=new_message_id
         )
         self.ticker = Ticker(self.engine, session.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
         self.step: Step | None = None
 
-    async def run(self, blocks: list[Any]) -> StopReason:
+    async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
-        self._begin(blocks)
+        await self._begin(blocks)
+        stop: PromptStopReason
         try:
-            if self.session.selected != self.session.backend:
-                self._say(await switch(self.session, self.runtime, len(self.session.history) - 1))
+            if self.session.pending != self.session.active:
+                switched = await switch(self.session, self.runtime, len(self.session.history) - 1)
+                await self._say(switched)
             stop = await self._steps()
         except PermissionCancelledError:
-            self.session.cancelling = True  # a client may answer "cancelled" before its cancel
+            self.state.move("cancel")  # a client may answer "cancelled" before its cancel
             stop = "cancelled"
         except asyncio.CancelledError:
-            if not self.session.cancelling:
+            if not self.state.cancelling:
                 raise  # not session/cancel: the connection is going away
             stop = "cancelled"
         except ConnectionError:  # the client left while we waited on it: end quietly
@@ -131,35 +174,34 @@ class Turn:
             stop = "end_turn"
         except Exception as exc:  # a bug in toolwire: say so, keep the session usable
             log.exception("session %s: the turn failed", self.session.id)
-            self._say(f"toolwire hit an internal error and stopped this turn ({exc}).")
+            await self._say(f"toolwire hit an internal error and stopped this turn ({exc}).")
             stop = "end_turn"
-        if stop == "cancelled":
-            self._close_step(None)
-        else:
-            self._close_step("the turn was stopped early")
+        await self._close_step(None if stop == "cancelled" else "the turn was stopped early")
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
         await self.session.outbox.drain()
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
-        return "cancelled" if self.session.cancelling else stop
+        return "cancelled" if self.state.cancelling else stop
 
-    def _begin(self, blocks: list[Any]) -> None:
+    async def _begin(self, blocks: list[Any]) -> None:
         session, store = self.session, self.runtime.store
         text = prompt_text(blocks)
         message = user(text)
         session.history.append(message)
-        store.append(session.id, messages=[message], updates=user_updates(blocks))
+        updates = user_updates(blocks)
+        await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
         if not session.titled:
             session.titled = True
-            record = store.update(session.id, title=shorten(text, 60) or "Untitled")
+            title = shorten(text, 60) or "Untitled"
+            record = await store.call(lambda db: db.update(session.id, title=title))
             info = {"title": record.title, "updatedAt": record.updated_at_iso}
             session.outbox.update({"sessionUpdate": "session_info_update", **info})
         config = self.runtime.config
-        if config.notice and not session.noticed and session.backend == config.default_backend:
+        if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True
-            self._say(config.notice)
+            await self._say(config.notice)
 
-    async def _steps(self) -> StopReason:
+    async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
         for _ in range(limit):
             step = await self._respond()
@@ -170,14 +212,16 @@ class Turn:
                 for call in step.collector.ordered_calls():
                     life = step.translator.calls[step.guard.acp_id(call.id)]
                     step.results[call.id] = await self.executor.execute(call, life)
-                self._save_step()
+                await self._save_step()
                 continue
             if stop in (None, "error"):
                 errors = step.collector.errors or ["the response ended without finishing"]
-                self._say(f"The model's response broke off: {errors[-1]}. You can ask again.")
-            self._close_step(_not_run(stop))
+                await self._say(f"The model's response broke off: {errors[-1]}. You can ask again.")
+            await self._close_step(_not_run(stop))
             return _STOPS.get(stop, "end_turn")
-        self._say(f"Stopped after {limit} model requests in one turn (limits.max_turn_requests).")
+        await self._say(
+            f"Stopped after {limit} model requests in one turn (limits.max_turn_requests)."
+        )
         return "max_turn_requests"
 
     async def _respond(self) -> Step | None:
@@ -186,7 +230,7 @@ class Turn:
         try:
             backend = self._backend()
         except ConfigError as exc:
-            self._say(f"The model backend {session.backend!r} cannot be used: {exc}")
+            await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
             return None
         tail = self.runtime.config.limits.max_live_output_chars
         translator = ResponseTranslator(self.engine, cwd=session.cwd, tail_bytes=tail)
@@ -205,36 +249,39 @@ class Turn:
                     self.ticker.send(step.translator.feed(step.guard.event(event)))
                     await session.outbox.drain()
         except TransportError as exc:  # before the first byte, by the backend contract
-            self._say(f"The request to {backend.name} ({backend.model}) failed: {exc}")
-            self._close_step("the request to the model failed")
+            await self._say(f"The request to {backend.name} ({backend.model}) failed: {exc}")
+            await self._close_step("the request to the model failed")
             return None
         return step
 
     def _backend(self) -> TappableBackend:
         session, config = self.session, self.runtime.config
-        if session.model is None:
+        if session.backend_impl is None:
             record = self.runtime.record
-            chosen = config.backend(session.backend)
+            chosen = config.backend(session.active)
             client = self.runtime.http
-            session.model = create_backend(chosen, config.limits, record=record, client=client)
-        return session.model
+            session.backend_impl = create_backend(
+                chosen, config.limits, record=record, client=client
+            )
+        return session.backend_impl
 
-    def _say(self, text: str) -> None:
-        """A message from toolwire itself (not the model's): its own ``messageId``."""
+    async def _say(self, text: str) -> None:
+        """A message from toolwire itself (not the model's): its own ``messageId``.
+
+        What is stored for ``session/load`` is the update that was sent, same id.
+        """
         self.engine.end_message()
-        self.ticker.send(self.engine.text(text))
+        notes = self.engine.text(text)
+        self.ticker.send(notes)
         self.engine.end_message()
-        update = {
-            "sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": text},
-            "messageId": _message_id(),
-        }
+        said = [note.update for note in notes if note.kind == "agent_message_chunk"]
         if self.step is not None:
-            self.step.tail.append(update)
-        else:
-            self.runtime.store.append(self.session.id, updates=[update])
+            self.step.tail.extend(said)
+        elif said:
+            sid = self.session.id
+            await self.runtime.store.call(lambda db: db.append(sid, updates=said))
 
-    def _close_step(self, reason: str | None) -> None:
+    async def _close_step(self, reason: str | None) -> None:
         """End what the current response left open (``None``: cancelled), then save it."""
         step = self.step
         if step is None:
@@ -251,13 +298,13 @@ class Turn:
         for made in step.collector.ordered_calls():
             if made.id not in step.results:
                 step.results[made.id] = ToolResultPart(made.id, made.name, text, is_error=True)
-        self._save_step()
+        await self._save_step()
 
-    def _save_step(self) -> None:
+    async def _save_step(self) -> None:
         step, self.step = self.step, None
         if step is None:
             return
-        message = step.collector.message(self.session.backend)
+        message = step.collector.message(self.session.active)
         messages: list[Message] = []
         if message is not None:
             messages.append(message)
@@ -268,9 +315,8 @@ class Turn:
             message, step.guard.acp_id, self.engine, step.results, self.executor.plan
         )
         self.executor.plan = None
-        self.runtime.store.append(
-            self.session.id, messages=messages, updates=[*updates, *step.tail]
-        )
+        sid, saved = self.session.id, [*updates, *step.tail]
+        await self.runtime.store.call(lambda db: db.append(sid, messages=messages, updates=saved))
         self.session.history.extend(messages)
 
 
@@ -283,9 +329,4 @@ def _not_run(stop: str | None) -> str:
     return "the model ended its turn"
 
 
-def _message_id() -> str:
-    # Unique across turns and restarts: a reused id would merge two messages in the editor.
-    return uuid.uuid4().hex
-
-
-__all__ = ["IdGuard", "StopReason", "Turn"]
+__all__ = ["PromptStopReason", "Turn", "TurnMove", "TurnPhase", "TurnState", "TurnStateError"]

@@ -1,7 +1,9 @@
-"""``toolwire acp`` end to end, driven by the official Python SDK client on replay cassettes.
+"""Prompt turns of the agent, driven by the official Python SDK client on replay cassettes.
 
-Every test spawns the real agent process (``python -m toolwire acp``), validates every
-message it wrote against the ACP v1 JSON Schema (``check_wire``) and checks files on disk.
+The agent runs in the test's process (``toolwire.testing.connect_in_memory``); every
+message it wrote is validated against the ACP v1 JSON Schema (``check_wire``) and files
+on disk are checked. The same turns through a real ``toolwire acp`` process:
+``test_processes.py``.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from tests.agent.support import (
     APP,
     ScriptedClient,
     agent,
+    alive,
     calls_by_id,
     check_wire,
     full_turn_cassette,
+    one_message_id_per_message,
     project,
     response,
     start,
@@ -33,11 +37,9 @@ def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
     root = project(tmp_path)
     cassette = full_turn_cassette(tmp_path)
     client = ScriptedClient(answers=["allow_once", "allow_once"])
-    recorded, log = tmp_path / "recorded.jsonl", tmp_path / "toolwire.log"
-    options = ["--record", str(recorded), "--log-file", str(log)]
 
     async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}", *options) as run:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
             sid = await start(run.conn, root)
             result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
             assert result.stop_reason == "end_turn"
@@ -65,31 +67,13 @@ def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
             assert bash["rawOutput"]["exit_code"] == 0
             assert "Done: greet() now says hello." in text_of(notes)
             assert "friendlier" in text_of(notes, "agent_thought_chunk")
-            _one_message_id_per_message(notes)
+            one_message_id_per_message(notes)
             # the permission requests came after their tool_call, and carried no content
             assert [p.tool_call_id for p in client.permissions] == ["toolu_edit", "toolu_bash"]
             assert all(p.content is None for p in client.permissions)
 
     asyncio.run(scenario())
     assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
-    # --record wrote one cassette line per model response, the bodies as served
-    lines = [json.loads(line) for line in recorded.read_text(encoding="utf-8").splitlines()]
-    originals = [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines()]
-    assert [r["body"] for r in lines] == [o["body"] for o in originals]
-    assert "serving on stdio" in log.read_text(encoding="utf-8")
-
-
-def _one_message_id_per_message(notes: list[dict[str, Any]]) -> None:
-    """Adjacent text chunks share a messageId; each model response gets a new one."""
-    ids: list[str] = []
-    for note in notes:
-        update = note["params"]["update"]
-        if update["sessionUpdate"] == "agent_message_chunk":
-            assert update.get("messageId"), "text chunk without messageId"
-            if not ids or ids[-1] != update["messageId"]:
-                assert update["messageId"] not in ids, "a messageId came back after another"
-                ids.append(update["messageId"])
-    assert len(ids) >= 3
 
 
 def test_client_fs_and_terminal(tmp_path: Path) -> None:
@@ -286,27 +270,7 @@ def test_cancel_kills_running_command(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     for name in ("shell.pid", "sleep.pid"):
-        assert not _alive(int((root / name).read_text())), f"{name}: still running"
-
-
-def _alive(pid: int) -> bool:
-    import os
-    import time
-
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        try:  # a zombie is dead too: it only waits for its parent
-            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-                if stat.read().split(") ", 1)[1].startswith("Z"):
-                    return False
-        except OSError:
-            return False
-        time.sleep(0.05)
-    return True
+        assert not alive(int((root / name).read_text())), f"{name}: still running"
 
 
 def test_cancel_while_a_permission_is_pending(tmp_path: Path) -> None:
@@ -427,29 +391,3 @@ def test_todowrite_becomes_a_plan(tmp_path: Path) -> None:
             assert client.permissions == []  # a plan never asks
 
     asyncio.run(scenario())
-
-
-def test_sigterm_leaves_no_command_behind(tmp_path: Path) -> None:
-    """What SDK clients do at shutdown (stdin closed, then SIGTERM) kills our commands."""
-    root = project(tmp_path)
-    command = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait"
-    cassette = write_cassette(
-        tmp_path / "bash.jsonl", [response(("tool", "Bash", {"command": command}, "toolu_t"))]
-    )
-    client = ScriptedClient(answers=["allow_once"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            prompt = asyncio.get_running_loop().create_task(
-                run.conn.prompt(session_id=sid, prompt=[text_block("Run it")])
-            )
-            while not (root / "sleep.pid").exists() or not (root / "sleep.pid").read_text():
-                await asyncio.sleep(0.02)
-            run.process.terminate()
-            assert await asyncio.wait_for(run.process.wait(), 5) is not None
-            prompt.cancel()
-
-    asyncio.run(scenario())
-    for name in ("shell.pid", "sleep.pid"):
-        assert not _alive(int((root / name).read_text())), f"{name}: outlived the agent"

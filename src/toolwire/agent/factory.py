@@ -1,0 +1,84 @@
+"""Making a connection's sessions: new ones, and stored ones live again.
+
+A session's tools get the ports the client offered in ``initialize``: the editor's file
+system for whichever of read/write it advertised, else the local disk; commands run in
+client terminals when it advertised ``terminal`` (chosen per call in ``execute``), else
+locally. Limits come from ``[limits]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from acp.exceptions import RequestError
+
+from toolwire.agent.outbox import LineSink, Outbox
+from toolwire.agent.permissions import MODES
+from toolwire.agent.ports import ClientFileSystem
+from toolwire.agent.session import Runtime, Session
+from toolwire.agent.store import SessionRecord
+from toolwire.agent.switch import SWITCH_KEY, rebuild
+from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
+
+log = logging.getLogger("toolwire.agent")
+
+
+class SessionFactory:
+    """Builds ``Session`` objects for one connection."""
+
+    def __init__(self, runtime: Runtime, sink: LineSink) -> None:
+        self._rt = runtime
+        self._sink = sink
+
+    async def new(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> Session:
+        """A new session on the default backend and mode, stored at once."""
+        config = self._rt.config
+        tools = self._tools(session_id, cwd, dirs)
+        backend, mode = config.default_backend, config.mode
+        await self._rt.store.call(
+            lambda db: db.create(cwd, dirs, session_id=session_id, backend=backend, mode=mode)
+        )
+        outbox = Outbox(self._sink, session_id, held=True)
+        log.info("session %s: new in %s on %s", session_id, cwd, backend)
+        return Session(session_id, cwd, dirs, mode, backend, outbox, tools)
+
+    async def reopen(self, record: SessionRecord, cwd: str, dirs: tuple[str, ...]) -> Session:
+        """A stored session, live again with its history, backend and mode."""
+        config = self._rt.config
+        tools = self._tools(record.id, cwd, dirs)
+        backend = config.default_backend
+        if record.backend is not None and record.backend in config.backends:
+            backend = record.backend
+        mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
+        outbox = Outbox(self._sink, record.id)
+        history = await self._rt.store.call(lambda db: db.messages(record.id))
+        log.info("session %s: reopened (%d messages)", record.id, len(history))
+        session = Session(record.id, cwd, dirs, mode, backend, outbox, tools, history=history)
+        session.titled = record.title is not None
+        session.noticed = bool(history)  # the demo notice was shown when it began
+        rebuild(session, self._rt, record.config.get(SWITCH_KEY))
+        return session
+
+    def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
+        for path in (cwd, *dirs):
+            if not os.path.isabs(path) or not os.path.isdir(path):
+                raise RequestError.invalid_params(
+                    {"cwd": f"{path} is not an absolute path to an existing directory"}
+                )
+        fs_caps = self._rt.capabilities.fs
+        fs = ClientFileSystem(
+            self._rt.client,
+            session_id,
+            read=bool(fs_caps and fs_caps.read_text_file),
+            write=bool(fs_caps and fs_caps.write_text_file),
+        )
+        limits = self._rt.config.limits
+        tool_limits = ToolLimits(
+            output_max_bytes=limits.max_tool_output_chars,
+            bash_default_timeout_s=limits.command_timeout,
+        )
+        return ToolContext.create(cwd, dirs, fs=fs, terminal=LocalTerminal(), limits=tool_limits)
+
+
+__all__ = ["SessionFactory"]
