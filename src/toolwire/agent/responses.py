@@ -2,53 +2,23 @@
 
 from __future__ import annotations
 
-from acp import PROTOCOL_VERSION
 from acp.schema import (
-    AgentCapabilities,
-    Implementation,
     InitializeResponse,
-    McpCapabilities,
-    PromptCapabilities,
-    SessionAdditionalDirectoriesCapabilities,
-    SessionCapabilities,
-    SessionCloseCapabilities,
     SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionInfo,
-    SessionListCapabilities,
     SessionModeState,
-    SessionResumeCapabilities,
 )
 
-from toolwire import __version__
+from toolwire.agent.handshake import initialize_result
 from toolwire.agent.session import Session, config_options, mode_state
 from toolwire.agent.store import SessionRecord
 from toolwire.config import Config
 
 
 def initialize_response() -> InitializeResponse:
-    """What ``initialize`` answers: only capabilities that work.
-
-    Advertised: ``loadSession``; ``session/list``, ``resume``, ``close`` and
-    ``additionalDirectories``; embedded context in prompts. Not: images, audio, MCP.
-    """
-    sessions = SessionCapabilities(
-        list=SessionListCapabilities(),
-        resume=SessionResumeCapabilities(),
-        close=SessionCloseCapabilities(),
-        additional_directories=SessionAdditionalDirectoriesCapabilities(),
-    )
-    return InitializeResponse(
-        protocol_version=PROTOCOL_VERSION,  # v1: the only stable version to agree on
-        agent_capabilities=AgentCapabilities(
-            load_session=True,
-            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-            mcp_capabilities=McpCapabilities(http=False, sse=False),
-            session_capabilities=sessions,
-        ),
-        agent_info=Implementation(name="toolwire", title="toolwire", version=__version__),
-        auth_methods=[],
-    )
+    """What ``initialize`` answers (``handshake.initialize_result``), as the SDK's model."""
+    return InitializeResponse.model_validate(initialize_result())
 
 
 def session_infos(records: list[SessionRecord]) -> list[SessionInfo]:

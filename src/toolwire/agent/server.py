@@ -1,242 +1,75 @@
-"""The agent's stdio wire: newline-delimited JSON-RPC, guarded, and protocol-only stdout.
+"""``toolwire acp``'s server: the official SDK's connection on toolwire's stdio transport.
 
-The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module gives it a
-``Transport`` of our own instead of its ``NdjsonTransport``, for three reasons:
-
-* **Malformed input.** The SDK logs a line that is not JSON and drops it, so the client
-  never hears of it; JSON-RPC 2.0 asks for an error response with ``id: null``. Here a
-  bad line is answered with ``-32700 Parse error`` (``-32600 Invalid request`` for JSON
-  that is not an object, which the SDK would crash its receive loop on), and the agent
-  keeps serving.
-* **Written means written.** ``on_sent`` sees each message once it is in the output
-  buffer, in wire order (and ``on_received`` each request as it arrives): the agent
-  opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
-  session before that response).
-* **Pre-encoded notifications.** The update engine already holds each notification as
-  its exact wire line (compact ASCII JSON, like the SDK's own sender); ``write_line``
-  writes it as is, in order with everything else, with no second serialization.
-
-``open_stdio`` keeps stdout for the protocol alone: the real stdout is moved to a private
-descriptor and descriptor 1 pointed at stderr, so a stray ``print`` or a child process
-inheriting stdout cannot corrupt the stream.
+The transport (``toolwire.agent.transport``) does the framing and guards the wire; the
+SDK (``acp``) routes requests to ``ToolwireAgent``. Loading the SDK's models takes longer
+than an editor should wait for ``initialize`` (about 0.4 s of CPU), so ``toolwire acp``
+starts through ``toolwire.agent.launch``, which answers ``initialize`` while this module
+is still being imported, then hands the connection to ``serve_on``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import os
 import signal
-import sys
-import threading
-from collections.abc import Callable
-from typing import Any, BinaryIO, Final, Protocol
+from typing import Any, Final
 
 from acp.agent.connection import AgentSideConnection
+from acp.schema import InitializeRequest
 
 from toolwire.agent.agent import ToolwireAgent
 from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.transport import (
+    LINE_LIMIT,
+    FileWriter,
+    StdioTransport,
+    Writer,
+    open_stdio,
+)
 from toolwire.backends import http_client
 from toolwire.config import Config
-from toolwire.updates.wire import encode
 
 log = logging.getLogger("toolwire.agent")
 
 #: Seconds a running turn may go on after the client closed our input.
 EOF_GRACE_S: Final = 3.0
-#: Largest accepted input line (the SDK's default: prompts may embed whole files).
-LINE_LIMIT: Final = 50 * 1024 * 1024
 
 
-class _LineTooLongError(Exception):
-    """An input line over ``LINE_LIMIT`` (skipped, answered with a parse error)."""
-
-
-class StdioTransport:
-    """An SDK ``Transport`` over a byte reader and writer; see the module doc."""
-
-    def __init__(
-        self,
-        reader: asyncio.StreamReader,
-        writer: Writer,
-        *,
-        on_sent: Callable[[dict[str, Any]], None] | None = None,
-        on_received: Callable[[dict[str, Any]], None] | None = None,
-    ) -> None:
-        self._reader = reader
-        self._writer = writer
-        self.on_sent = on_sent
-        self.on_received = on_received
-        self._closed = False
-
-    async def send(self, message: dict[str, Any]) -> None:
-        """Write one message (a response, a request, a notification) as one line."""
-        self.write_line((encode(message) + "\n").encode("ascii"))
-        if self.on_sent is not None:
-            self.on_sent(message)
-        await self.drain()
-
-    def write_line(self, line: bytes) -> None:
-        """Queue an already encoded line; the order of calls is the order on the wire."""
-        if self._closed or self._writer.is_closing():
-            raise ConnectionError("the client's end of the connection is closed")
-        self._writer.write(line)
-
-    async def drain(self) -> None:
-        """Wait until the output buffer is below its high-water mark."""
-        await self._writer.drain()
-
-    async def receive(self) -> dict[str, Any] | None:
-        """The next JSON-RPC message; ``None`` at end of input. Bad lines are answered."""
-        while True:
-            try:
-                line = await self._read_line()
-            except _LineTooLongError:
-                await self._reject(-32700, "Parse error", f"a line is over {LINE_LIMIT:,} bytes")
-                continue
-            if not line:
-                return None
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                message = json.loads(line)
-            except (ValueError, UnicodeDecodeError) as exc:
-                await self._reject(-32700, "Parse error", f"the line is not JSON: {exc}")
-                continue
-            if not isinstance(message, dict):
-                await self._reject(-32600, "Invalid request", "a message must be a JSON object")
-                continue
-            if self.on_received is not None:
-                self.on_received(message)
-            return message
-
-    async def close(self) -> None:
-        """Flush and close the output."""
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(ConnectionError):
-            await self._writer.drain()
-        self._writer.close()
-
-    async def _reject(self, code: int, message: str, detail: str) -> None:
-        log.warning("input rejected (%s): %s", code, detail)
-        error = {"code": code, "message": message, "data": {"details": detail}}
-        await self.send({"jsonrpc": "2.0", "id": None, "error": error})
-
-    async def _read_line(self) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            try:
-                chunks.append(await self._reader.readuntil(b"\n"))
-                return b"".join(chunks)
-            except asyncio.LimitOverrunError as exc:
-                # A line longer than the reader's buffer: take what is there and go on.
-                chunks.append(await self._reader.readexactly(exc.consumed))
-                size += exc.consumed
-                if size > LINE_LIMIT:
-                    await self._skip_rest()
-                    raise _LineTooLongError from None
-            except asyncio.IncompleteReadError as exc:
-                chunks.append(exc.partial)
-                return b"".join(chunks)
-
-    async def _skip_rest(self) -> None:
-        while True:
-            try:
-                await self._reader.readuntil(b"\n")
-                return
-            except asyncio.LimitOverrunError as exc:
-                await self._reader.readexactly(exc.consumed)
-            except asyncio.IncompleteReadError:
-                return
-
-
-async def open_stdio() -> tuple[asyncio.StreamReader, Writer]:
-    """Async streams on stdin and on the real stdout, which nothing else can write to.
-
-    Pipes (what editors and SDK clients use) are async; a regular file, as in
-    ``toolwire acp < requests.jsonl > out.jsonl``, is read by a thread and written
-    directly (a file never blocks for long).
-    """
-    loop = asyncio.get_running_loop()
-    sys.stdout.flush()
-    protocol_fd = os.dup(sys.stdout.fileno())
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray writes now land on stderr
-    reader = asyncio.StreamReader(limit=1024 * 1024)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:
-        threading.Thread(target=_feed, args=(loop, reader), daemon=True).start()
-    pipe = os.fdopen(protocol_fd, "wb", buffering=0)
-    try:
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
-    except ValueError:
-        return reader, FileWriter(pipe)
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
-
-
-def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
-    """Copy stdin (a regular file) into ``reader``, from a thread."""
-    try:
-        while data := os.read(sys.stdin.fileno(), 65536):
-            loop.call_soon_threadsafe(reader.feed_data, data)
-    finally:
-        loop.call_soon_threadsafe(reader.feed_eof)
-
-
-class FileWriter:
-    """The ``StreamWriter`` subset the transport uses, over a plain file."""
-
-    def __init__(self, file: BinaryIO) -> None:
-        self._file = file
-
-    def write(self, data: bytes) -> None:
-        self._file.write(data)
-
-    async def drain(self) -> None:
-        self._file.flush()
-
-    def is_closing(self) -> bool:
-        return self._file.closed
-
-    def close(self) -> None:
-        self._file.close()
-
-
-class Writer(Protocol):
-    """What ``StdioTransport`` writes to: an ``asyncio.StreamWriter`` or a ``FileWriter``."""
-
-    def write(self, data: bytes) -> None: ...
-
-    async def drain(self) -> None: ...
-
-    def is_closing(self) -> bool: ...
-
-    def close(self) -> None: ...
-
-
-async def serve(
-    config: Config, *, record: str | None = None, store: StoreWorker | None = None
-) -> None:
-    """Serve one client on stdio until it closes its end; then stop everything cleanly.
-
-    At end of input, requests already read are still answered (a short pause) and a
-    running turn gets ``EOF_GRACE_S`` to finish; then every turn is cancelled and every
-    command killed. SIGTERM (what SDK clients send after their own grace) and SIGINT
-    cancel at once: nothing the agent started may outlive it.
-    """
+def stop_on_signals() -> None:
+    """SIGTERM (what SDK clients send after their own grace) and SIGINT cancel at once."""
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, main.cancel if main else lambda: None)
+
+
+async def serve(
+    config: Config, *, record: str | None = None, store: StoreWorker | None = None
+) -> None:
+    """Serve one client on stdio until it closes its end; then stop everything cleanly."""
+    stop_on_signals()
     reader, writer = await open_stdio()
-    transport = StdioTransport(reader, writer)
+    await serve_on(StdioTransport(reader, writer), config, record=record, store=store)
+
+
+async def serve_on(
+    transport: StdioTransport,
+    config: Config,
+    *,
+    record: str | None = None,
+    store: StoreWorker | None = None,
+    initialized: dict[str, Any] | None = None,
+) -> None:
+    """Serve the client on ``transport``; ``initialized``: the params of an ``initialize``
+    already answered (by ``toolwire.agent.launch``), which the agent still takes in.
+
+    At end of input, requests already read are still answered (a short pause) and a
+    running turn gets ``EOF_GRACE_S`` to finish; then every turn is cancelled and every
+    command killed: nothing the agent started may outlive it.
+    """
+    loop = asyncio.get_running_loop()
     client = http_client()  # the backends' connections: closed on the way out, below
     agent = ToolwireAgent(config, store or StoreWorker(), transport, record=record, http=client)
     transport.on_sent, transport.on_received = agent.on_sent, agent.on_received
@@ -245,12 +78,24 @@ async def serve(
     conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
     log.info("toolwire acp: serving on stdio (default backend %s)", config.default_backend)
     try:
+        if initialized is not None:
+            await _take_in(agent, initialized)
         await conn.listen()
         await _settle(agent, loop.time() + EOF_GRACE_S)
     finally:
         await agent.shutdown()
         await conn.close()
         await client.aclose()
+
+
+async def _take_in(agent: ToolwireAgent, params: dict[str, Any]) -> None:
+    """What the client said in an ``initialize`` answered early: capabilities, profile."""
+    request = InitializeRequest.model_validate(params)
+    await agent.initialize(
+        protocol_version=request.protocol_version,
+        client_capabilities=request.client_capabilities,
+        client_info=request.client_info,
+    )
 
 
 async def _settle(agent: ToolwireAgent, deadline: float) -> None:
@@ -269,4 +114,6 @@ __all__ = [
     "Writer",
     "open_stdio",
     "serve",
+    "serve_on",
+    "stop_on_signals",
 ]

@@ -54,11 +54,11 @@ def acp(
         config = load_config(config_file, backend=backend, mode=mode)
     except ConfigError as exc:
         fail(str(exc))
-    from toolwire.agent.server import serve  # the SDK loads only for this command
+    from toolwire.agent.launch import run  # loads the SDK, in a thread, only for this command
 
-    # Ctrl-C or SIGTERM: serve() has stopped every turn and command; exit quietly.
+    # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-        asyncio.run(serve(config, record=str(record) if record is not None else None))
+        asyncio.run(run(config, record=str(record) if record is not None else None))
 
 
 def _setup_logging(log_file: Path | None) -> None:

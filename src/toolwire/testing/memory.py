@@ -48,7 +48,7 @@ from acp.connection import StreamDirection, StreamEvent
 from acp.interfaces import Agent, Client
 
 from toolwire.agent.outbox import LineSink
-from toolwire.agent.server import LINE_LIMIT, StdioTransport
+from toolwire.agent.transport import LINE_LIMIT, StdioTransport
 
 #: The client's read buffer (a session/load replay or a big diff is one long line).
 _CLIENT_LIMIT = 64 * 1024 * 1024

@@ -1,0 +1,57 @@
+"""What ``initialize`` answers, as plain JSON: no SDK needed to say it.
+
+The answer depends on nothing the client sends (ACP v1 is the only stable version to
+agree on), so ``toolwire.agent.launch`` can write it before the SDK's models have loaded,
+and ``toolwire.agent.responses`` builds the SDK's model from the same dictionary.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from toolwire import __version__
+
+#: The ACP protocol version toolwire speaks (the SDK's ``acp.PROTOCOL_VERSION``).
+PROTOCOL_VERSION: Final = 1
+
+
+def initialize_result() -> dict[str, Any]:
+    """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
+    ``close`` and ``additionalDirectories``; embedded context in prompts. Not: images,
+    audio, MCP."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "mcpCapabilities": {"http": False, "sse": False},
+            "sessionCapabilities": {
+                "list": {},
+                "resume": {},
+                "close": {},
+                "additionalDirectories": {},
+            },
+        },
+        "agentInfo": {"name": "toolwire", "title": "toolwire", "version": __version__},
+        "authMethods": [],
+    }
+
+
+def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The response to ``message`` if it is a plain ``initialize`` request, else ``None``
+    (anything unusual goes to the SDK, which answers it as it always does)."""
+    params = message.get("params")
+    if (
+        message.get("jsonrpc") != "2.0"
+        or message.get("method") != "initialize"
+        or not isinstance(message.get("id"), int | str)
+        or not isinstance(params, dict)
+        or type(params.get("protocolVersion")) is not int
+        or not isinstance(params.get("clientCapabilities", {}), dict)
+        or not isinstance(params.get("clientInfo", {}), dict)
+    ):
+        return None
+    return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result()}
+
+
+__all__ = ["PROTOCOL_VERSION", "early_answer", "initialize_result"]

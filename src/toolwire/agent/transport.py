@@ -1,0 +1,225 @@
+"""The agent's stdio wire: newline-delimited JSON-RPC, guarded, and protocol-only stdout.
+
+The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module gives it a
+``Transport`` of our own instead of its ``NdjsonTransport``, for three reasons:
+
+* **Malformed input.** The SDK logs a line that is not JSON and drops it, so the client
+  never hears of it; JSON-RPC 2.0 asks for an error response with ``id: null``. Here a
+  bad line is answered with ``-32700 Parse error`` (``-32600 Invalid request`` for JSON
+  that is not an object, which the SDK would crash its receive loop on), and the agent
+  keeps serving.
+* **Written means written.** ``on_sent`` sees each message once it is in the output
+  buffer, in wire order (and ``on_received`` each request as it arrives): the agent
+  opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
+  session before that response).
+* **Pre-encoded notifications.** The update engine already holds each notification as
+  its exact wire line (compact ASCII JSON, like the SDK's own sender); ``write_line``
+  writes it as is, in order with everything else, with no second serialization.
+
+``open_stdio`` keeps stdout for the protocol alone: the real stdout is moved to a private
+descriptor and descriptor 1 pointed at stderr, so a stray ``print`` or a child process
+inheriting stdout cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, BinaryIO, Final, Protocol
+
+from toolwire.updates.wire import encode
+
+log = logging.getLogger("toolwire.agent")
+
+#: Largest accepted input line (the SDK's default: prompts may embed whole files).
+LINE_LIMIT: Final = 50 * 1024 * 1024
+
+
+class _LineTooLongError(Exception):
+    """An input line over ``LINE_LIMIT`` (skipped, answered with a parse error)."""
+
+
+class StdioTransport:
+    """An SDK ``Transport`` over a byte reader and writer; see the module doc."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: Writer,
+        *,
+        on_sent: Callable[[dict[str, Any]], None] | None = None,
+        on_received: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.on_sent = on_sent
+        self.on_received = on_received
+        self._closed = False
+        self._again: deque[dict[str, Any]] = deque()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Write one message (a response, a request, a notification) as one line."""
+        self.write_line((encode(message) + "\n").encode("ascii"))
+        if self.on_sent is not None:
+            self.on_sent(message)
+        await self.drain()
+
+    def write_line(self, line: bytes) -> None:
+        """Queue an already encoded line; the order of calls is the order on the wire."""
+        if self._closed or self._writer.is_closing():
+            raise ConnectionError("the client's end of the connection is closed")
+        self._writer.write(line)
+
+    async def drain(self) -> None:
+        """Wait until the output buffer is below its high-water mark."""
+        await self._writer.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next JSON-RPC message; ``None`` at end of input. Bad lines are answered."""
+        if self._again:
+            message = self._again.popleft()
+            if self.on_received is not None:
+                self.on_received(message)
+            return message
+        while True:
+            try:
+                line = await self._read_line()
+            except _LineTooLongError:
+                await self._reject(-32700, "Parse error", f"a line is over {LINE_LIMIT:,} bytes")
+                continue
+            if not line:
+                return None
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                message = json.loads(line)
+            except (ValueError, UnicodeDecodeError) as exc:
+                await self._reject(-32700, "Parse error", f"the line is not JSON: {exc}")
+                continue
+            if not isinstance(message, dict):
+                await self._reject(-32600, "Invalid request", "a message must be a JSON object")
+                continue
+            if self.on_received is not None:
+                self.on_received(message)
+            return message
+
+    def unread(self, message: dict[str, Any]) -> None:
+        """Give ``message`` back: the next ``receive`` returns it (and reports it again)."""
+        self._again.append(message)
+
+    async def close(self) -> None:
+        """Flush and close the output."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ConnectionError):
+            await self._writer.drain()
+        self._writer.close()
+
+    async def _reject(self, code: int, message: str, detail: str) -> None:
+        log.warning("input rejected (%s): %s", code, detail)
+        error = {"code": code, "message": message, "data": {"details": detail}}
+        await self.send({"jsonrpc": "2.0", "id": None, "error": error})
+
+    async def _read_line(self) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                chunks.append(await self._reader.readuntil(b"\n"))
+                return b"".join(chunks)
+            except asyncio.LimitOverrunError as exc:
+                # A line longer than the reader's buffer: take what is there and go on.
+                chunks.append(await self._reader.readexactly(exc.consumed))
+                size += exc.consumed
+                if size > LINE_LIMIT:
+                    await self._skip_rest()
+                    raise _LineTooLongError from None
+            except asyncio.IncompleteReadError as exc:
+                chunks.append(exc.partial)
+                return b"".join(chunks)
+
+    async def _skip_rest(self) -> None:
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as exc:
+                await self._reader.readexactly(exc.consumed)
+            except asyncio.IncompleteReadError:
+                return
+
+
+async def open_stdio() -> tuple[asyncio.StreamReader, Writer]:
+    """Async streams on stdin and on the real stdout, which nothing else can write to.
+
+    Pipes (what editors and SDK clients use) are async; a regular file, as in
+    ``toolwire acp < requests.jsonl > out.jsonl``, is read by a thread and written
+    directly (a file never blocks for long).
+    """
+    loop = asyncio.get_running_loop()
+    sys.stdout.flush()
+    protocol_fd = os.dup(sys.stdout.fileno())
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray writes now land on stderr
+    reader = asyncio.StreamReader(limit=1024 * 1024)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except ValueError:
+        threading.Thread(target=_feed, args=(loop, reader), daemon=True).start()
+    pipe = os.fdopen(protocol_fd, "wb", buffering=0)
+    try:
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+    except ValueError:
+        return reader, FileWriter(pipe)
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
+    """Copy stdin (a regular file) into ``reader``, from a thread."""
+    try:
+        while data := os.read(sys.stdin.fileno(), 65536):
+            loop.call_soon_threadsafe(reader.feed_data, data)
+    finally:
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+
+class FileWriter:
+    """The ``StreamWriter`` subset the transport uses, over a plain file."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+
+    async def drain(self) -> None:
+        self._file.flush()
+
+    def is_closing(self) -> bool:
+        return self._file.closed
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Writer(Protocol):
+    """What ``StdioTransport`` writes to: an ``asyncio.StreamWriter`` or a ``FileWriter``."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+__all__ = ["LINE_LIMIT", "FileWriter", "StdioTransport", "Writer", "open_stdio"]
