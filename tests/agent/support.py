@@ -44,7 +44,9 @@ from acp.schema import (
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.acp_check import SCHEMA_DIR
+from tests.acp_check import schema
+from toolwire.events import Event, StopReason
+from toolwire.testing import streams
 
 _URI = "urn:toolwire-tests:acp-schema-v1-e2e"
 RESPONSES = {
@@ -73,83 +75,23 @@ REQUESTS = {
 # -- cassettes: Anthropic Messages SSE bodies ------------------------------------------
 
 
-def _event(kind: str, data: dict[str, Any]) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def response(*blocks: tuple[Any, ...], stop: str | None = None, n: int = 0) -> str:
-    """An Anthropic streaming body. Blocks: ``("text", s)``, ``("thinking", s)``,
-    ``("tool", name, args, id)``. ``stop`` defaults to tool_use / end_turn."""
-    message = {
-        "id": f"msg_{n}",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [],
-        "stop_reason": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
-    }
-    out = [_event("message_start", {"type": "message_start", "message": message})]
-    for index, block in enumerate(blocks):
-        out += _block(index, block)
-    has_tools = any(b[0] == "tool" for b in blocks)
-    reason = stop or ("tool_use" if has_tools else "end_turn")
-    out.append(
-        _event(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": reason},
-                "usage": {"output_tokens": 20},
-            },
-        )
-    )
-    out.append(_event("message_stop", {"type": "message_stop"}))
-    return "".join(out)
-
-
-def _block(index: int, block: tuple[Any, ...]) -> list[str]:
-    kind = block[0]
-    if kind == "text":
-        start: dict[str, Any] = {"type": "text", "text": ""}
-        words = block[1].split(" ")
-        deltas = [
-            {"type": "text_delta", "text": w + (" " if i < len(words) - 1 else "")}
-            for i, w in enumerate(words)
-        ]
-    elif kind == "thinking":
-        start = {"type": "thinking", "thinking": ""}
-        deltas = [
-            {"type": "thinking_delta", "thinking": block[1]},
-            {"type": "signature_delta", "signature": "sig-test"},
-        ]
-    else:
-        _, name, args, call_id = block
-        start = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
-        text = json.dumps(args)
-        deltas = [
-            {"type": "input_json_delta", "partial_json": text[i : i + 7]}
-            for i in range(0, len(text), 7)
-        ]
-    out = [
-        _event(
-            "content_block_start",
-            {"type": "content_block_start", "index": index, "content_block": start},
-        )
-    ]
-    out += [
-        _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
-        for d in deltas
-    ]
-    out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
-    return out
-
-
-def write_cassette(path: Path, bodies: Iterable[str], **pacing: int) -> Path:
-    """A replay cassette, one line per response (``chunk_size``/``chunk_delay_ms``)."""
-    lines = [json.dumps({"provider": "anthropic", "body": b, **pacing}) for b in bodies]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+def response(*blocks: tuple[Any, ...], stop: StopReason | None = None, n: int = 0) -> str:
+    """An Anthropic streaming body. Blocks: ``("text", s)`` (one delta per word),
+    ``("thinking", s)`` (signed), ``("tool", name, args, id)`` (arguments in 7-character
+    pieces). ``stop`` defaults to tool_use / end_turn."""
+    events: list[Event] = []
+    calls = 0
+    for block in blocks:
+        if block[0] == "text":
+            events += streams.text(block[1], by_word=True)
+        elif block[0] == "thinking":
+            events += streams.thinking(block[1], "sig-test")
+        else:
+            _, name, args, call_id = block
+            events += streams.tool_call(call_id, name, args, index=calls, piece=7)
+            calls += 1
+    events.append(streams.end(stop or ("tool_use" if calls else "end_turn"), 20))
+    return streams.anthropic_sse(events, message_id=f"msg_{n}").decode()
 
 
 # -- the scripted client ----------------------------------------------------------------
@@ -344,8 +286,7 @@ async def agent(
 
 @cache
 def _validator(definition: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
-    registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema))
+    registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema()))
     return Draft202012Validator({"$ref": f"{_URI}#/$defs/{definition}"}, registry=registry)
 
 
@@ -427,7 +368,7 @@ def project(tmp_path: Path) -> Path:
 
 def full_turn_cassette(tmp_path: Path) -> Path:
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
-    return write_cassette(
+    return streams.write_cassette(
         tmp_path / "turn.jsonl",
         [
             response(

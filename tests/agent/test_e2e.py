@@ -25,8 +25,8 @@ from tests.agent.support import (
     response,
     start,
     text_of,
-    write_cassette,
 )
+from toolwire.testing.streams import write_cassette
 
 
 def test_full_turn_read_edit_bash(tmp_path: Path) -> None:

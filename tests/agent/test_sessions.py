@@ -29,10 +29,10 @@ from tests.agent.support import (
     response,
     start,
     text_of,
-    write_cassette,
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
+from toolwire.testing.streams import write_cassette
 
 KEY = "sk-test-0123456789abcdefghij"
 

@@ -11,7 +11,6 @@ import pytest
 
 from tests.backends.support import (
     FAST,
-    FIXTURES,
     KEY,
     REQUEST,
     anthropic_body,
@@ -20,6 +19,7 @@ from tests.backends.support import (
     jsonl_as_sse,
 )
 from tests.fakes.http import FakeServer, Reply, pieces, sse
+from tests.helpers import RECORDED, read_stream
 from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.gemini import GeminiBackend
@@ -73,7 +73,7 @@ def test_anthropic_streams_a_tool_call(server: FakeServer) -> None:
 
 
 def test_openai_chat_streams_parallel_tool_calls(server: FakeServer) -> None:
-    body = (FIXTURES / "openai_chat_parallel_tool_calls.sse").read_bytes()
+    body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     server.script(Reply(chunks=pieces(body, 101)))
     backend = OpenAIChatBackend(
         name="oa", model="gpt-x", api_key=KEY, base_url=server.url + "/v1", settings=FAST

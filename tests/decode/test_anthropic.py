@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     decode_ways,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import (
@@ -38,16 +40,15 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
 STREAMS: dict[str, Path] = {
-    "anthropic_tool_use": FIXTURES / "anthropic_tool_use.sse",
-    "anthropic_incomplete_partial_json": FIXTURES / "anthropic_incomplete_partial_json.sse",
-    **{p.stem: p for p in sorted(OWN.glob("anthropic_*.sse"))},
+    "anthropic_tool_use": RECORDED / "anthropic_tool_use.sse",
+    "anthropic_incomplete_partial_json": RECORDED / "anthropic_incomplete_partial_json.sse",
+    **{p.stem: p for p in sorted(FIXTURES.glob("anthropic_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
-    return STREAMS[name].read_bytes()
+    return read_stream(STREAMS[name])
 
 
 def _decode(data: bytes) -> list[Event]:

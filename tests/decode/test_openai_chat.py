@@ -21,9 +21,11 @@ from openai.types.chat import ChatCompletionChunk
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     decode_ways,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.openai_chat import OpenAIChatDecoder
 from toolwire.events import (
@@ -38,15 +40,14 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
 STREAMS: dict[str, Path] = {
-    "openai_chat_parallel_tool_calls": FIXTURES / "openai_chat_parallel_tool_calls.sse",
-    **{p.stem: p for p in sorted(OWN.glob("openai_chat_*.sse"))},
+    "openai_chat_parallel_tool_calls": RECORDED / "openai_chat_parallel_tool_calls.sse",
+    **{p.stem: p for p in sorted(FIXTURES.glob("openai_chat_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
-    return STREAMS[name].read_bytes()
+    return read_stream(STREAMS[name])
 
 
 def _decode(data: bytes) -> list[Event]:

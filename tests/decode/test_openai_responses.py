@@ -22,8 +22,10 @@ from openai.types.responses import ResponseStreamEvent
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.openai_responses import OpenAIResponsesDecoder
 from toolwire.events import (
@@ -38,8 +40,7 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
-RECORDED = FIXTURES / "openai_responses_function_call.jsonl"
+THIRD_PARTY = RECORDED / "openai_responses_function_call.jsonl"
 
 
 def _frame(payloads: list[dict[str, Any]]) -> bytes:
@@ -48,7 +49,7 @@ def _frame(payloads: list[dict[str, Any]]) -> bytes:
 
 def _recorded() -> bytes:
     # Payload lines kept byte for byte; the fixture is the `data:` content only.
-    lines = RECORDED.read_text(encoding="utf-8").splitlines()
+    lines = read_stream(THIRD_PARTY).decode("utf-8").splitlines()
     return b"".join(
         f"event: {json.loads(line)['type']}\ndata: {line}\n\n".encode() for line in lines
     )
@@ -56,13 +57,13 @@ def _recorded() -> bytes:
 
 STREAMS: dict[str, Path | None] = {
     "openai_responses_function_call": None,
-    **{p.stem: p for p in sorted(OWN.glob("openai_responses_*.sse"))},
+    **{p.stem: p for p in sorted(FIXTURES.glob("openai_responses_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
     path = STREAMS[name]
-    return _recorded() if path is None else path.read_bytes()
+    return _recorded() if path is None else read_stream(path)
 
 
 def _decode(data: bytes) -> list[Event]:
