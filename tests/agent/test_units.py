@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +13,7 @@ from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.permissions import decide, preview
 from toolwire.agent.turn import IdGuard
 from toolwire.events import (
+    Event,
     MessageEnd,
     TextDelta,
     ThinkingDelta,
@@ -19,12 +22,12 @@ from toolwire.events import (
     ToolCallStart,
 )
 from toolwire.history import TextPart, ThinkingPart, ToolCallPart
-from toolwire.tools import ToolContext, get_tool
+from toolwire.tools import Tool, ToolContext, get_tool
 
 
 def test_collector_keeps_the_order_signatures_and_bad_arguments() -> None:
     collector = ResponseCollector()
-    events = [
+    events: list[Event] = [
         ThinkingDelta("Let me "),
         ThinkingDelta("think."),
         ThinkingDelta("", signature="sig"),
@@ -103,8 +106,8 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     assert edit is not None
     assert write is not None
 
-    def run(tool: object, args: dict[str, object]) -> object:
-        return asyncio.run(preview(tool, args, ctx))  # type: ignore[arg-type]
+    def run(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        return asyncio.run(preview(tool, args, ctx))
 
     path = str(tmp_path / "a.py")
     one = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
@@ -116,11 +119,15 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     }
     ambiguous = {"file_path": "a.py", "old_string": "= 1", "new_string": "= 2"}
     assert run(edit, ambiguous) is None  # the tool will refuse it: nothing to show
-    assert run(edit, {**ambiguous, "replace_all": True})["newText"] == "x = 2\ny = 2\n"  # type: ignore[index]
+    everywhere = run(edit, {**ambiguous, "replace_all": True})
+    assert everywhere is not None
+    assert everywhere["newText"] == "x = 2\ny = 2\n"
     assert run(write, {"file_path": "new.txt", "content": "hi"}) == {
         "type": "diff",
         "path": str(tmp_path / "new.txt"),
         "newText": "hi",
     }
     assert run(write, {"file_path": "/etc/passwd", "content": "no"}) is None
-    assert run(get_tool("Read"), {"file_path": "a.py"}) is None
+    read = get_tool("Read")
+    assert read is not None
+    assert run(read, {"file_path": "a.py"}) is None

@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Private on purpose, no public equivalent: the oracle is the SDK's own SSE decoder and
+# its per-event reducer (with the raw partial JSON it keeps per block); the SDK is pinned
+# exactly in the dev dependencies.
 from anthropic._streaming import SSEDecoder as SDKSSEDecoder
 from anthropic.lib.streaming._messages import accumulate_event
 from hypothesis import given, settings

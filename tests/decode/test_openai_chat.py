@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+# Private on purpose, no public equivalent: the SDK's own SSE decoder (pinned exactly in
+# the dev dependencies).
 from openai._streaming import SSEDecoder as SDKSSEDecoder
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk

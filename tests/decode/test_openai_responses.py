@@ -14,9 +14,13 @@ from typing import Any
 
 import pytest
 from openai import omit
+
+# Private on purpose, no public equivalent: the SDK's SSE decoder, and the lenient model
+# construction its stream uses for each event; the SDK is pinned exactly in the dev
+# dependencies.
 from openai._models import construct_type
 from openai._streaming import SSEDecoder as SDKSSEDecoder
-from openai.lib.streaming.responses._responses import ResponseStreamState
+from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
 from tests.decode.contract import chunking_contract
