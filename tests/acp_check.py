@@ -34,7 +34,38 @@ _URI = "urn:toolwire-tests:acp-schema-v1"
 @cache
 def _load() -> dict[str, Any] | None:
     path = next((p for p in SCHEMAS if p.is_file()), None)
-    return None if path is None else dict(json.loads(path.read_text(encoding="utf-8")))
+    if path is None:
+        return None
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for definition in loaded["$defs"].values():
+        _dispatch(definition)
+    return loaded
+
+
+def _dispatch(node: dict[str, Any]) -> None:
+    """A ``oneOf`` tagged by a ``discriminator`` property as one ``if``/``then`` per tag.
+
+    Each branch is an object that requires the tag with its own ``const`` (asserted), so
+    exactly the branch named by the tag can match: the verdict is the ``oneOf``'s for any
+    instance. jsonschema validates only that branch instead of every branch in full
+    (which made a schema check cost ~9 ms per ``session/update``).
+    """
+    if "discriminator" not in node or "oneOf" not in node:
+        return
+    tag = node["discriminator"]["propertyName"]
+    branches = node.pop("oneOf")
+    consts = [b["properties"][tag]["const"] for b in branches]
+    assert len(set(consts)) == len(consts), f"{tag}: tags must be distinct"
+    assert all(b["type"] == "object" and tag in b["required"] for b in branches)
+    tagged = {"type": "object", "required": [tag], "properties": {tag: {"enum": consts}}}
+    node["allOf"] = [
+        *node.get("allOf", []),
+        tagged,
+        *(
+            {"if": {"properties": {tag: {"const": c}}}, "then": b}
+            for c, b in zip(consts, branches, strict=True)
+        ),
+    ]
 
 
 def schema() -> dict[str, Any]:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
@@ -27,6 +28,8 @@ from tests.agent.support import (
     text_of,
 )
 from toolwire.testing.streams import write_cassette
+
+pytestmark = pytest.mark.e2e
 
 
 def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
@@ -195,6 +198,7 @@ def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
     assert kinds == ["allow_once", "allow_always", "reject_once"]
 
 
+@pytest.mark.slow
 def test_cancel_mid_stream(tmp_path: Path) -> None:
     """session/cancel while the model streams: answered once, cancelled, every call ended."""
     root = project(tmp_path)
@@ -427,6 +431,7 @@ def test_todowrite_becomes_a_plan(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_sigterm_leaves_no_command_behind(tmp_path: Path) -> None:
     """What SDK clients do at shutdown (stdin closed, then SIGTERM) kills our commands."""
     root = project(tmp_path)

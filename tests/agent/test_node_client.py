@@ -17,6 +17,8 @@ import pytest
 
 from tests.agent.support import APP, check_update, environment, full_turn_cassette, project
 
+pytestmark = pytest.mark.e2e
+
 NODE_DIR = Path(__file__).parents[1] / "node"
 
 

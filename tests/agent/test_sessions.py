@@ -34,6 +34,8 @@ from tests.agent.support import (
 from tests.fakes.http import FakeServer, Reply
 from toolwire.testing.streams import write_cassette
 
+pytestmark = pytest.mark.e2e
+
 KEY = "sk-test-0123456789abcdefghij"
 
 

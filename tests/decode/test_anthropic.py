@@ -366,6 +366,7 @@ _PAYLOADS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(payloads=st.lists(_PAYLOADS | st.just("not json"), max_size=12))
 def test_malformed_streams_never_raise_and_keep_the_invariants(
