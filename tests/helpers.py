@@ -93,7 +93,8 @@ def decode_ways(factory: Callable[[], Feedable], data: bytes) -> dict[str, list[
 
 
 def check_invariants(events: Sequence[Event], *, message_end: bool = True) -> None:
-    """DESIGN.md invariants: one start, deltas, one end per call; one final MessageEnd.
+    """The event invariants (docs/decoding.md): one start, deltas, one end per call; one
+    final MessageEnd.
 
     ``message_end=False`` is for the text-format decoders, which never end the message
     (their caller's outer stream does): there must be no ``MessageEnd`` at all.

@@ -3,7 +3,7 @@
 ``agent(...)`` spawns ``python -m toolwire acp`` with the official SDK's
 ``spawn_agent_process`` (a trimmed environment pointing HOME and the XDG directories into
 the test's tmp_path) and captures every message the agent writes with an SDK observer.
-``check_wire`` validates them against the vendored ACP v1 JSON Schema: each
+``check_wire`` validates them against the official ACP v1 JSON Schema: each
 ``session/update``'s params against ``#/$defs/SessionNotification``, each response
 against the ``*Response`` definition of the request it answers, each request the agent
 makes against its ``*Request`` definition, each error against ``Error``.

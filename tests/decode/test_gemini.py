@@ -1,8 +1,8 @@
 """GeminiDecoder: recorded and hand-written Gemini / Vertex streams, in any chunking.
 
 Every stream is decoded whole, byte by byte and at random split points (the events must
-be identical), checked against the DESIGN.md invariants and a reviewed snapshot. Vertex
-streamed arguments are checked against an independent reconstruction from the
+be identical), checked against the event invariants (docs/decoding.md) and a reviewed
+snapshot. Vertex streamed arguments are checked against an independent reconstruction from the
 path-addressed fragments, and against generated argument objects.
 """
 
@@ -64,7 +64,7 @@ def _lines(name: str) -> list[str]:
 
 
 def _sse(chunks: list[str]) -> bytes:
-    # Gemini's SSE ends events with CRLF pairs (research/streaming.md 1.1).
+    # Gemini's SSE ends events with CRLF pairs, as its API sends them.
     return b"".join(f"data: {c}\r\n\r\n".encode() for c in chunks)
 
 
