@@ -74,7 +74,9 @@ def anthropic_payloads(
     encoder = AnthropicEncoder(model, input_tokens=input_tokens)
     start = encoder.start()
     start["message"]["id"] = message_id
-    out = [start, *([{"type": "ping"}] if ping else [])]
+    out = [start]
+    if ping:
+        out.append({"type": "ping"})
     for event in events:
         out += encoder.feed(event)
     return out
@@ -130,8 +132,12 @@ def cassette_line(
         "provider": provider,
         "body": body.decode() if isinstance(body, bytes) else body,
     }
-    optional = {"chunk_size": chunk_size, "chunk_delay_ms": chunk_delay_ms}
-    row.update({k: v for k, v in {**optional, "tool_format": tool_format}.items() if v is not None})
+    optional = {
+        "chunk_size": chunk_size,
+        "chunk_delay_ms": chunk_delay_ms,
+        "tool_format": tool_format,
+    }
+    row.update({key: value for key, value in optional.items() if value is not None})
     return json.dumps(row, ensure_ascii=False)
 
 
