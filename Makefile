@@ -61,8 +61,10 @@ redis-server:
 			"the Redis session store tests will be skipped"; \
 	fi
 
+# On every core; tests that share one resource (the redis-server) carry one xdist_group.
+# `make test PYTEST_ARGS="-m 'not e2e and not slow'"` is the quick inner loop.
 test: $(STAMP) node-deps claude-code redis-server
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
 # Set up, then lint, type check and test: what CI runs.
 check: lint typecheck test

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import pytest
 from hypothesis import strategies as st
 
 from toolwire.events import (
@@ -23,7 +24,34 @@ from toolwire.events import (
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
 FIXTURES = TESTS / "fixtures"
+"""Streams this project wrote."""
 SNAPSHOTS = TESTS / "decode" / "snapshots"
+SHARED = REPO.parent / "shared"
+"""Recordings from other projects' test suites, kept beside the repository, not in it."""
+RECORDED = SHARED / "fixtures"
+RECORDED_NAMES = (
+    "anthropic_incomplete_partial_json.sse",
+    "anthropic_tool_use.sse",
+    "gemini_function_call.jsonl",
+    "openai_chat_parallel_tool_calls.sse",
+    "openai_responses_function_call.jsonl",
+    "vertex_stream_function_call_partial_args.jsonl",
+)
+"""The recordings the tests use (listed, so that their tests skip rather than vanish)."""
+CONFORMANCE = SHARED / "conformance"
+
+
+def shared(path: Path) -> Path:
+    """``path`` (under ``../shared``) for a test that needs it: skips when ``../shared`` is
+    absent, so a bare clone runs every test that needs only this repository."""
+    if path.is_relative_to(SHARED) and not SHARED.is_dir():
+        pytest.skip(f"{path.name}: ../shared is absent (third-party recordings stay outside)")
+    return path
+
+
+def read_stream(path: Path) -> bytes:
+    """The bytes of a recorded stream, ours or (through ``shared``) a third party's."""
+    return shared(path).read_bytes()
 
 
 class Feedable(Protocol):
@@ -65,7 +93,8 @@ def decode_ways(factory: Callable[[], Feedable], data: bytes) -> dict[str, list[
 
 
 def check_invariants(events: Sequence[Event], *, message_end: bool = True) -> None:
-    """DESIGN.md invariants: one start, deltas, one end per call; one final MessageEnd.
+    """The event invariants (docs/decoding.md): one start, deltas, one end per call; one
+    final MessageEnd.
 
     ``message_end=False`` is for the text-format decoders, which never end the message
     (their caller's outer stream does): there must be no ``MessageEnd`` at all.

@@ -5,7 +5,7 @@ client inside the test's process (``toolwire.testing.connect_in_memory``);
 ``spawn_agent(...)`` spawns ``python -m toolwire acp`` with the SDK's
 ``spawn_agent_process`` (a trimmed environment pointing HOME and the XDG directories into
 the test's tmp_path). Both capture every message the agent writes with an SDK observer.
-``check_wire`` validates them against the vendored ACP v1 JSON Schema: each
+``check_wire`` validates them against the official ACP v1 JSON Schema: each
 ``session/update``'s params against ``#/$defs/SessionNotification``, each response
 against the ``*Response`` definition of the request it answers, each request the agent
 makes against its ``*Request`` definition, each error against ``Error``.
@@ -47,12 +47,13 @@ from acp.schema import (
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.acp_check import SCHEMA_DIR
+from tests.acp_check import schema
 from toolwire.agent.agent import ToolwireAgent
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.config import load_config
-from toolwire.testing import InMemoryConnection, connect_in_memory
+from toolwire.events import Event, StopReason
+from toolwire.testing import InMemoryConnection, connect_in_memory, streams
 
 _URI = "urn:toolwire-tests:acp-schema-v1-e2e"
 RESPONSES = {
@@ -81,83 +82,23 @@ REQUESTS = {
 # -- cassettes: Anthropic Messages SSE bodies ------------------------------------------
 
 
-def _event(kind: str, data: dict[str, Any]) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def response(*blocks: tuple[Any, ...], stop: str | None = None, n: int = 0) -> str:
-    """An Anthropic streaming body. Blocks: ``("text", s)``, ``("thinking", s)``,
-    ``("tool", name, args, id)``. ``stop`` defaults to tool_use / end_turn."""
-    message = {
-        "id": f"msg_{n}",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": [],
-        "stop_reason": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
-    }
-    out = [_event("message_start", {"type": "message_start", "message": message})]
-    for index, block in enumerate(blocks):
-        out += _block(index, block)
-    has_tools = any(b[0] == "tool" for b in blocks)
-    reason = stop or ("tool_use" if has_tools else "end_turn")
-    out.append(
-        _event(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": reason},
-                "usage": {"output_tokens": 20},
-            },
-        )
-    )
-    out.append(_event("message_stop", {"type": "message_stop"}))
-    return "".join(out)
-
-
-def _block(index: int, block: tuple[Any, ...]) -> list[str]:
-    kind = block[0]
-    if kind == "text":
-        start: dict[str, Any] = {"type": "text", "text": ""}
-        words = block[1].split(" ")
-        deltas = [
-            {"type": "text_delta", "text": w + (" " if i < len(words) - 1 else "")}
-            for i, w in enumerate(words)
-        ]
-    elif kind == "thinking":
-        start = {"type": "thinking", "thinking": ""}
-        deltas = [
-            {"type": "thinking_delta", "thinking": block[1]},
-            {"type": "signature_delta", "signature": "sig-test"},
-        ]
-    else:
-        _, name, args, call_id = block
-        start = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
-        text = json.dumps(args)
-        deltas = [
-            {"type": "input_json_delta", "partial_json": text[i : i + 7]}
-            for i in range(0, len(text), 7)
-        ]
-    out = [
-        _event(
-            "content_block_start",
-            {"type": "content_block_start", "index": index, "content_block": start},
-        )
-    ]
-    out += [
-        _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
-        for d in deltas
-    ]
-    out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
-    return out
-
-
-def write_cassette(path: Path, bodies: Iterable[str], **pacing: int) -> Path:
-    """A replay cassette, one line per response (``chunk_size``/``chunk_delay_ms``)."""
-    lines = [json.dumps({"provider": "anthropic", "body": b, **pacing}) for b in bodies]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+def response(*blocks: tuple[Any, ...], stop: StopReason | None = None, n: int = 0) -> str:
+    """An Anthropic streaming body. Blocks: ``("text", s)`` (one delta per word),
+    ``("thinking", s)`` (signed), ``("tool", name, args, id)`` (arguments in 7-character
+    pieces). ``stop`` defaults to tool_use / end_turn."""
+    events: list[Event] = []
+    calls = 0
+    for block in blocks:
+        if block[0] == "text":
+            events += streams.text(block[1], by_word=True)
+        elif block[0] == "thinking":
+            events += streams.thinking(block[1], "sig-test")
+        else:
+            _, name, args, call_id = block
+            events += streams.tool_call(call_id, name, args, index=calls, piece=7)
+            calls += 1
+    events.append(streams.end(stop or ("tool_use" if calls else "end_turn"), 20))
+    return streams.anthropic_sse(events, message_id=f"msg_{n}").decode()
 
 
 # -- the scripted client ----------------------------------------------------------------
@@ -350,7 +291,8 @@ async def agent(
         def make(sink: LineSink) -> ToolwireAgent:
             return ToolwireAgent(config, StoreWorker(), sink, record=record)
 
-        async with connect_in_memory(make, client) as pair:
+        # A partial client (see spawn_agent): the SDK routes by name.
+        async with connect_in_memory(make, client) as pair:  # type: ignore[arg-type]
             yield pair
 
 
@@ -376,8 +318,10 @@ async def spawn_agent(
     wire: list[StreamEvent] = []
     log = tmp_path / f"agent-{len(list(tmp_path.glob('agent-*.log')))}.log"
     with log.open("wb") as stderr:
+        # The SDK finds each handler by name (a client serves only what it advertised); its
+        # Client protocol lists every method, so a partial client needs this one ignore.
         async with spawn_agent_process(
-            client,
+            client,  # type: ignore[arg-type]
             sys.executable,
             "-m",
             "toolwire",
@@ -392,8 +336,7 @@ async def spawn_agent(
 
 @cache
 def _validator(definition: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
-    registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema))
+    registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema()))
     return Draft202012Validator({"$ref": f"{_URI}#/$defs/{definition}"}, registry=registry)
 
 
@@ -506,7 +449,7 @@ def project(tmp_path: Path) -> Path:
 
 def full_turn_cassette(tmp_path: Path) -> Path:
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
-    return write_cassette(
+    return streams.write_cassette(
         tmp_path / "turn.jsonl",
         [
             response(

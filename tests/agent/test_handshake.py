@@ -40,7 +40,8 @@ def test_the_early_answer_is_what_the_sdk_path_answers(tmp_path: Path) -> None:
         return ToolwireAgent(config, StoreWorker(str(tmp_path / "s.db")), sink)
 
     async def scenario() -> dict[str, Any]:
-        async with connect_in_memory(make_agent, ScriptedClient()) as pair:
+        client = ScriptedClient()  # partial: the SDK routes each request by name
+        async with connect_in_memory(make_agent, client) as pair:  # type: ignore[arg-type]
             await pair.conn.initialize(protocol_version=PROTOCOL_VERSION)
             answers = [
                 e.message

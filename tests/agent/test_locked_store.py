@@ -24,9 +24,9 @@ from tests.agent.support import (
     project,
     response,
     start,
-    write_cassette,
 )
 from toolwire.agent.store_schema import default_db_path
+from toolwire.testing.streams import write_cassette
 
 #: The longest pause of the event loop we accept while the database is locked (the
 #: store's busy timeout is 5 s: a loop blocked on it would pause for the whole lock).

@@ -33,10 +33,10 @@ from tests.agent.support import (
     spawn_agent,
     start,
     text_of,
-    write_cassette,
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
+from toolwire.testing.streams import write_cassette
 
 pytestmark = pytest.mark.e2e
 
@@ -92,6 +92,7 @@ def test_full_turn_through_the_cli_process(tmp_path: Path) -> None:
     assert "serving on stdio" in log.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_sigterm_leaves_no_command_behind(tmp_path: Path) -> None:
     """What SDK clients do at shutdown (stdin closed, then SIGTERM) kills our commands."""
     root = project(tmp_path)

@@ -31,10 +31,12 @@ from tests.agent.support import (
     response,
     start,
     text_of,
-    write_cassette,
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
+from toolwire.testing.streams import write_cassette
+
+pytestmark = pytest.mark.e2e
 
 
 def test_load_list_resume_close_on_one_agent(tmp_path: Path) -> None:

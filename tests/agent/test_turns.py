@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
@@ -29,8 +30,10 @@ from tests.agent.support import (
     response,
     start,
     text_of,
-    write_cassette,
 )
+from toolwire.testing.streams import write_cassette
+
+pytestmark = pytest.mark.e2e
 
 
 def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
@@ -181,6 +184,7 @@ def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
     assert kinds == ["allow_once", "allow_always", "reject_once"]
 
 
+@pytest.mark.slow
 def test_cancel_mid_stream(tmp_path: Path) -> None:
     """session/cancel while the model streams: answered once, cancelled, every call ended."""
     root = project(tmp_path)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,7 @@ from toolwire.agent.ids import IdGuard
 from toolwire.agent.permissions import decide, preview
 from toolwire.agent.turn import PromptStopReason, TurnState, TurnStateError
 from toolwire.events import (
+    Event,
     MessageEnd,
     TextDelta,
     ThinkingDelta,
@@ -20,12 +23,12 @@ from toolwire.events import (
     ToolCallStart,
 )
 from toolwire.history import TextPart, ThinkingPart, ToolCallPart
-from toolwire.tools import ToolContext, get_tool
+from toolwire.tools import Tool, ToolContext, get_tool
 
 
 def test_collector_keeps_the_order_signatures_and_bad_arguments() -> None:
     collector = ResponseCollector()
-    events = [
+    events: list[Event] = [
         ThinkingDelta("Let me "),
         ThinkingDelta("think."),
         ThinkingDelta("", signature="sig"),
@@ -104,7 +107,7 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     assert edit is not None
     assert write is not None
 
-    def run(tool: object, args: dict[str, object]) -> object:
+    def run(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any] | None:
         return asyncio.run(preview(tool, args, ctx))
 
     path = str(tmp_path / "a.py")
@@ -117,14 +120,18 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     }
     ambiguous = {"file_path": "a.py", "old_string": "= 1", "new_string": "= 2"}
     assert run(edit, ambiguous) is None  # the tool will refuse it: nothing to show
-    assert run(edit, {**ambiguous, "replace_all": True})["newText"] == "x = 2\ny = 2\n"  # type: ignore[index]
+    everywhere = run(edit, {**ambiguous, "replace_all": True})
+    assert everywhere is not None
+    assert everywhere["newText"] == "x = 2\ny = 2\n"
     assert run(write, {"file_path": "new.txt", "content": "hi"}) == {
         "type": "diff",
         "path": str(tmp_path / "new.txt"),
         "newText": "hi",
     }
     assert run(write, {"file_path": "/etc/passwd", "content": "no"}) is None
-    assert run(get_tool("Read"), {"file_path": "a.py"}) is None
+    read = get_tool("Read")
+    assert read is not None
+    assert run(read, {"file_path": "a.py"}) is None
 
 
 def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Path) -> None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import Any
 
 from tests.fakes.http import sse
+from tests.helpers import RECORDED, read_stream
 from toolwire.backends.base import HTTPSettings, ModelRequest
 from toolwire.events import Event
 from toolwire.history import ToolSpec, user
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
 KEY = "sk-test-abcdefghijklmnop0123456789"
 FAST = HTTPSettings(
     connect_timeout=2.0, read_timeout=2.0, retry_base_delay=0.01, retry_max_delay=0.05
@@ -37,12 +36,12 @@ def collect(stream: AsyncGenerator[Event, None]) -> list[Event]:
 
 def anthropic_body() -> bytes:
     # The recorded fixture ends without a blank line: add one so message_stop is an event.
-    return (FIXTURES / "anthropic_tool_use.sse").read_bytes() + b"\n\n"
+    return read_stream(RECORDED / "anthropic_tool_use.sse") + b"\n\n"
 
 
 def jsonl_as_sse(name: str, named: bool) -> bytes:
     """A fixture of one JSON payload per line as an SSE body (``event:`` names if asked)."""
-    lines = (FIXTURES / name).read_text().splitlines()
+    lines = read_stream(RECORDED / name).decode().splitlines()
     payloads = [json.loads(line) for line in lines if line.strip()]
     return sse((p.get("type") if named else None, p) for p in payloads)
 

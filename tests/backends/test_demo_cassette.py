@@ -80,6 +80,7 @@ def test_cassette_is_a_clean_anthropic_session() -> None:
     assert names == ["TodoWrite", "Glob", "Read", "Grep", "Read", "Edit", "Bash", "TodoWrite"]
 
 
+@pytest.mark.e2e
 def test_demo_project_tests_fail_before_the_fix(tmp_path: Path) -> None:
     project = copy_demo_project(tmp_path / "demo")
     done = subprocess.run(

@@ -11,7 +11,6 @@ import pytest
 
 from tests.backends.support import (
     FAST,
-    FIXTURES,
     KEY,
     REQUEST,
     anthropic_body,
@@ -20,6 +19,7 @@ from tests.backends.support import (
     jsonl_as_sse,
 )
 from tests.fakes.http import FakeServer, Reply, pieces, sse
+from tests.helpers import RECORDED, read_stream
 from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.gemini import GeminiBackend
@@ -42,15 +42,15 @@ def server() -> Iterator[FakeServer]:
         yield fake
 
 
-def _anthropic(server: FakeServer, **kw: object) -> AnthropicBackend:
+def _anthropic(server: FakeServer, **kw: Any) -> AnthropicBackend:
     return AnthropicBackend(
         name="claude",
         model="claude-x",
         api_key=KEY,
         api_key_env="ANTHROPIC_API_KEY",
         base_url=server.url,
-        settings=kw.pop("settings", FAST),  # type: ignore[arg-type]
-        **kw,  # type: ignore[arg-type]
+        settings=kw.pop("settings", FAST),
+        **kw,
     )
 
 
@@ -63,7 +63,8 @@ def test_anthropic_streams_a_tool_call(server: FakeServer) -> None:
     start = find(events, ToolCallStart)[0]
     assert (start.name, start.id) == ("get_weather", "toolu_01NRLabsLyVHZPKxbKvkfSMn")
     assert find(events, ToolCallEnd)[0].arguments == {"location": "Paris"}
-    assert events[-1].stop_reason == "tool_use"  # type: ignore[union-attr]
+    assert isinstance(events[-1], MessageEnd)
+    assert events[-1].stop_reason == "tool_use"
     (request,) = server.requests
     assert request.path == "/v1/messages"
     assert request.headers["x-api-key"] == KEY
@@ -73,7 +74,7 @@ def test_anthropic_streams_a_tool_call(server: FakeServer) -> None:
 
 
 def test_openai_chat_streams_parallel_tool_calls(server: FakeServer) -> None:
-    body = (FIXTURES / "openai_chat_parallel_tool_calls.sse").read_bytes()
+    body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     server.script(Reply(chunks=pieces(body, 101)))
     backend = OpenAIChatBackend(
         name="oa", model="gpt-x", api_key=KEY, base_url=server.url + "/v1", settings=FAST
@@ -100,7 +101,8 @@ def test_openai_responses_streams_a_function_call(server: FakeServer) -> None:
     events = collect(backend.stream(REQUEST))
     assert len(find(events, ToolCallStart)) == 1
     assert find(events, ToolCallEnd)[0].ok
-    assert events[-1].stop_reason == "tool_use"  # type: ignore[union-attr]
+    assert isinstance(events[-1], MessageEnd)
+    assert events[-1].stop_reason == "tool_use"
     assert server.requests[0].path == "/v1/responses"
     assert server.requests[0].json()["input"][0]["role"] == "user"
 
@@ -162,7 +164,8 @@ def test_retries_429_529_503_before_the_first_byte(server: FakeServer) -> None:
     )
     events = collect(_anthropic(server).stream(REQUEST))
     assert len(server.requests) == 4
-    assert events[-1].stop_reason == "tool_use"  # type: ignore[union-attr]
+    assert isinstance(events[-1], MessageEnd)
+    assert events[-1].stop_reason == "tool_use"
 
 
 def test_gives_up_after_max_retries_with_the_providers_message(server: FakeServer) -> None:

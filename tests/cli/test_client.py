@@ -19,6 +19,8 @@ from toolwire.cli import app
 from toolwire.cli._console import one_prompt
 from toolwire.client import AgentCommand, TerminalClient, run_agent
 
+pytestmark = pytest.mark.e2e
+
 FAKE_AGENT = Path(__file__).parents[1] / "fakes" / "acp_agent.py"
 
 EDIT_OUTPUT = """\

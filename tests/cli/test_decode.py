@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.helpers import FIXTURES
+from tests.helpers import RECORDED, read_stream
 from toolwire.cli import app
 
 runner = CliRunner()
@@ -75,7 +75,7 @@ def test_only_rejects_unknown_types() -> None:
 
 
 def test_reads_standard_input_and_guesses_the_format() -> None:
-    body = (FIXTURES / "openai_chat_parallel_tool_calls.sse").read_bytes()
+    body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     code, rows, _ = _run("-", stdin=body)
     assert code == 0
     names = [r["name"] for r in rows if r["type"] == "tool_call_start"]
@@ -106,7 +106,7 @@ def test_directory_is_refused(tmp_path: Path) -> None:
 
 
 def test_malformed_stream_prints_what_it_decoded(tmp_path: Path) -> None:
-    body = (FIXTURES / "anthropic_tool_use.sse").read_bytes()
+    body = read_stream(RECORDED / "anthropic_tool_use.sse")
     cut = body[: body.index(b'is\\"}')]  # cut inside the tool's arguments
     path = tmp_path / "cut.sse"
     path.write_bytes(cut + b"\n\ndata: {not json}\n\n")

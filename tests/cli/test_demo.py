@@ -51,6 +51,7 @@ def test_keep_refuses_a_directory_in_use(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
 
 
+@pytest.mark.e2e
 def test_demo_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip(
         "toolwire.agent.agent", reason="the agent server (toolwire acp) is not on this branch yet"

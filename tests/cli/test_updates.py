@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.acp_check import replay, validating, validator
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, RECORDED, RECORDED_NAMES, read_stream, shared
 from toolwire.cli import app
 from toolwire.decode import decoder_for
 from toolwire.events import ToolCallEnd
@@ -37,7 +37,8 @@ SKIP = {"openai_responses_function_call.jsonl"}  # payloads without SSE framing
 
 def _fixtures() -> list[tuple[Path, str]]:
     out = []
-    for path in sorted([*FIXTURES.glob("*.*"), *(FIXTURES / "own").glob("*.*")]):
+    recorded = [RECORDED / name for name in RECORDED_NAMES]
+    for path in sorted([*FIXTURES.glob("*.*"), *recorded], key=lambda p: p.name):
         fmt = next((f for p, f in PREFIXES.items() if path.name.startswith(p)), None)
         if fmt is not None and path.name not in SKIP:
             out.append((path, fmt))
@@ -65,13 +66,13 @@ def _run(*args: str) -> tuple[list[Notification], str]:
 
 def _ends(path: Path, fmt: str) -> dict[str, ToolCallEnd]:
     decoder = decoder_for(fmt)
-    events = decoder.feed(path.read_bytes()) + decoder.close()
+    events = decoder.feed(read_stream(path)) + decoder.close()
     return {e.id: e for e in events if isinstance(e, ToolCallEnd)}
 
 
 @pytest.mark.parametrize(("path", "fmt"), _fixtures(), ids=lambda v: getattr(v, "name", v))
 def test_fixture_notifications_are_valid_and_end_as_the_arguments_did(path: Path, fmt: str) -> None:
-    notes, _ = _run("--format", fmt, "--cwd", "/proj", str(path))
+    notes, _ = _run("--format", fmt, "--cwd", "/proj", str(shared(path)))
     for note in notes:
         assert note.line.endswith(b"\n")
         assert note.line.count(b"\n") == 1
@@ -94,7 +95,7 @@ def test_fixture_notifications_are_valid_and_end_as_the_arguments_did(path: Path
 
 @pytest.mark.parametrize(("path", "fmt"), _fixtures()[:12], ids=lambda v: getattr(v, "name", v))
 def test_chunking_and_time_change_the_frames_not_the_result(path: Path, fmt: str) -> None:
-    whole, _ = _run("--format", fmt, "--cwd", "/proj", str(path))
+    whole, _ = _run("--format", fmt, "--cwd", "/proj", str(shared(path)))
     slow, _ = _run(
         "--format", fmt, "--cwd", "/proj", "--chunk-size", "7", "--chunk-ms", "30", str(path)
     )

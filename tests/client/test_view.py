@@ -17,8 +17,8 @@ SID = "sess_1"
 
 
 def _line(update: dict[str, Any], sid: str = SID) -> bytes:
-    message = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid}}
-    message["params"]["update"] = update
+    params = {"sessionId": sid, "update": update}
+    message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
     return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 

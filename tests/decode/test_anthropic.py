@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Private on purpose, no public equivalent: the oracle is the SDK's own SSE decoder and
+# its per-event reducer (with the raw partial JSON it keeps per block); the SDK is pinned
+# exactly in the dev dependencies.
 from anthropic._streaming import SSEDecoder as SDKSSEDecoder
 from anthropic.lib.streaming._messages import accumulate_event
 from hypothesis import given, settings
@@ -21,9 +25,11 @@ from hypothesis import strategies as st
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     decode_ways,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import (
@@ -38,16 +44,15 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
 STREAMS: dict[str, Path] = {
-    "anthropic_tool_use": FIXTURES / "anthropic_tool_use.sse",
-    "anthropic_incomplete_partial_json": FIXTURES / "anthropic_incomplete_partial_json.sse",
-    **{p.stem: p for p in sorted(OWN.glob("anthropic_*.sse"))},
+    "anthropic_tool_use": RECORDED / "anthropic_tool_use.sse",
+    "anthropic_incomplete_partial_json": RECORDED / "anthropic_incomplete_partial_json.sse",
+    **{p.stem: p for p in sorted(FIXTURES.glob("anthropic_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
-    return STREAMS[name].read_bytes()
+    return read_stream(STREAMS[name])
 
 
 def _decode(data: bytes) -> list[Event]:
@@ -361,6 +366,7 @@ _PAYLOADS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(payloads=st.lists(_PAYLOADS | st.just("not json"), max_size=12))
 def test_malformed_streams_never_raise_and_keep_the_invariants(

@@ -1,8 +1,8 @@
 """GeminiDecoder: recorded and hand-written Gemini / Vertex streams, in any chunking.
 
 Every stream is decoded whole, byte by byte and at random split points (the events must
-be identical), checked against the DESIGN.md invariants and a reviewed snapshot. Vertex
-streamed arguments are checked against an independent reconstruction from the
+be identical), checked against the event invariants (docs/decoding.md) and a reviewed
+snapshot. Vertex streamed arguments are checked against an independent reconstruction from the
 path-addressed fragments, and against generated argument objects.
 """
 
@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     cut_points,
     decode_ways,
     feed_pieces,
+    read_stream,
     split_at,
 )
 from toolwire.decode.gemini import GeminiDecoder
@@ -39,38 +41,37 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
-RECORDED = {
-    "gemini_function_call": FIXTURES / "gemini_function_call.jsonl",
+THIRD_PARTY = {
+    "gemini_function_call": RECORDED / "gemini_function_call.jsonl",
     "vertex_stream_function_call_partial_args": (
-        FIXTURES / "vertex_stream_function_call_partial_args.jsonl"
+        RECORDED / "vertex_stream_function_call_partial_args.jsonl"
     ),
 }
 STREAMS: dict[str, Path] = {
-    **RECORDED,
-    **{p.stem: p for p in sorted(OWN.glob("gemini_*.sse"))},
-    **{p.stem: p for p in sorted(OWN.glob("vertex_*.sse"))},
+    **THIRD_PARTY,
+    **{p.stem: p for p in sorted(FIXTURES.glob("gemini_*.sse"))},
+    **{p.stem: p for p in sorted(FIXTURES.glob("vertex_*.sse"))},
 }
 
 
 def _lines(name: str) -> list[str]:
     """The chunk payloads of a stream, one JSON text each."""
     # Split on line ends only: str.splitlines would also split at U+2028 in the JSON.
-    lines = STREAMS[name].read_bytes().decode("utf-8").replace("\r\n", "\n").split("\n")
-    if name in RECORDED:
+    lines = read_stream(STREAMS[name]).decode("utf-8").replace("\r\n", "\n").split("\n")
+    if name in THIRD_PARTY:
         return [line for line in lines if line]
     return [line[len("data: ") :] for line in lines if line.startswith("data: ")]
 
 
 def _sse(chunks: list[str]) -> bytes:
-    # Gemini's SSE ends events with CRLF pairs (research/streaming.md 1.1).
+    # Gemini's SSE ends events with CRLF pairs, as its API sends them.
     return b"".join(f"data: {c}\r\n\r\n".encode() for c in chunks)
 
 
 def _data(name: str) -> bytes:
-    if name in RECORDED:
+    if name in THIRD_PARTY:
         return _sse(_lines(name))
-    return STREAMS[name].read_bytes()
+    return read_stream(STREAMS[name])
 
 
 def _decode(data: bytes) -> list[Event]:

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+# Private on purpose, no public equivalent: the SDK's own SSE decoder (pinned exactly in
+# the dev dependencies).
 from openai._streaming import SSEDecoder as SDKSSEDecoder
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
@@ -21,9 +24,11 @@ from openai.types.chat import ChatCompletionChunk
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     decode_ways,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.openai_chat import OpenAIChatDecoder
 from toolwire.events import (
@@ -38,15 +43,14 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
 STREAMS: dict[str, Path] = {
-    "openai_chat_parallel_tool_calls": FIXTURES / "openai_chat_parallel_tool_calls.sse",
-    **{p.stem: p for p in sorted(OWN.glob("openai_chat_*.sse"))},
+    "openai_chat_parallel_tool_calls": RECORDED / "openai_chat_parallel_tool_calls.sse",
+    **{p.stem: p for p in sorted(FIXTURES.glob("openai_chat_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
-    return STREAMS[name].read_bytes()
+    return read_stream(STREAMS[name])
 
 
 def _decode(data: bytes) -> list[Event]:

@@ -14,16 +14,22 @@ from typing import Any
 
 import pytest
 from openai import omit
+
+# Private on purpose, no public equivalent: the SDK's SSE decoder, and the lenient model
+# construction its stream uses for each event; the SDK is pinned exactly in the dev
+# dependencies.
 from openai._models import construct_type
 from openai._streaming import SSEDecoder as SDKSSEDecoder
-from openai.lib.streaming.responses._responses import ResponseStreamState
+from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
 from tests.decode.contract import chunking_contract
 from tests.helpers import (
     FIXTURES,
+    RECORDED,
     check_invariants,
     feed_pieces,
+    read_stream,
 )
 from toolwire.decode.openai_responses import OpenAIResponsesDecoder
 from toolwire.events import (
@@ -38,8 +44,7 @@ from toolwire.events import (
     Usage,
 )
 
-OWN = FIXTURES / "own"
-RECORDED = FIXTURES / "openai_responses_function_call.jsonl"
+THIRD_PARTY = RECORDED / "openai_responses_function_call.jsonl"
 
 
 def _frame(payloads: list[dict[str, Any]]) -> bytes:
@@ -48,7 +53,7 @@ def _frame(payloads: list[dict[str, Any]]) -> bytes:
 
 def _recorded() -> bytes:
     # Payload lines kept byte for byte; the fixture is the `data:` content only.
-    lines = RECORDED.read_text(encoding="utf-8").splitlines()
+    lines = read_stream(THIRD_PARTY).decode("utf-8").splitlines()
     return b"".join(
         f"event: {json.loads(line)['type']}\ndata: {line}\n\n".encode() for line in lines
     )
@@ -56,13 +61,13 @@ def _recorded() -> bytes:
 
 STREAMS: dict[str, Path | None] = {
     "openai_responses_function_call": None,
-    **{p.stem: p for p in sorted(OWN.glob("openai_responses_*.sse"))},
+    **{p.stem: p for p in sorted(FIXTURES.glob("openai_responses_*.sse"))},
 }
 
 
 def _data(name: str) -> bytes:
     path = STREAMS[name]
-    return _recorded() if path is None else path.read_bytes()
+    return _recorded() if path is None else read_stream(path)
 
 
 def _decode(data: bytes) -> list[Event]:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import FIXTURES, bytewise, cut_points, split_at
+from tests.helpers import RECORDED, bytewise, cut_points, read_stream, split_at
 from toolwire.errors import UsageError
 from toolwire.sse import SSEDecoder, SSEEvent
 
@@ -83,7 +83,7 @@ def test_final_event_without_blank_line_is_delivered_and_flagged() -> None:
 
 
 def test_fixture_ends_without_blank_line() -> None:
-    body = (FIXTURES / "anthropic_tool_use.sse").read_bytes()
+    body = read_stream(RECORDED / "anthropic_tool_use.sse")
     events, truncated = _decode([body])
     assert events[-1].event == "message_stop"  # a strict parser would drop it
     assert truncated
@@ -91,7 +91,7 @@ def test_fixture_ends_without_blank_line() -> None:
 
 @given(cuts=cut_points(8000))
 def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
-    body = (FIXTURES / "openai_chat_parallel_tool_calls.sse").read_bytes()
+    body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     whole, _ = _decode([body])
     crlf = body.replace(b"\n", b"\r\n")
     assert _decode(split_at(body, cuts)) == _decode([body])
@@ -100,7 +100,7 @@ def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
 
 @given(
     datas=st.lists(
-        st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\r\n"), max_size=30),
+        st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=30),
         max_size=8,
     ),
     cuts=cut_points(600),

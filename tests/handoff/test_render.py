@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.handoff.support import CWD, Session, sample
 from toolwire.handoff import build_handoff
 from toolwire.handoff.render import CLOSE, OPEN, PREAMBLE
@@ -55,6 +57,7 @@ def test_same_input_same_bytes_whatever_the_argument_order() -> None:
     assert [r.item.key for r in first.items] == [r.item.key for r in reordered.items]
 
 
+@pytest.mark.e2e
 def test_same_bytes_across_processes() -> None:
     """No hash seed, clock or set order leaks in: two fresh interpreters agree."""
     code = (

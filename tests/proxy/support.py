@@ -19,9 +19,10 @@ import uvicorn
 
 from tests.fakes.http import sse
 from toolwire.decode import decoder_for
-from toolwire.events import Event
+from toolwire.events import Event, StopReason
 from toolwire.proxy import ProxySettings, create_app, load_settings
 from toolwire.proxy.sessions import SessionStore
+from toolwire.testing import streams
 
 
 def write_config(tmp: Path, openai_url: str, anthropic_url: str, extra: str = "") -> Path:
@@ -134,68 +135,31 @@ def anthropic_text_stream(text: str) -> list[bytes]:
 
 
 def anthropic_stream(
-    blocks: list[dict[str, Any]], stop_reason: str, *, ping: bool = False
+    blocks: list[dict[str, Any]], stop_reason: StopReason, *, ping: bool = False
 ) -> list[bytes]:
     """An Anthropic Messages stream, one SSE event per chunk, sending ``blocks`` whole:
     text and thinking as deltas (a thinking block's signature last), tool input as one
     ``input_json_delta``, any other block (server tools, redacted thinking) in its start."""
-    message: dict[str, Any] = {
-        "id": "msg_up",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-up",
-        "content": [],
-        "stop_reason": None,
-        "usage": {"input_tokens": 10, "output_tokens": 0},
-    }
-    events: list[tuple[str | None, Any]] = [
-        ("message_start", {"type": "message_start", "message": message})
-    ]
-    if ping:
-        events.append(("ping", {"type": "ping"}))
-    for index, block in enumerate(blocks):
-        start, deltas = _block_events(block)
-        events.append(
-            (
-                "content_block_start",
-                {"type": "content_block_start", "index": index, "content_block": start},
-            )
-        )
-        events += [
-            (
-                "content_block_delta",
-                {"type": "content_block_delta", "index": index, "delta": delta},
-            )
-            for delta in deltas
-        ]
-        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason},
-                "usage": {"output_tokens": 3},
-            },
-        )
+    events: list[Event] = []
+    whole: list[tuple[int, dict[str, Any]]] = []
+    calls = 0
+    for position, block in enumerate(blocks):
+        if block["type"] == "text":
+            events += streams.text(block["text"])
+        elif block["type"] == "thinking":
+            events += streams.thinking(block["thinking"], block["signature"])
+        elif block["type"] == "tool_use":
+            events += streams.tool_call(block["id"], block["name"], block["input"], index=calls)
+            calls += 1
+        else:
+            whole.append((position, block))
+    events.append(streams.end(stop_reason, 3))
+    payloads = streams.anthropic_payloads(
+        events, model="claude-up", message_id="msg_up", input_tokens=10, ping=ping
     )
-    events.append(("message_stop", {"type": "message_stop"}))
-    return [sse([e]) for e in events]
-
-
-def _block_events(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    kind = block["type"]
-    if kind == "text":
-        return {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": "", "signature": ""}, [
-            {"type": "thinking_delta", "thinking": block["thinking"]},
-            {"type": "signature_delta", "signature": block["signature"]},
-        ]
-    if kind == "tool_use":
-        start = {**block, "input": {}}
-        return start, [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
-    return block, []
+    for position, block in whole:
+        payloads = streams.with_blocks(payloads, position, [block])
+    return streams.sse_chunks(payloads)
 
 
 def sdk_final_message(url: str, model: str, prompt: str) -> Any:

@@ -34,6 +34,8 @@ from tests.proxy.support import (
 )
 from toolwire.proxy import load_settings
 
+pytestmark = pytest.mark.e2e
+
 CLAUDE_DIR = Path(__file__).parents[1] / "claude"
 PACKAGE = CLAUDE_DIR / "node_modules" / "@anthropic-ai" / "claude-code"
 NOTES = "alpha = 7\nbeta = 9\n"

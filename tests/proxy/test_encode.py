@@ -90,11 +90,12 @@ def test_stream_error_ends_with_an_error_event() -> None:
 def test_tag_format_arguments_are_sent_whole() -> None:
     encoder = AnthropicEncoder("m", json_args=False)
     payloads = [encoder.start()]
-    for event in [
+    events: list[Event] = [
         ToolCallStart("a", "Read", 0),
         ToolCallDelta("a", "<parameter=file_path>a.py"),
         ToolCallEnd("a", {"file_path": "a.py"}),
         MessageEnd("tool_use"),
-    ]:
+    ]
+    for event in events:
         payloads += encoder.feed(event)
     assert accumulate(payloads)["content"][0]["input"] == {"file_path": "a.py"}

@@ -142,7 +142,7 @@ def test_core_level_drops_adaptive_thinking_without_room_for_a_budget() -> None:
 
 
 def test_tool_results_go_first_and_in_call_order() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "read both"},
         {"role": "assistant", "content": [_use("toolu_1"), _use("toolu_2", "b.py")]},
         {
@@ -163,7 +163,7 @@ def test_tool_results_go_first_and_in_call_order() -> None:
 
 
 def test_unanswered_calls_and_orphan_results_are_repaired() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [_use("toolu_1"), _use("toolu_2")]},
         {"role": "user", "content": [_result("toolu_1"), _result("toolu_zzz", "stray")]},
@@ -186,7 +186,7 @@ def test_unanswered_calls_and_orphan_results_are_repaired() -> None:
 
 
 def test_ids_are_normalized_on_both_sides_and_valid_ones_kept() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [_use("call:1/x"), _use("toolu_ok")]},
         {"role": "user", "content": [_result("call:1/x"), _result("toolu_ok")]},
@@ -243,7 +243,7 @@ def test_thinking_param_stays_when_no_tool_loop_is_continued() -> None:
 
 
 def test_thinking_param_stays_for_an_own_turn_that_did_not_think() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {
             "role": "assistant",

@@ -86,7 +86,12 @@ def test_full_level_forwards_caching_thinking_and_betas_and_relays_bytes(tmp_pat
             }
         ],
     }
-    answer = [THOUGHT, server_use, result, {"type": "text", "text": "Found it."}]
+    answer: list[dict[str, Any]] = [
+        THOUGHT,
+        server_use,
+        result,
+        {"type": "text", "text": "Found it."},
+    ]
     stream = anthropic_stream(answer, "end_turn", ping=True)
     with FakeServer() as openai_up, FakeServer() as anthropic_up:
         anthropic_up.script(Reply(chunks=stream), Reply(chunks=stream))
@@ -233,7 +238,11 @@ def test_sqlite_updates_from_two_stores_lose_nothing(tmp_path: Path) -> None:
     def work(store: SQLiteStore, worker: int) -> None:
         for n in range(50):
             key = f"k{worker}-{n}"
-            store.update("s", lambda state, key=key: state.remember([key], f"b{worker}"))
+
+            def remember(state: SessionState, key: str = key) -> None:
+                state.remember([key], f"b{worker}")
+
+            store.update("s", remember)
 
     threads = [threading.Thread(target=work, args=(stores[i % 2], i)) for i in range(4)]
     for t in threads:

@@ -41,6 +41,9 @@ from toolwire.proxy.app import Proxy
 from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, SQLiteStore, open_store
 from toolwire.proxy.stores.redis import KEY_PREFIX, MISSING, RedisStore
 
+# One redis-server per worker: keep its tests on one worker (`--dist loadgroup`).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("redis-server")]
+
 _START_TIMEOUT = 10.0
 
 

@@ -35,7 +35,7 @@ def test_rewrite_is_byte_identical_on_later_requests(tmp_path: Path) -> None:
         anthropic_up.script(*[Reply(chunks=anthropic_text_stream("fine")) for _ in range(2)])
         settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
         with running(settings) as url:
-            history = [{"role": "user", "content": "Read src/a.py"}]
+            history: list[dict[str, Any]] = [{"role": "user", "content": "Read src/a.py"}]
             history += read_turn("call_a", "src/a.py", FILE_TEXT)
             history += [{"role": "user", "content": "Now src/b.py"}]
             history += read_turn("call_b", "src/b.py", B_TEXT)

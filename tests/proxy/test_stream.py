@@ -53,7 +53,8 @@ def test_streamed_tool_call_decodes_with_toolwire(upstream: FakeServer, proxy_ur
     assert (start.id, start.name) == ("call_abc", "Read")
     (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
     assert end.arguments == EXPECTED_ARGS
-    assert events[-1] == MessageEnd("tool_use", events[-1].usage)
+    assert isinstance(events[-1], MessageEnd)
+    assert events[-1].stop_reason == "tool_use"
     kinds = [p["type"] for p in sse_payloads(reply.content)]
     assert kinds[0] == "message_start"
     assert kinds[-2:] == ["message_delta", "message_stop"]

@@ -123,6 +123,7 @@ def test_switch_unknown_backend_is_400(tmp_path: Path) -> None:
     assert reply.json()["error"]["message"].startswith("unknown backend 'nope'")
 
 
+@pytest.mark.e2e
 def test_cli_switch_talks_to_a_running_proxy(tmp_path: Path) -> None:
     config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9")
     with running(load_settings(config)) as url:

@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,9 +29,9 @@ class _Sink(io.BytesIO):
         super().__init__()
         self.calls: list[str] = []
 
-    def write(self, data: object) -> int:  # type: ignore[override]
+    def write(self, data: Any, /) -> int:  # any buffer, as BytesIO.write takes
         self.calls.append("write")
-        return super().write(data)  # type: ignore[arg-type]
+        return super().write(data)
 
     def flush(self) -> None:
         self.calls.append("flush")
@@ -87,7 +88,10 @@ def test_redact_keys_and_values() -> None:
         assert is_secret_key(key)
     for key in ("max_tokens", "input_tokens", "path"):
         assert not is_secret_key(key)
-    value = {"env": {"ANTHROPIC_API_KEY": "abc"}, "list": ["key sk-proj-12345678abcdefgh"]}
+    value: dict[str, Any] = {
+        "env": {"ANTHROPIC_API_KEY": "abc"},
+        "list": ["key sk-proj-12345678abcdefgh"],
+    }
     assert redact(value) == {"env": {"ANTHROPIC_API_KEY": REDACTED}, "list": [f"key {REDACTED}"]}
     assert value["env"]["ANTHROPIC_API_KEY"] == "abc", "the input is not modified"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jsonschema  # type: ignore[import-untyped]
+import jsonschema
 import pytest
 
 from tests.tools.support import make_project, run

@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from toolwire.errors import LifecycleError
 from toolwire.events import ToolCallDelta, ToolCallEnd
-from toolwire.updates.lifecycle import CANCELLED_OUTPUT, TRANSITIONS, Action, ToolCallLifecycle
+from toolwire.updates.lifecycle import (
+    CANCELLED_OUTPUT,
+    TRANSITIONS,
+    Action,
+    Arguments,
+    Stage,
+    ToolCallLifecycle,
+)
 from toolwire.updates.wire import text_content
 
 CWD = "/p"
@@ -38,7 +45,7 @@ def _do(call: ToolCallLifecycle, action: Action) -> bool:
 
 
 # How to reach each (stage, arguments) pair with legal moves.
-PATHS: dict[tuple[str, str], tuple[Action, ...]] = {
+PATHS: dict[tuple[Stage, Arguments], tuple[Action, ...]] = {
     ("start", "partial"): (),
     ("streaming", "partial"): ("delta",),
     ("streaming", "final"): ("delta", "input"),
@@ -50,12 +57,12 @@ PATHS: dict[tuple[str, str], tuple[Action, ...]] = {
 
 @pytest.mark.parametrize("where", list(PATHS))
 @pytest.mark.parametrize("action", ACTIONS)
-def test_every_move_follows_the_table(where: tuple[str, str], action: Action) -> None:
+def test_every_move_follows_the_table(where: tuple[Stage, Arguments], action: Action) -> None:
     call = _call()
     for step in PATHS[where]:
         _do(call, step)
     assert call.stage == where[0]
-    expected = TRANSITIONS.get((where[0], where[1], action))  # type: ignore[arg-type]
+    expected = TRANSITIONS.get((where[0], where[1], action))
     if expected is None:
         before = call.snapshot()
         with pytest.raises(LifecycleError):
@@ -76,9 +83,10 @@ def test_end_is_final_and_only_from_an_open_stage() -> None:
 @given(st.lists(st.sampled_from(ACTIONS), max_size=12))
 def test_random_sequences_move_exactly_as_the_table_says(actions: list[Action]) -> None:
     call = _call()
-    stage, args = "start", "partial"
+    stage: Stage = "start"
+    args: Arguments = "partial"
     for action in actions:
-        expected = TRANSITIONS.get((stage, args, action))  # type: ignore[arg-type]
+        expected = TRANSITIONS.get((stage, args, action))
         if expected is None:
             with pytest.raises(LifecycleError):
                 _do(call, action)

@@ -13,6 +13,7 @@ from toolwire.events import ToolCallEnd
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.output import DEFAULT_TAIL_BYTES, OutputWindow, cap_text
+from toolwire.updates.wire import Notification
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -24,7 +25,9 @@ def _every_notification_is_checked() -> Iterator[None]:
 MB = 1_000_000
 
 
-def _run_command(pieces: list[bytes], step: float, profile: str = "minimal") -> tuple[int, list]:  # type: ignore[type-arg]
+def _run_command(
+    pieces: list[bytes], step: float, profile: str = "minimal"
+) -> tuple[int, list[Notification]]:
     engine = UpdateEngine("sess_o", profile=profile)
     call = ToolCallLifecycle("call_1", "Bash", cwd="/p")
     notes = engine.start(call, now=0.0)
@@ -41,6 +44,7 @@ def _run_command(pieces: list[bytes], step: float, profile: str = "minimal") -> 
     return sum(len(n.line) for n in notes), notes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("piece", "step"),
     [

@@ -167,6 +167,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(["minimal", "verbose", "full"]), st.lists(STEP, max_size=40))
 def test_replaying_the_updates_gives_the_final_state(profile: str, steps: list[Any]) -> None:
@@ -180,6 +181,7 @@ def test_replaying_the_updates_gives_the_final_state(profile: str, steps: list[A
     assert chunks == texts, "text is never lost, duplicated or reordered"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(["minimal", "verbose", "full"]), st.lists(STEP, max_size=40))
 def test_no_update_changes_nothing(profile: str, steps: list[Any]) -> None:

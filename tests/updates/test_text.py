@@ -8,6 +8,7 @@ import pytest
 
 from tests.acp_check import check, validating
 from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.wire import Notification
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -20,7 +21,7 @@ def _engine() -> UpdateEngine:
     return UpdateEngine("sess_t", clock=lambda: 0.0)
 
 
-def _texts(engine_notes: list) -> list[str]:  # type: ignore[type-arg]
+def _texts(engine_notes: list[Notification]) -> list[str]:
     return [n.update["content"]["text"] for n in engine_notes]
 
 
