@@ -493,3 +493,33 @@ def write_config(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def check_full_turn(root: Path, notes: list[dict[str, Any]], client: ScriptedClient) -> None:
+    """What ``full_turn_cassette`` must look like on the wire: Read, Edit, Bash, done."""
+    calls = calls_by_id(notes)
+    assert list(calls) == ["toolu_read", "toolu_edit", "toolu_bash"]
+    assert all(c["status"] == "completed" for c in calls.values())
+    read, edit, bash = calls.values()
+    assert (read["title"], read["kind"]) == ("Read app.py", "read")
+    assert read["locations"][0]["path"] == str(root / "app.py")
+    assert "return 'hi'" in read["content"][0]["content"]["text"]
+    assert (edit["title"], edit["kind"]) == ("Edit app.py", "edit")
+    # The line the edit changed (``return 'hello'``), from the tool, on the wire.
+    assert edit["locations"] == [{"path": str(root / "app.py"), "line": 2}]
+    diff = edit["content"][0]
+    assert diff == {
+        "type": "diff",
+        "path": str(root / "app.py"),
+        "oldText": APP,
+        "newText": APP.replace("'hi'", "'hello'"),
+    }
+    assert (bash["title"], bash["kind"]) == ("cat app.py", "execute")
+    assert "return 'hello'" in bash["content"][0]["content"]["text"]
+    assert bash["rawOutput"]["exit_code"] == 0
+    assert "Done: greet() now says hello." in text_of(notes)
+    assert "friendlier" in text_of(notes, "agent_thought_chunk")
+    one_message_id_per_message(notes)
+    # the permission requests came after their tool_call, and carried no content
+    assert [p.tool_call_id for p in client.permissions] == ["toolu_edit", "toolu_bash"]
+    assert all(p.content is None for p in client.permissions)

@@ -23,11 +23,11 @@ from tests.agent.support import (
     ScriptedClient,
     alive,
     calls_by_id,
+    check_full_turn,
     check_wire,
     environment,
     fake_backend,
     full_turn_cassette,
-    one_message_id_per_message,
     project,
     response,
     spawn_agent,
@@ -58,30 +58,7 @@ def test_full_turn_through_the_cli_process(tmp_path: Path) -> None:
             assert result.stop_reason == "end_turn"
             notes = run.notifications()
             assert check_wire(run.wire) > 10
-            calls = calls_by_id(notes)
-            assert list(calls) == ["toolu_read", "toolu_edit", "toolu_bash"]
-            assert all(c["status"] == "completed" for c in calls.values())
-            read, edit, bash = calls.values()
-            assert (read["title"], read["kind"]) == ("Read app.py", "read")
-            assert read["locations"][0]["path"] == str(root / "app.py")
-            assert "return 'hi'" in read["content"][0]["content"]["text"]
-            assert (edit["title"], edit["kind"]) == ("Edit app.py", "edit")
-            diff = edit["content"][0]
-            assert diff == {
-                "type": "diff",
-                "path": str(root / "app.py"),
-                "oldText": APP,
-                "newText": APP.replace("'hi'", "'hello'"),
-            }
-            assert (bash["title"], bash["kind"]) == ("cat app.py", "execute")
-            assert "return 'hello'" in bash["content"][0]["content"]["text"]
-            assert bash["rawOutput"]["exit_code"] == 0
-            assert "Done: greet() now says hello." in text_of(notes)
-            assert "friendlier" in text_of(notes, "agent_thought_chunk")
-            one_message_id_per_message(notes)
-            # the permission requests came after their tool_call, and carried no content
-            assert [p.tool_call_id for p in client.permissions] == ["toolu_edit", "toolu_bash"]
-            assert all(p.content is None for p in client.permissions)
+            check_full_turn(root, notes, client)
 
     asyncio.run(scenario())
     assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
