@@ -29,7 +29,6 @@ EXPORTED = [
     "ProtocolError",
     "SSEDecoder",
     "SSEEvent",
-    "StreamDecodeError",
     "StreamError",
     "TextDelta",
     "ThinkingDelta",
@@ -55,7 +54,6 @@ def test_exported_members() -> None:
 
 def test_error_tree() -> None:
     assert issubclass(toolwire.LifecycleError, toolwire.UsageError)
-    assert issubclass(toolwire.StreamDecodeError, toolwire.ProtocolError)
     assert issubclass(toolwire.HTTPStatusError, toolwire.TransportError)
     assert issubclass(toolwire.TransportTimeoutError, toolwire.TransportError)
     for cls in (toolwire.UsageError, toolwire.ProtocolError, toolwire.TransportError):
