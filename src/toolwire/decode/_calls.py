@@ -107,7 +107,7 @@ class ToolCalls:
             done = json.feed(text)
             if not done:
                 return ToolCallDelta(call.id, text)
-            partial = json.value
+            partial = json.partial()
             return ToolCallDelta(call.id, text, done, tuple(partial[k] for k in done))
         if not text and not fields:
             return None
