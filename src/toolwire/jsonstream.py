@@ -4,7 +4,7 @@ Theory of operation. ``JsonStream`` is a resumable push parser. Each ``feed(text
 advances a small state machine over ``text`` alone, so the total work for a call is
 linear in its argument size (peers re-parse the whole buffer per delta: quadratic).
 String bodies, which are nearly all of a code-carrying argument, are skipped in C with
-one regular-expression match per delta; only structure is walked character by character.
+one search for a quote per delta; only structure is walked character by character.
 
 The partial value obeys these rules (DESIGN.md "Incremental JSON", after jsonriver):
 
@@ -57,9 +57,9 @@ class _Mode(IntEnum):
     LITERAL = 7
 
 
-# The members under module names: on Python 3.11 ``_Mode.X`` is a Python-level
-# descriptor call, about 10x a global read, and a mode is read per delta (the whole
-# 10% of bench/decode_args.py, row (a)) and per structural character.
+# The members under module names, read per delta and per structural character: on
+# Python 3.11 ``_Mode.X`` is a Python-level descriptor call, and reading it once per
+# delta costs 6% on bench/decode_args.py, row (a) 4 MB.
 _VALUE, _KEY, _COLON, _AFTER, _DONE, _STRING, _NUMBER, _LITERAL = _Mode
 
 
@@ -84,6 +84,7 @@ class _Frame:
 class JsonStream:
     """Feed JSON text in pieces; know the partial value and which fields completed."""
 
+    # Read per delta: slots save 4% on bench/decode_args.py, row (a) 4 MB.
     __slots__ = (
         "_done",
         "_error",
@@ -123,14 +124,7 @@ class JsonStream:
             raise UsageError("JsonStream.feed() called after finish()")
         self._parts.append(text)
         if self._error is None:
-            i = 0
-            if self._mode is _STRING and text:
-                # Most deltas of a file-content argument fall inside its one string body:
-                # they go straight to the scanner, not through the dispatch loop
-                # (bench/decode_args.py, row (a)).
-                i = self._string(text, 0)
-            if i < len(text):
-                self._run(text, i)
+            self._run(text)
         if not self._done:
             return ()
         done = tuple(self._done)
@@ -170,8 +164,8 @@ class JsonStream:
 
     # -- the state machine ----------------------------------------------------------
 
-    def _run(self, text: str, i: int) -> None:
-        n = len(text)
+    def _run(self, text: str) -> None:
+        i, n = 0, len(text)
         while i < n and self._error is None:
             mode = self._mode
             if mode is _STRING:
@@ -189,8 +183,8 @@ class JsonStream:
     def _string(self, text: str, i: int) -> int:
         """Scan a string body from ``i``, closing the string at its quote; the next index.
 
-        The only scan of string bodies. Most of a long argument (file content) is one
-        string body, so a delta inside it costs one search for a quote, done in C.
+        The one scan of string bodies, keys and values alike. Most of a long argument
+        (file content) is one string body: a delta inside it costs one ``str.find``.
         """
         if self._esc:  # the character after a backslash that ended the previous delta
             self._esc = False
