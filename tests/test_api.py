@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -11,8 +12,10 @@ from toolwire.events import (
     MessageEnd,
     StreamError,
     TextDelta,
+    ThinkingDelta,
     ToolCallDelta,
     ToolCallEnd,
+    ToolCallStart,
     Usage,
     event_to_dict,
 )
@@ -29,7 +32,6 @@ EXPORTED = [
     "ProtocolError",
     "SSEDecoder",
     "SSEEvent",
-    "StreamDecodeError",
     "StreamError",
     "TextDelta",
     "ThinkingDelta",
@@ -55,7 +57,6 @@ def test_exported_members() -> None:
 
 def test_error_tree() -> None:
     assert issubclass(toolwire.LifecycleError, toolwire.UsageError)
-    assert issubclass(toolwire.StreamDecodeError, toolwire.ProtocolError)
     assert issubclass(toolwire.HTTPStatusError, toolwire.TransportError)
     assert issubclass(toolwire.TransportTimeoutError, toolwire.TransportError)
     for cls in (toolwire.UsageError, toolwire.ProtocolError, toolwire.TransportError):
@@ -66,10 +67,22 @@ def test_error_tree() -> None:
 def test_events_are_frozen_and_comparable() -> None:
     delta = ToolCallDelta("c1", '{"a"', ("a",), (1,))
     assert delta == ToolCallDelta("c1", '{"a"', ("a",), (1,))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        delta.text = "x"  # type: ignore[misc]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        TextDelta("x").text = "y"  # type: ignore[misc]
+    assert delta != ToolCallDelta("c1", '{"a"', ("a",), (2,))
+    assert not hasattr(delta, "__dict__")  # slotted: no stray attributes
+    # ToolCallDelta is the one event left unfrozen, for speed (see its docstring).
+    frozen: list[Any] = [
+        TextDelta("x"),
+        ThinkingDelta("x"),
+        ToolCallStart("c1", "Read", 0),
+        ToolCallEnd("c1", arguments={}),
+        MessageEnd("end_turn"),
+        StreamError("cut"),
+        Usage(input_tokens=1),
+    ]
+    for event in frozen:
+        name = dataclasses.fields(event)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, name, "y")
 
 
 def test_event_json_form() -> None:

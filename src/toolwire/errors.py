@@ -6,7 +6,6 @@
     ├── UsageError            our caller misused the API (a bug on the caller's side)
     │   └── LifecycleError    an illegal tool-call stage transition (a bug in toolwire)
     ├── ProtocolError         a peer broke its protocol (provider stream, ACP client)
-    │   └── StreamDecodeError the provider stream could not be decoded
     └── TransportError        the bytes did not arrive (network, HTTP status, timeout)
         ├── HTTPStatusError   the peer answered with an error status
         └── TransportTimeoutError the peer took too long
@@ -37,10 +36,6 @@ class ProtocolError(ToolwireError):
     """A peer (LLM provider, ACP client or agent) broke its protocol."""
 
 
-class StreamDecodeError(ProtocolError):
-    """A provider's stream could not be decoded."""
-
-
 class TransportError(ToolwireError):
     """Bytes could not be exchanged with a peer."""
 
@@ -62,7 +57,6 @@ __all__ = [
     "HTTPStatusError",
     "LifecycleError",
     "ProtocolError",
-    "StreamDecodeError",
     "ToolwireError",
     "TransportError",
     "TransportTimeoutError",

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import split_at
-from toolwire import jsonstream
 from toolwire.errors import UsageError
 from toolwire.jsonstream import JsonStream
 
@@ -68,7 +67,7 @@ def _feed_checked(pieces: list[str], final: Any) -> tuple[JsonStream, list[str]]
     reported: list[str] = []
     for piece in pieces:
         fields = stream.feed(piece)
-        snapshot = stream.value  # checked at once, before the next feed changes it
+        snapshot = stream.partial()  # checked at once, before the next feed changes it
         if snapshot is not None:
             assert _is_prefix(snapshot, final), (snapshot, final)
         for key in fields:
@@ -132,7 +131,7 @@ def test_character_by_character(value: Any) -> None:
 def test_partial_values_follow_the_rules(text: str, expected: Any) -> None:
     stream = JsonStream()
     stream.feed(text)
-    assert stream.value == expected
+    assert stream.partial() == expected
 
 
 def test_escape_split_across_every_boundary() -> None:
@@ -148,7 +147,7 @@ def test_fields_name_the_delta_that_completes_them() -> None:
     stream = JsonStream()
     assert stream.feed('{"file_path": "src/ap') == ()
     assert stream.feed('p.py", "content": "x') == ("file_path",)
-    assert stream.value == {"file_path": "src/app.py", "content": "x"}
+    assert stream.partial() == {"file_path": "src/app.py", "content": "x"}
     assert stream.feed('yz", "n": 4') == ("content",)
     assert stream.feed("2}") == ("n",)  # a number completes at its delimiter
     assert stream.finish().value == {"file_path": "src/app.py", "content": "xyz", "n": 42}
@@ -222,23 +221,24 @@ def test_finish_is_idempotent_and_text_is_kept() -> None:
 def test_work_is_linear_in_the_input(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     """Each delta is read once: the parser never rescans old text (peers do, per delta)."""
     scanned = 0
-    real_body_end = jsonstream._body_end
+    real_string = JsonStream._string
 
-    def counting_body_end(text: str, i: int) -> int:
+    def counting_string(self: JsonStream, text: str, i: int) -> int:
         nonlocal scanned
-        scanned += len(text) - i
-        return real_body_end(text, i)
+        end = real_string(self, text, i)
+        scanned += end - i
+        return end
 
-    monkeypatch.setattr(jsonstream, "_body_end", counting_body_end)
+    monkeypatch.setattr(JsonStream, "_string", counting_string)
     body = ('print("caf\u00e9")\n' * size)[:size]
     text = json.dumps({"file_path": "a.py", "content": body})
     stream = JsonStream()
     for i in range(0, len(text), 20):
         stream.feed(text[i : i + 20])
     assert stream.finish().value == json.loads(text)
-    # A delta that ends a string body is offered twice (fast path, then the full
-    # machine): at most 2x the input, where a re-parsing peer scans ~len/40 times more.
-    assert scanned <= 2 * len(text)
+    # Each character is offered to the string scanner at most once, where a re-parsing
+    # peer scans ~len/40 times more.
+    assert scanned <= len(text)
 
 
 def test_absurd_nesting_is_an_error_not_a_crash() -> None:

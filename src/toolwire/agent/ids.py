@@ -36,11 +36,7 @@ class IdGuard:
             return event if new == event.id else replace(event, id=new)
         if isinstance(event, ToolCallDelta | ToolCallEnd):
             new = self._map.get(event.id, event.id)
-            if new == event.id:
-                return event
-            if isinstance(event, ToolCallDelta):
-                return ToolCallDelta(new, event.text, event.fields, event.values)
-            return replace(event, id=new)
+            return event if new == event.id else replace(event, id=new)
         return event
 
 

@@ -62,12 +62,6 @@ class ToolCalls:
     def is_open(self, key: Hashable) -> bool:
         return key in self._open
 
-    def open_keys(self) -> list[Hashable]:
-        return list(self._open)
-
-    def id_of(self, key: Hashable) -> str:
-        return self._open[key].id
-
     def start(
         self,
         key: Hashable,
@@ -113,7 +107,7 @@ class ToolCalls:
             done = json.feed(text)
             if not done:
                 return ToolCallDelta(call.id, text)
-            partial = json.value
+            partial = json.partial()
             return ToolCallDelta(call.id, text, done, tuple(partial[k] for k in done))
         if not text and not fields:
             return None
@@ -142,9 +136,6 @@ class ToolCalls:
 
     def fail_all(self, error: str) -> list[ToolCallEnd]:
         return [self.fail(key, error) for key in list(self._open)]
-
-    def end_all(self) -> list[ToolCallEnd]:
-        return [self.end(key) for key in list(self._open)]
 
     def end_message(self, stop_reason: StopReason, usage: Usage | None = None) -> list[Event]:
         """Close the response once: open calls fail, then one ``MessageEnd``."""

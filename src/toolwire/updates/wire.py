@@ -59,14 +59,17 @@ STATUS_RANK: Final[dict[str, int]] = {
 TERMINAL: Final[frozenset[str]] = frozenset({"completed", "failed"})
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(slots=True, init=False)
 class ToolCallState:
-    """The complete desired ACP state of one tool call.
+    """The complete desired ACP state of one call: a value, never changed after it is made.
 
     ``content`` and ``locations`` are tuples of wire-form objects (ACP replaces both
     lists whole). ``raw_input``/``raw_output`` are ``None`` while unknown: ACP v1 cannot
     send an explicit ``null`` (the SDK drops ``None``), so once set they are never unset.
     A state is also a call *source* for the update engine (see ``snapshot``).
+
+    Not a frozen dataclass only because ``__init__`` turns lists into tuples, which a
+    frozen one cannot do without bypassing its own guard; ``replace`` makes a new state.
     """
 
     tool_call_id: str
@@ -89,20 +92,18 @@ class ToolCallState:
         raw_input: Any = None,
         raw_output: Any = None,
     ) -> None:
-        # One state is made per change on the hot path: slot descriptors set the fields
-        # directly (the frozen dataclass __init__ costs a generic __setattr__ per field).
+        self.tool_call_id = tool_call_id
+        self.title = title
+        self.kind = kind
+        self.status = status
         # A list would compare unequal to the equal tuple: one spurious update.
-        _SET_ID(self, tool_call_id)
-        _SET_TITLE(self, title)
-        _SET_KIND(self, kind)
-        _SET_STATUS(self, status)
-        _SET_CONTENT(self, content if type(content) is tuple else tuple(content))
-        _SET_LOCATIONS(self, locations if type(locations) is tuple else tuple(locations))
-        _SET_RAW_INPUT(self, raw_input)
-        _SET_RAW_OUTPUT(self, raw_output)
+        self.content = tuple(content)
+        self.locations = tuple(locations)
+        self.raw_input = raw_input
+        self.raw_output = raw_output
 
     def replace(self, **changes: Any) -> ToolCallState:
-        """A copy with some fields changed (faster than ``dataclasses.replace``)."""
+        """A copy with some fields changed."""
         get = changes.get
         return ToolCallState(
             self.tool_call_id,
@@ -118,21 +119,6 @@ class ToolCallState:
     def snapshot(self) -> ToolCallState:
         """The state itself: a plain state is its own source."""
         return self
-
-
-def _slot_setter(name: str) -> Callable[[Any, Any], None]:
-    setter: Callable[[Any, Any], None] = vars(ToolCallState)[name].__set__
-    return setter
-
-
-_SET_ID = _slot_setter("tool_call_id")
-_SET_TITLE = _slot_setter("title")
-_SET_KIND = _slot_setter("kind")
-_SET_STATUS = _slot_setter("status")
-_SET_CONTENT = _slot_setter("content")
-_SET_LOCATIONS = _slot_setter("locations")
-_SET_RAW_INPUT = _slot_setter("raw_input")
-_SET_RAW_OUTPUT = _slot_setter("raw_output")
 
 
 def text_content(text: str) -> dict[str, Any]:
