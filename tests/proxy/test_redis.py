@@ -38,7 +38,8 @@ from tests.proxy.support import (
 from toolwire.config.schema import ConfigError
 from toolwire.proxy import ProxySettings
 from toolwire.proxy.app import Proxy
-from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, SQLiteStore, open_store
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import MemoryStore, ProxyStore, SQLiteStore, open_store
 from toolwire.proxy.stores.redis import KEY_PREFIX, MISSING, RedisStore
 
 _START_TIMEOUT = 10.0
@@ -116,7 +117,7 @@ def raw(redis_url: str) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionStore]:
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProxyStore]:
     if request.param == "memory":
         yield MemoryStore()
     elif request.param == "sqlite":
@@ -129,7 +130,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionSto
         shared.close()
 
 
-def test_store_keeps_state(store: SessionStore) -> None:
+def test_store_keeps_state(store: ProxyStore) -> None:
     state = store.load("s")
     assert state == SessionState()
     assert not state.record("local", 0)
@@ -142,7 +143,7 @@ def test_store_keeps_state(store: SessionStore) -> None:
     assert store.load("other") == SessionState()
 
 
-def test_store_overwrites_and_keeps_sessions_apart(store: SessionStore) -> None:
+def test_store_overwrites_and_keeps_sessions_apart(store: ProxyStore) -> None:
     store.save("a", SessionState(forced="claude"))
     store.save("b", SessionState(forced="local"))
     store.save("a", SessionState(forced=None, last_backend="local", switches=[(4, "local")]))
@@ -150,7 +151,7 @@ def test_store_overwrites_and_keeps_sessions_apart(store: SessionStore) -> None:
     assert store.load("b") == SessionState(forced="local")
 
 
-def test_store_takes_any_session_id(store: SessionStore) -> None:
+def test_store_takes_any_session_id(store: ProxyStore) -> None:
     odd = "sess:1/ü \n*"
     store.save(odd, SessionState(forced="claude"))
     assert store.load(odd).forced == "claude"

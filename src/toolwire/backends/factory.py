@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from toolwire.backends._http import HTTPBackend
@@ -30,12 +30,12 @@ def create_backend(
     *,
     environ: Mapping[str, str] | None = None,
     record: str | Path | None = None,
-    http_class: type[HTTPBackend] | None = None,
+    http_class: Callable[..., HTTPBackend] | None = None,
 ) -> TappableBackend:
     """The backend ``config`` describes; with ``record``, wrapped to write a cassette.
 
-    ``http_class`` replaces the provider's class (a subclass of it, e.g. the proxy's
-    pass-through that sends a prepared body).
+    ``http_class`` builds the backend instead of the provider's class (a subclass of it,
+    e.g. the proxy's pass-through bound to the body it sends).
 
     Raises ``ConfigError`` when the backend's key variable is named but not set (say so
     now, in plain words, rather than as a 401 later).
@@ -60,7 +60,7 @@ def create_backend(
 
 
 def _http_backend(
-    config: BackendConfig, limits: Limits, key: str | None, cls: type[HTTPBackend] | None
+    config: BackendConfig, limits: Limits, key: str | None, cls: Callable[..., HTTPBackend] | None
 ) -> HTTPBackend:
     if config.api_key_env and not key:
         raise ConfigError(

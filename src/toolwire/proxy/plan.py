@@ -1,4 +1,4 @@
-"""One request's plan: its session, route, rewritten history and upstream body.
+"""One request's plan: its session, route, rewritten history, upstream body and relay.
 
 The session's state is read and written in one atomic ``update`` (two proxy processes
 on one Redis or SQLite store cannot lose each other's switch or summary), and the same
@@ -14,25 +14,27 @@ from typing import Any
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
+from toolwire.proxy.raw_relay import RawRelay
+from toolwire.proxy.relay import Relay, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
-from toolwire.proxy.sessions import SessionState, SessionStore, session_id
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.translate import (
-    BadRequestError,
-    import_history,
-    parse_request,
-    raw_index,
-    to_model_request,
-)
-from toolwire.proxy.upstream import PassthroughBackend, make_backend
+from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.stores import ProxyStore
+from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
+from toolwire.proxy.upstream import estimate_tokens, make_backend
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """Where a request goes and what is sent there."""
+    """Where a request goes, what is sent there, and how the answer comes back.
+
+    ``passthrough``: the client's body as prepared for an Anthropic backend (None: the
+    request is translated); ``input_tokens``: the estimate of what is sent.
+    """
 
     session: str
     route: Route
@@ -40,13 +42,15 @@ class Plan:
     request: ModelRequest
     passthrough: Prepared | None
     switched: bool
+    input_tokens: int
+    relay: Relay
 
 
 def plan(
     body: Any,
     headers: Mapping[str, str],
     settings: ProxySettings,
-    store: SessionStore,
+    store: ProxyStore,
     *,
     record: bool = True,
 ) -> Plan:
@@ -70,15 +74,20 @@ def plan(
     else:
         chosen, view, switched, produced = decide(store.load(sid))
     level = passthrough_level(settings, chosen.backend)
-    backend = make_backend(
-        chosen, settings, headers.get("x-api-key") or None, passthrough=level != "off"
-    )
-    request = to_model_request(body, view.messages)
     prepared = None
-    if isinstance(backend, PassthroughBackend):
+    if level != "off":
         prepared = _passthrough(body, headers, chosen, view, level, produced)
-        backend.prepared, backend.forwarded = prepared.body, prepared.headers
-    return Plan(sid, chosen, backend, request, prepared, switched)
+    key = headers.get("x-api-key") or None
+    backend = make_backend(chosen, settings, key, prepared=prepared)
+    request = to_model_request(body, view.messages)
+    tokens = estimate_tokens(backend, request)
+    relay: Relay
+    if prepared is None:
+        json_args = settings.config.backend(chosen.backend).tool_format == "native"
+        relay = TranslatedRelay(str(body["model"]), input_tokens=tokens, json_args=json_args)
+    else:
+        relay = RawRelay()
+    return Plan(sid, chosen, backend, request, prepared, switched, tokens, relay)
 
 
 def passthrough_level(settings: ProxySettings, name: str) -> str:

@@ -23,7 +23,7 @@ from toolwire.config.schema import HandoffConfig
 from toolwire.handoff import Summary, build_handoff
 from toolwire.history import Message
 from toolwire.proxy.provenance import owner, part_keys
-from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.state import SessionState
 
 
 @dataclass(frozen=True, slots=True)

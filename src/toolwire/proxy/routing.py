@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolwire.proxy.sessions import SessionState
 from toolwire.proxy.settings import ProxySettings
+from toolwire.proxy.state import SessionState
 
 
 @dataclass(frozen=True, slots=True)
