@@ -7,6 +7,7 @@ a temporary directory, for the whole test session; each test starts from an empt
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import socket
@@ -111,6 +112,28 @@ def raw(redis_url: str) -> Iterator[redis.Redis]:
     client = redis.Redis.from_url(redis_url)
     yield client
     client.close()
+
+
+def test_stores_say_whether_they_block(tmp_path: Path) -> None:
+    sqlite = SQLiteStore(tmp_path / "s.db")
+    assert (MemoryStore().blocking, sqlite.blocking, RedisStore.blocking) == (False, True, True)
+    sqlite.close()
+
+
+@pytest.mark.parametrize("blocking", [False, True])
+def test_the_proxy_runs_a_blocking_store_off_the_loop(tmp_path: Path, blocking: bool) -> None:
+    class Probe(MemoryStore):
+        pass
+
+    Probe.blocking = blocking
+    nowhere = "http://127.0.0.1:9"
+    proxy = Proxy(settings_for(tmp_path, nowhere, nowhere), Probe())
+
+    async def where() -> tuple[int, int]:
+        return threading.get_ident(), await proxy._with_store(threading.get_ident)
+
+    loop_thread, store_thread = asyncio.run(where())
+    assert (store_thread != loop_thread) is blocking
 
 
 # -- the store's contract, the same for every store ------------------------------------

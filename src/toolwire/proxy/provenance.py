@@ -1,4 +1,4 @@
-"""Which backend produced each assistant turn (issue 6 section 5; switching.md 0.4, 6.1).
+"""Which backend produced each assistant turn (docs/proxy.md, "Provenance").
 
 Claude Code sends back every turn the proxy relayed, so the proxy can tell whose a turn
 is by what it relayed: the ids of its tool calls and the signatures of its thinking.

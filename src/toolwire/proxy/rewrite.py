@@ -1,4 +1,4 @@
-"""The switch-aware history rewrite (issue 6 section 4, research/switching.md 0 and 6).
+"""The switch-aware history rewrite (docs/proxy.md, "The rewrite after a switch").
 
 Claude Code owns the history and resends all of it on every request, so a summary
 injected once would vanish on the next turn. After a switch, every request of the

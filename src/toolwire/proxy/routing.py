@@ -1,4 +1,4 @@
-"""Which backend and model a request goes to (research/switching.md 2, issue 6 section 2).
+"""Which backend and model a request goes to (docs/proxy.md, "Routing and sessions").
 
 In order: an explicit ``backend,model`` (or a bare backend name) in the request's
 ``model`` (what Claude Code's ``/model`` sends); the backend the session was switched to
