@@ -81,12 +81,7 @@ def plan(
     backend = make_backend(chosen, settings, key, prepared=prepared)
     request = to_model_request(body, view.messages)
     tokens = estimate_tokens(backend, request)
-    relay: Relay
-    if prepared is None:
-        json_args = settings.config.backend(chosen.backend).tool_format == "native"
-        relay = TranslatedRelay(str(body["model"]), input_tokens=tokens, json_args=json_args)
-    else:
-        relay = RawRelay()
+    relay = _relay(settings, chosen, str(body["model"]), tokens, prepared)
     return Plan(sid, chosen, backend, request, prepared, switched, tokens, relay)
 
 
@@ -96,6 +91,16 @@ def passthrough_level(settings: ProxySettings, name: str) -> str:
     if config.provider != "anthropic" or config.tool_format != "native":
         return "off"
     return config.passthrough or default_level(config.base_url)
+
+
+def _relay(
+    settings: ProxySettings, chosen: Route, model: str, tokens: int, prepared: Prepared | None
+) -> Relay:
+    """A pass-through relays the upstream's own bytes; anything else is encoded back."""
+    if prepared is not None:
+        return RawRelay()
+    json_args = settings.config.backend(chosen.backend).tool_format == "native"
+    return TranslatedRelay(model, input_tokens=tokens, json_args=json_args)
 
 
 def _passthrough(
