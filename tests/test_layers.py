@@ -21,13 +21,6 @@ DOC = ROOT / "docs" / "architecture.md"
 DATA = ("toolwire.samples.demo_project",)
 """Python files that are package data, not toolwire modules."""
 
-KNOWN_VIOLATIONS: set[str] = {
-    # the proxy's session module opens the Redis store, which imports its SessionState.
-    "cycle: toolwire.proxy.sessions, toolwire.proxy.stores.redis",
-}
-"""Violations on main that are being fixed; this set may only shrink (see the last test)."""
-
-
 @dataclass(frozen=True)
 class Layer:
     rank: int
@@ -246,8 +239,7 @@ def test_the_graph_sees_local_and_type_checking_imports() -> None:
 
 def test_no_import_goes_up_the_layers_and_none_goes_around_a_circle() -> None:
     found = violations()
-    new = set(found) - KNOWN_VIOLATIONS
-    assert not new, "imports against docs/architecture.md:\n" + _describe(found, new)
+    assert not found, "imports against docs/architecture.md:\n" + _describe(found, set(found))
 
 
 PURE = (
@@ -282,7 +274,3 @@ def test_the_sans_io_packages_import_only_the_standard_library() -> None:
                     found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}: {top}")
     assert not found
 
-
-def test_known_violations_only_shrink() -> None:
-    gone = KNOWN_VIOLATIONS - set(violations())
-    assert not gone, f"fixed: remove from KNOWN_VIOLATIONS in {__file__}: {sorted(gone)}"

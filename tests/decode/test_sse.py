@@ -118,3 +118,79 @@ def test_feed_after_close_is_misuse() -> None:
     decoder.close()
     with pytest.raises(UsageError):
         decoder.feed(b"data: x\n\n")
+
+
+# -- event boundaries ------------------------------------------------------------------
+
+
+def _boundaries(pieces: list[bytes]) -> list[tuple[int, int, list[SSEEvent]]]:
+    """(bytes fed, boundary, events so far) after each piece."""
+    decoder = SSEDecoder()
+    seen: list[SSEEvent] = []
+    out = []
+    for piece in pieces:
+        seen += decoder.feed(piece)
+        out.append((decoder.fed, decoder.boundary, list(seen)))
+    return out
+
+
+def test_boundary_is_the_end_of_the_last_complete_event() -> None:
+    body = b"event: a\ndata: 1\n\n: comment\n\ndata: 2\ndata: 3\n\ndata: 4"
+    ends = [len(b"event: a\ndata: 1\n\n"), len(b"event: a\ndata: 1\n\n: comment\n\n")]
+    ends.append(len(body) - len(b"data: 4"))
+    decoder = SSEDecoder()
+    assert decoder.boundary == 0
+    decoder.feed(body)
+    assert (decoder.fed, decoder.boundary) == (len(body), ends[-1])
+    # byte by byte, it moves exactly at each blank line's end, never past a partial event
+    steps = _boundaries(bytewise(body))
+    assert sorted({b for _, b, _ in steps} - {0}) == ends
+    assert all(b == max([0, *(e for e in ends if e <= fed)]) for fed, b, _ in steps)
+
+
+def test_boundary_counts_bytes_not_characters() -> None:
+    body = "data: café 日本\n\n".encode()
+    decoder = SSEDecoder()
+    decoder.feed(body[:9])  # inside "é"
+    decoder.feed(body[9:])
+    assert decoder.boundary == len(body)
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_boundary_with_every_line_ending(eol: bytes) -> None:
+    body = eol.join([b"data: 1", b"", b"data: 2", b"", b"data: 3"])
+    for pieces in ([body], bytewise(body)):
+        decoder = SSEDecoder()
+        for piece in pieces:
+            decoder.feed(piece)
+        assert decoder.boundary == len(body) - len(b"data: 3")
+
+
+def test_boundary_includes_the_lf_of_a_split_crlf() -> None:
+    decoder = SSEDecoder()
+    decoder.feed(b"data: 1\r\n\r")  # the blank line has ended, at its CR
+    assert decoder.boundary == 10
+    decoder.feed(b"\ndata: 2")  # ... and its LF joins it
+    assert decoder.boundary == 11
+    decoder.feed(b"\r\n\r\n")
+    assert decoder.boundary == 22
+
+
+def test_mixed_line_ends_and_a_crlf_alone_is_not_a_blank_line() -> None:
+    decoder = SSEDecoder()
+    assert [e.data for e in decoder.feed(b"data: 1\r\ndata: 2\r\n")] == []
+    assert decoder.boundary == 0
+    assert [e.data for e in decoder.feed(b"\ndata: 3\r\r\n")] == ["1\n2", "3"]
+    assert decoder.boundary == len(b"data: 1\r\ndata: 2\r\n\ndata: 3\r\r\n")
+
+
+@given(cuts=cut_points(8000), crlf=st.booleans())
+def test_boundary_cuts_whole_events_at_any_chunking(cuts: list[int], crlf: bool) -> None:
+    body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
+    if crlf:
+        body = body.replace(b"\n", b"\r\n")
+    for fed, boundary, events in _boundaries(split_at(body, cuts)):
+        assert boundary <= fed
+        # The bytes before the boundary are exactly the events decoded so far, whole: a
+        # fresh decoder finds the same events there, and nothing cut off.
+        assert _decode([body[:boundary]]) == (events, False)

@@ -21,7 +21,7 @@ from tests.fakes.http import sse
 from toolwire.decode import decoder_for
 from toolwire.events import Event, StopReason
 from toolwire.proxy import ProxySettings, create_app, load_settings
-from toolwire.proxy.sessions import SessionStore
+from toolwire.proxy.stores import ProxyStore
 from toolwire.testing import streams
 
 
@@ -52,7 +52,7 @@ default_backend = "local"
 
 
 @contextmanager
-def running(settings: ProxySettings, store: SessionStore | None = None) -> Iterator[str]:
+def running(settings: ProxySettings, store: ProxyStore | None = None) -> Iterator[str]:
     """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import httpx2
 import pytest
+from starlette.testclient import TestClient
 
 from tests.fakes.http import FakeServer, Reply
 from tests.proxy.support import (
@@ -20,6 +22,11 @@ from tests.proxy.support import (
     sse_payloads,
 )
 from toolwire.events import StreamError
+from toolwire.proxy import create_app
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import MemoryStore
+
+T = TypeVar("T")
 
 PROMPT = [{"role": "user", "content": "hi"}]
 
@@ -153,3 +160,36 @@ def test_token_guard(tmp_path: Path, upstream: FakeServer) -> None:
     assert "let-me-in" not in denied.text
     assert allowed.status_code == 200
     assert as_key.status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [(b"[1, 2]", "must be a JSON object"), (b"{oops", "not JSON"), (b"{}", "unknown backend")],
+)
+def test_switch_rejects_what_is_not_a_switch(proxy_url: str, content: bytes, reason: str) -> None:
+    reply = httpx2.post(f"{proxy_url}/control/switch", content=content, timeout=10)
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert reason in reply.json()["error"]["message"]
+
+
+def test_switch_needs_the_token(tmp_path: Path, upstream: FakeServer) -> None:
+    settings = settings_for(tmp_path, upstream.url, upstream.url, 'token = "let-me-in"')
+    with running(settings) as url:
+        reply = httpx2.post(f"{url}/control/switch", json={"backend": "claude"}, timeout=10)
+    assert reply.status_code == 401
+    assert reply.json()["error"]["type"] == "authentication_error"
+
+
+def test_a_file_permission_error_is_not_an_authentication_error(
+    tmp_path: Path, upstream: FakeServer
+) -> None:
+    class Locked(MemoryStore):
+        def update(self, session: str, change: Callable[[SessionState], T]) -> T:
+            raise PermissionError(13, "Permission denied", "sessions.db")
+
+    app = create_app(settings_for(tmp_path, upstream.url, upstream.url), Locked())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        reply = client.post("/v1/messages", json=request_body(PROMPT))
+    assert reply.status_code == 500
+    assert "authentication_error" not in reply.text

@@ -9,7 +9,7 @@ from tests.proxy.support import settings_for
 from toolwire.backends._http import HTTPBackend
 from toolwire.proxy import create_app
 from toolwire.proxy.routing import route
-from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.state import SessionState
 from toolwire.proxy.upstream import make_backend
 
 

@@ -26,7 +26,8 @@ from tests.proxy.support import (
 from toolwire.events import StreamError
 from toolwire.proxy import ProxySettings, load_settings
 from toolwire.proxy.provenance import block_key
-from toolwire.proxy.sessions import SessionState, SQLiteStore
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import SQLiteStore
 
 THOUGHT = {"type": "thinking", "thinking": "Read a.py first.", "signature": "c2lnLWNsYXVkZQ=="}
 READ = {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": "a.py"}}
@@ -229,6 +230,44 @@ def test_non_streaming_request_gets_one_message(tmp_path: Path) -> None:
     assert message["content"] == [THOUGHT, READ]
     assert message["stop_reason"] == "tool_use"
     assert anthropic_up.requests[0].json()["stream"] is True
+
+
+@pytest.mark.parametrize("broken", [b"{not json", b"[1, 2]"])
+def test_non_streaming_malformed_upstream_event_is_an_anthropic_error(
+    tmp_path: Path, broken: bytes
+) -> None:
+    stream = anthropic_stream([{"type": "text", "text": "hi"}], "end_turn")
+    stream.insert(2, b"event: content_block_delta\ndata: " + broken + b"\n\n")
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(Reply(chunks=stream))
+        with running(_settings(tmp_path, openai_up.url, anthropic_up.url, "full")) as url:
+            body = _claude_body([{"role": "user", "content": "x"}], stream=False)
+            reply = httpx2.post(f"{url}/v1/messages", json=body, headers=CLIENT_HEADERS, timeout=10)
+    assert reply.status_code == 500
+    assert reply.json() == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "malformed stream event: not a JSON object"},
+    }
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_upstream_error_event_fails_a_non_streaming_request_with_its_kind(
+    tmp_path: Path, stream: bool
+) -> None:
+    events = anthropic_stream([{"type": "text", "text": "hi"}], "end_turn")[:3]
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    events.append(sse([("error", error)]))
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(Reply(chunks=events))
+        with running(_settings(tmp_path, openai_up.url, anthropic_up.url, "full")) as url:
+            body = _claude_body([{"role": "user", "content": "x"}], stream=stream)
+            reply = httpx2.post(f"{url}/v1/messages", json=body, headers=CLIENT_HEADERS, timeout=10)
+    if stream:  # already streaming: the error event is relayed as the upstream sent it
+        assert reply.status_code == 200
+        assert sse_payloads(reply.content)[-1] == error
+    else:
+        assert reply.status_code == 529
+        assert reply.json() == error
 
 
 def test_sqlite_updates_from_two_stores_lose_nothing(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ a temporary directory, for the whole test session; each test starts from an empt
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import socket
@@ -38,7 +39,8 @@ from tests.proxy.support import (
 from toolwire.config.schema import ConfigError
 from toolwire.proxy import ProxySettings
 from toolwire.proxy.app import Proxy
-from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, SQLiteStore, open_store
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import MemoryStore, ProxyStore, SQLiteStore, open_store
 from toolwire.proxy.stores.redis import KEY_PREFIX, MISSING, RedisStore
 
 # One redis-server per worker: keep its tests on one worker (`--dist loadgroup`).
@@ -115,11 +117,33 @@ def raw(redis_url: str) -> Iterator[redis.Redis]:
     client.close()
 
 
+def test_stores_say_whether_they_block(tmp_path: Path) -> None:
+    sqlite = SQLiteStore(tmp_path / "s.db")
+    assert (MemoryStore().blocking, sqlite.blocking, RedisStore.blocking) == (False, True, True)
+    sqlite.close()
+
+
+@pytest.mark.parametrize("blocking", [False, True])
+def test_the_proxy_runs_a_blocking_store_off_the_loop(tmp_path: Path, blocking: bool) -> None:
+    class Probe(MemoryStore):
+        pass
+
+    Probe.blocking = blocking
+    nowhere = "http://127.0.0.1:9"
+    proxy = Proxy(settings_for(tmp_path, nowhere, nowhere), Probe())
+
+    async def where() -> tuple[int, int]:
+        return threading.get_ident(), await proxy._with_store(threading.get_ident)
+
+    loop_thread, store_thread = asyncio.run(where())
+    assert (store_thread != loop_thread) is blocking
+
+
 # -- the store's contract, the same for every store ------------------------------------
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionStore]:
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProxyStore]:
     if request.param == "memory":
         yield MemoryStore()
     elif request.param == "sqlite":
@@ -132,7 +156,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionSto
         shared.close()
 
 
-def test_store_keeps_state(store: SessionStore) -> None:
+def test_store_keeps_state(store: ProxyStore) -> None:
     state = store.load("s")
     assert state == SessionState()
     assert not state.record("local", 0)
@@ -145,7 +169,7 @@ def test_store_keeps_state(store: SessionStore) -> None:
     assert store.load("other") == SessionState()
 
 
-def test_store_overwrites_and_keeps_sessions_apart(store: SessionStore) -> None:
+def test_store_overwrites_and_keeps_sessions_apart(store: ProxyStore) -> None:
     store.save("a", SessionState(forced="claude"))
     store.save("b", SessionState(forced="local"))
     store.save("a", SessionState(forced=None, last_backend="local", switches=[(4, "local")]))
@@ -153,7 +177,7 @@ def test_store_overwrites_and_keeps_sessions_apart(store: SessionStore) -> None:
     assert store.load("b") == SessionState(forced="local")
 
 
-def test_store_takes_any_session_id(store: SessionStore) -> None:
+def test_store_takes_any_session_id(store: ProxyStore) -> None:
     odd = "sess:1/ü \n*"
     store.save(odd, SessionState(forced="claude"))
     assert store.load(odd).forced == "claude"

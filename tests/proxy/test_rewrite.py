@@ -24,7 +24,7 @@ from toolwire.config.schema import HandoffConfig
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.proxy.provenance import part_keys
 from toolwire.proxy.rewrite import rewrite
-from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.state import SessionState
 
 B_TEXT = "1\tprint('b')\n"
 

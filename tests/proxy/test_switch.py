@@ -23,7 +23,8 @@ from tests.proxy.support import (
 )
 from toolwire.proxy import load_settings
 from toolwire.proxy.routing import Route, route
-from toolwire.proxy.sessions import MemoryStore, SessionState, SQLiteStore, session_id
+from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.stores import MemoryStore, SQLiteStore
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import httpx2
@@ -32,15 +32,15 @@ def create_backend(
     *,
     environ: Mapping[str, str] | None = None,
     record: str | Path | None = None,
-    http_class: type[HTTPBackend] | None = None,
+    http_class: Callable[..., HTTPBackend] | None = None,
     client: httpx2.AsyncClient | None = None,
 ) -> TappableBackend:
     """The backend ``config`` describes; with ``record``, wrapped to write a cassette.
 
-    ``http_class`` replaces the provider's class (a subclass of it, e.g. the proxy's
-    pass-through that sends a prepared body). ``client`` is the HTTP client to send with
-    (``http_client()``; the caller closes it); without one, an HTTP backend opens a
-    private client per response.
+    ``http_class`` builds the backend instead of the provider's class (a subclass of it,
+    e.g. the proxy's pass-through bound to the body it sends). ``client`` is the HTTP
+    client to send with (``http_client()``; the caller closes it); without one, an HTTP
+    backend opens a private client per response.
 
     Raises ``ConfigError`` when the backend's key variable is named but not set (say so
     now, in plain words, rather than as a 401 later).
@@ -68,7 +68,7 @@ def _http_backend(
     config: BackendConfig,
     limits: LimitsConfig,
     key: str | None,
-    cls: type[HTTPBackend] | None,
+    cls: Callable[..., HTTPBackend] | None,
     client: httpx2.AsyncClient | None,
 ) -> HTTPBackend:
     if config.api_key_env and not key:

@@ -1,12 +1,14 @@
-"""History repair and id normalization shared by the request builders (pure functions).
+"""Tool-result pairing and id normalization: the one set of rules (pure functions).
 
 Every provider rejects a history whose tool calls and results do not pair up
-(research/switching.md section 5: Anthropic wants each ``tool_use`` answered by a
-``tool_result`` in the next user message, OpenAI wants a ``tool`` message for each
-``tool_calls`` id right after it, Gemini one ``functionResponse`` per ``functionCall``).
-A history can still arrive unpaired: a turn cancelled before its tools ran, a handoff
-that cut the head of a conversation. ``repair`` makes it well formed first, so each
-builder only has to translate.
+(Anthropic wants each ``tool_use`` answered by a ``tool_result`` in the next user
+message, OpenAI a ``tool`` message for each ``tool_calls`` id right after it, Gemini one
+``functionResponse`` per ``functionCall``). A history can still arrive unpaired: a turn
+cancelled before its tools ran, a handoff that cut the head of a conversation, a client
+that sent a result twice. ``pair`` says which result answers which call, on ids alone;
+``repair`` applies it to a neutral history (each request builder calls it first, so it
+only has to translate), and the proxy's pass-through applies it to the client's raw
+Anthropic messages, with the same words (``NOT_RUN``, ``orphan_text``).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ import hashlib
 import json
 import re
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 
 NOT_RUN = "(no result: the call was interrupted before it ran)"
+UNKNOWN_TOOL = "unknown"  # the name the importers give a result whose call is not in the history
 
 
 def repair(messages: Iterable[Message]) -> list[Message]:
@@ -55,26 +58,44 @@ def repair(messages: Iterable[Message]) -> list[Message]:
     return out
 
 
+def pair(call_ids: Sequence[str], result_ids: Sequence[str]) -> tuple[list[int | None], list[int]]:
+    """Which result answers which call: for each call, in order, the index of its result in
+    ``result_ids`` (None: unanswered), and the indices of the results that answer no call.
+
+    Results pair with the calls of their id in order (a history may repeat an id), so a
+    second result for an id answers a second call with it, or else is left over.
+    """
+    by_id: dict[str, deque[int]] = defaultdict(deque)
+    for index, result_id in enumerate(result_ids):
+        by_id[result_id].append(index)
+    answers: list[int | None] = []
+    for call_id in call_ids:
+        queue = by_id.get(call_id)
+        answers.append(queue.popleft() if queue else None)
+    used = {i for i in answers if i is not None}
+    return answers, [i for i in range(len(result_ids)) if i not in used]
+
+
+def orphan_text(name: str | None, content: str, *, is_error: bool = False) -> str:
+    """The user text a result that answers no call becomes (its content is not lost)."""
+    call = f"{name} call" if name and name != UNKNOWN_TOOL else "tool call"
+    return f"Result of an earlier {call}{' (error)' if is_error else ''}:\n{content}"
+
+
 def _pair(
     calls: list[ToolCallPart], results: list[ToolResultPart]
 ) -> tuple[list[ToolResultPart], list[ToolResultPart]]:
-    by_id: dict[str, deque[ToolResultPart]] = defaultdict(deque)
-    for result in results:
-        by_id[result.call_id].append(result)
-    paired: list[ToolResultPart] = []
-    for call in calls:
-        queue = by_id.get(call.id)
-        if queue:
-            paired.append(queue.popleft())
-        else:
-            paired.append(ToolResultPart(call.id, call.name, NOT_RUN, is_error=True))
-    used = {id(p) for p in paired}
-    return paired, [r for r in results if id(r) not in used]
+    answers, left = pair([c.id for c in calls], [r.call_id for r in results])
+    paired = [
+        results[i] if i is not None else ToolResultPart(c.id, c.name, NOT_RUN, is_error=True)
+        for c, i in zip(calls, answers, strict=True)
+    ]
+    return paired, [results[i] for i in left]
 
 
 def _orphans(parts: Iterable[Any]) -> list[Message]:
     texts = [
-        f"Result of an earlier {p.name} call{' (error)' if p.is_error else ''}:\n{p.content}"
+        orphan_text(p.name, p.content, is_error=p.is_error)
         for p in parts
         if isinstance(p, ToolResultPart)
     ]
@@ -82,7 +103,8 @@ def _orphans(parts: Iterable[Any]) -> list[Message]:
 
 
 def own_thinking(message: Message, backend: str) -> list[ThinkingPart]:
-    """The thinking parts this backend may send back: only its own (switching.md 0.4)."""
+    """The thinking parts this backend may send back: only its own (a thinking block is
+    signed by the provider that wrote it; another cannot verify it)."""
     if message.backend != backend:
         return []
     return [p for p in message.parts if isinstance(p, ThinkingPart)]
@@ -150,4 +172,15 @@ def text_of(message: Message) -> str:
     return "".join(p.text for p in message.parts if isinstance(p, TextPart))
 
 
-__all__ = ["NOT_RUN", "IdMap", "arguments_json", "as_object", "own_thinking", "repair", "text_of"]
+__all__ = [
+    "NOT_RUN",
+    "UNKNOWN_TOOL",
+    "IdMap",
+    "arguments_json",
+    "as_object",
+    "orphan_text",
+    "own_thinking",
+    "pair",
+    "repair",
+    "text_of",
+]

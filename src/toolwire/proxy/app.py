@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, TypeVar
@@ -23,22 +23,18 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
 from toolwire.backends import http_client
-from toolwire.proxy.encode import AnthropicEncoder, Payload, error_payload
+from toolwire.proxy.encode import error_payload
+from toolwire.proxy.errors import BadRequestError, BodyTooLargeError, ProxyError, UnauthorizedError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Plan, plan
 from toolwire.proxy.provenance import watched
-from toolwire.proxy.raw_relay import RawBuffer, collect_raw, stream_raw
-from toolwire.proxy.relay import collect, json_bytes, stream_response
-from toolwire.proxy.sessions import MemoryStore, SessionState, SessionStore, open_store
+from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.translate import BadRequestError
-from toolwire.proxy.upstream import UpstreamError, estimate_tokens, open_stream
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import ProxyStore, open_store
+from toolwire.proxy.upstream import Opened, open_stream
 
 _T = TypeVar("_T")
-
-
-class BodyTooLargeError(Exception):
-    """The request body is over ``max_body_bytes``."""
 
 
 class Proxy:
@@ -46,12 +42,12 @@ class Proxy:
     its request handlers. The client lives as long as the app (its lifespan); without a
     lifespan each upstream response gets a private one."""
 
-    def __init__(self, settings: ProxySettings, store: SessionStore | None = None) -> None:
+    def __init__(self, settings: ProxySettings, store: ProxyStore | None = None) -> None:
         self.settings = settings
         self.client: httpx2.AsyncClient | None = None
         if store is None:
             store = open_store(settings.store, settings.store_ttl or None)
-        self.store: SessionStore = store
+        self.store: ProxyStore = store
         self.metrics = Metrics()
 
     def app(self) -> Starlette:
@@ -66,6 +62,7 @@ class Proxy:
                 Endpoint("/control/switch", self.switch, methods=["POST"]),
             ],
             lifespan=self._lifespan,
+            exception_handlers={ProxyError: self._error},
         )
 
     @asynccontextmanager
@@ -78,56 +75,27 @@ class Proxy:
 
     async def messages(self, request: Request) -> Response:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
-        try:
-            body = await self._body(request)
-            p = await self._plan(body, request, record=True)
-            estimate = estimate_tokens(p.backend, p.request)
-            raw = RawBuffer() if p.passthrough is not None else None
-            opened = await open_stream(p.backend, p.request, tap=raw)
-        except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
-            return self._error(e)
-        if p.switched:
-            self.metrics.add("toolwire_proxy_switches_total")
-        if p.passthrough is not None:
-            if p.passthrough.stripped_thinking:
-                self.metrics.add(
-                    "toolwire_proxy_thinking_stripped_total", p.passthrough.stripped_thinking
-                )
-            if p.passthrough.dropped_thinking_param:
-                self.metrics.add("toolwire_proxy_thinking_param_dropped_total")
-        self.metrics.add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
-        self.metrics.add("toolwire_proxy_upstream_latency_seconds_count")
-        self.metrics.add(
-            "toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend
-        )
-        opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
-        headers = {"x-toolwire-session": p.session}
+        body = await self._body(request)
+        p = await self._plan(body, request, record=True)
+        opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
         streamed = bool(body.get("stream"))
+        self._count(p, opened, streamed)
+        opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
         if streamed:
-            self.metrics.add("toolwire_proxy_streams_total")
-        if raw is not None:
-            if streamed:
-                return stream_raw(raw, opened, self.metrics, headers)
-            return await self._collected(collect_raw(raw, opened))
-        json_args = getattr(p.backend, "tool_format", "native") == "native"
-        encoder = AnthropicEncoder(str(body["model"]), input_tokens=estimate, json_args=json_args)
-        if streamed:
-            return stream_response(encoder, opened, self.metrics, headers)
-        return await self._collected(collect(encoder, opened))
+            return p.relay.stream(opened, self.metrics, {"x-toolwire-session": p.session})
+        data = json_bytes(await p.relay.collect(opened))
+        self.metrics.add("toolwire_proxy_bytes_total", len(data))
+        return Response(data, media_type="application/json")
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
-        try:
-            body = await self._body(request)
-            p = await self._plan(body, request, record=False)
-        except (BadRequestError, BodyTooLargeError, UpstreamError, PermissionError) as e:
-            return self._error(e)
-        return JSONResponse({"input_tokens": estimate_tokens(p.backend, p.request)})
+        body = await self._body(request)
+        p = await self._plan(body, request, record=False)
+        return JSONResponse({"input_tokens": p.input_tokens})
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
-        if not self._authorized(request):
-            return self._error(PermissionError("missing or wrong proxy token"))
+        self._authorize(request)
         data = [
             {"type": "model", "id": f"{name},{b.model}", "display_name": f"{b.model} ({name})"}
             for name, b in self.settings.config.backends.items()
@@ -144,22 +112,13 @@ class Proxy:
 
     async def switch(self, request: Request) -> Response:
         """``POST /control/switch`` ``{"backend": NAME, "session": ID}``: force a backend."""
-        try:
-            if not self._authorized(request):
-                raise PermissionError("missing or wrong proxy token")
-            data = json.loads(await self._read(request))
-            name, sid = data.get("backend"), data.get("session") or "default"
-            if not isinstance(name, str) or name not in self.settings.config.backends:
-                known = ", ".join(self.settings.config.backends)
-                raise BadRequestError(f"unknown backend {name!r}; defined: {known}")
-        except (
-            BadRequestError,
-            BodyTooLargeError,
-            PermissionError,
-            ValueError,
-            AttributeError,
-        ) as e:
-            return self._error(e)
+        data = await self._body(request)
+        if not isinstance(data, dict):
+            raise BadRequestError("the body must be a JSON object")
+        name, sid = data.get("backend"), data.get("session") or "default"
+        if not isinstance(name, str) or name not in self.settings.config.backends:
+            known = ", ".join(self.settings.config.backends)
+            raise BadRequestError(f"unknown backend {name!r}; defined: {known}")
         await self._with_store(partial(self.store.update, str(sid), partial(_force, name)))
         return JSONResponse({"session": sid, "backend": name})
 
@@ -169,6 +128,21 @@ class Proxy:
         args = (body, request.headers, self.settings, self.store)
         return await self._with_store(partial(plan, *args, record=record, client=self.client))
 
+    def _count(self, p: Plan, opened: Opened, streamed: bool) -> None:
+        """The metrics of a request whose upstream answered."""
+        add = self.metrics.add
+        if p.switched:
+            add("toolwire_proxy_switches_total")
+        if p.passthrough is not None and p.passthrough.stripped_thinking:
+            add("toolwire_proxy_thinking_stripped_total", p.passthrough.stripped_thinking)
+        if p.passthrough is not None and p.passthrough.dropped_thinking_param:
+            add("toolwire_proxy_thinking_param_dropped_total")
+        add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
+        add("toolwire_proxy_upstream_latency_seconds_count")
+        add("toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend)
+        if streamed:
+            add("toolwire_proxy_streams_total")
+
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
         change = partial(_remember, keys, p.route.backend)
@@ -176,24 +150,14 @@ class Proxy:
 
     async def _with_store(self, work: Callable[[], _T]) -> _T:
         """Run ``work``, which reads or writes the session store, where it belongs."""
-        if isinstance(self.store, MemoryStore):
-            # CPU work under the GIL: a worker thread would not let the loop relay
-            # meanwhile, and handing over costs each stream up to a switch interval.
-            return work()
-        # A SQLite write lock or a Redis round trip waits off the loop.
-        return await asyncio.to_thread(work)
-
-    async def _collected(self, message: Awaitable[Payload]) -> Response:
-        try:
-            data = json_bytes(await message)
-        except UpstreamError as e:
-            return self._error(e)
-        self.metrics.add("toolwire_proxy_bytes_total", len(data))
-        return Response(data, media_type="application/json")
+        if self.store.blocking:
+            # A SQLite write lock or a Redis round trip waits off the loop.
+            return await asyncio.to_thread(work)
+        return work()
 
     async def _body(self, request: Request) -> Any:
-        if not self._authorized(request):
-            raise PermissionError("missing or wrong proxy token")
+        """The request's JSON, from an authorized client, within ``max_body_bytes``."""
+        self._authorize(request)
         raw = await self._read(request)
         try:
             return json.loads(raw)
@@ -202,40 +166,32 @@ class Proxy:
 
     async def _read(self, request: Request) -> bytes:
         limit = self.settings.max_body_bytes
+        too_large = f"the request body is over {limit} bytes (max_body_bytes)"
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
-            raise BodyTooLargeError(f"the request body is over {limit} bytes (max_body_bytes)")
+            raise BodyTooLargeError(too_large)
         data = bytearray()
         async for chunk in request.stream():
             data += chunk
             if len(data) > limit:
-                raise BodyTooLargeError(f"the request body is over {limit} bytes (max_body_bytes)")
+                raise BodyTooLargeError(too_large)
         return bytes(data)
 
-    def _authorized(self, request: Request) -> bool:
+    def _authorize(self, request: Request) -> None:
         token = self.settings.token
         if not token:
-            return True
+            return
         bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         offered = [request.headers.get("x-api-key", ""), bearer]
-        return any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o)
+        if not any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o):
+            raise UnauthorizedError("missing or wrong proxy token")
 
-    def _error(self, exc: Exception) -> Response:
-        status, kind = _classify(exc)
-        message = exc.message if isinstance(exc, UpstreamError) else str(exc)
-        message = " ".join(message.split())  # one line, always
-        self.metrics.add("toolwire_proxy_errors_total", kind=kind)
-        return JSONResponse(error_payload(kind, message), status_code=status)
-
-
-def _classify(exc: Exception) -> tuple[int, str]:
-    if isinstance(exc, UpstreamError):
-        return exc.status, exc.kind
-    if isinstance(exc, BodyTooLargeError):
-        return 413, "request_too_large"
-    if isinstance(exc, PermissionError):
-        return 401, "authentication_error"
-    return 400, "invalid_request_error"
+    async def _error(self, request: Request, exc: Exception) -> Response:
+        """Every refusal, in Anthropic's error shape (the one place that writes one)."""
+        if not isinstance(exc, ProxyError):  # registered for ProxyError only
+            raise exc
+        self.metrics.add("toolwire_proxy_errors_total", kind=exc.kind)
+        return JSONResponse(error_payload(exc.kind, exc.message), status_code=exc.status)
 
 
 def _force(backend: str, state: SessionState) -> None:
@@ -246,7 +202,7 @@ def _remember(keys: list[str], backend: str, state: SessionState) -> None:
     state.remember(keys, backend)
 
 
-def create_app(settings: ProxySettings, store: SessionStore | None = None) -> Starlette:
+def create_app(settings: ProxySettings, store: ProxyStore | None = None) -> Starlette:
     """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``)."""
     proxy = Proxy(settings, store)
     app = proxy.app()

@@ -4,10 +4,10 @@
 stream payloads (``message_start``, ``content_block_start``/``delta``/``stop``,
 ``message_delta``, ``message_stop``, or ``error``); ``sse_bytes`` frames one for the
 wire and ``accumulate`` folds them into the non-streaming response body. Rules
-(research/switching.md 5): a ``tool_use`` block opens the moment the upstream names the
-tool, its input travels only as ``input_json_delta``, a signature is forwarded only when
-the upstream sent one (never invented), and ``stop_reason: tool_use`` only follows a
-tool_use block.
+(docs/proxy.md, "Other backends: translation"): a ``tool_use`` block opens the moment
+the upstream names the tool, its input travels only as ``input_json_delta``, a
+signature is forwarded only when the upstream sent one (never invented), and
+``stop_reason: tool_use`` only follows a tool_use block.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 
 The client's Messages body goes upstream as it came (prompt caching, the ``thinking``
 parameter, server tools and beta fields all work), except for what would make the
-target fail or leak (issue 6 section 3; research/switching.md 5):
+target fail or leak (docs/proxy.md, "Anthropic backends: pass-through"):
 
 * tool results first in their user message, in call order; a call without a result gets
-  an error result saying it did not run; a result answering no call becomes text;
+  an error result saying it did not run; a result answering no call becomes text (the
+  pairing rules and their words are ``toolwire.history.pairing``'s, as for every other
+  backend);
 * tool ids normalized to ``^[a-zA-Z0-9_-]+$`` on both sides (unchanged when valid, which
   keeps the bytes and the cache);
 * thinking blocks kept only when this backend produced them (``provenance.py``), never a
@@ -33,7 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from toolwire.config.choices import PassthroughLevel
-from toolwire.history.pairing import NOT_RUN, IdMap
+from toolwire.history.pairing import NOT_RUN, IdMap, orphan_text, pair
 from toolwire.proxy.provenance import THINKING_BLOCKS
 from toolwire.proxy.translate import MAX_OUTPUT_TOKENS, system_text
 
@@ -96,9 +98,9 @@ def prepare(
     core = level == "core"
     # The prefix was rendered from the neutral history with its thinking already dropped:
     # none of its turns is kept whole, whoever produced them.
-    ids = IdMap(64)
-    head = _Fixer(core=core, keep=lambda content: False, ids=ids)
-    fixer = _Fixer(core=core, keep=lambda content: owner(content) == target, ids=ids)
+    ids, names = IdMap(64), dict[str, str]()
+    head = _Fixer(core=core, keep=lambda content: False, ids=ids, names=names)
+    fixer = _Fixer(core=core, keep=lambda content: owner(content) == target, ids=ids, names=names)
     messages = _joined(head.fix(prefix), fixer.fix(body["messages"][start:]))
     out: dict[str, Any] = {k: body[k] for k in CORE_FIELDS if k in body} if core else dict(body)
     out.update(model=model, messages=messages, stream=True)
@@ -113,14 +115,17 @@ def prepare(
 class _Fixer:
     """One pass over the messages: pairing, ids, thinking, empty blocks."""
 
-    def __init__(self, *, core: bool, keep: Callable[[Any], bool], ids: IdMap) -> None:
+    def __init__(
+        self, *, core: bool, keep: Callable[[Any], bool], ids: IdMap, names: dict[str, str]
+    ) -> None:
         self.core = core
         self.keep = keep
         self.stripped = 0
         self.own_last = False
         """Whether the last assistant turn seen is the target's own, kept whole."""
         self._ids = ids
-        self._calls: list[tuple[str, str, str]] = []  # (client id, wire id, name) unanswered
+        self._names = names  # client call id -> tool name, every call seen so far
+        self._calls: list[tuple[str, str]] = []  # (client id, wire id) not yet answered
 
     def fix(self, messages: Sequence[Any]) -> list[Block]:
         out: list[Block] = []
@@ -156,28 +161,32 @@ class _Fixer:
             if kind == "tool_use":
                 client_id = str(block.get("id", ""))
                 (wire,) = self._ids.turn([client_id])
-                self._calls.append((client_id, wire, str(block.get("name", ""))))
+                self._calls.append((client_id, wire))
+                self._names[client_id] = str(block.get("name", ""))
                 block = {**block, "id": wire} if wire != client_id else block
             blocks.append(self._clean(block))
         return [b for b in blocks if not _empty_text(b)]
 
     def _user(self, content: list[Block]) -> list[Block]:
-        results = {}
-        orphans: list[Block] = []
-        for block in content:
-            if block.get("type") == "tool_result":
-                call = str(block.get("tool_use_id", ""))
-                if any(c == call for c, _, _ in self._calls) and call not in results:
-                    results[call] = block
-                else:
-                    orphans.append(_orphan_text(block))
-        first: list[Block] = []
-        for client_id, wire, _ in self._calls:
-            block = results.get(client_id) or _not_run(wire)
-            first.append(self._clean({**block, "tool_use_id": wire}))
+        results = [b for b in content if b.get("type") == "tool_result"]
+        result_ids = [str(b.get("tool_use_id", "")) for b in results]
+        answers, left = pair([client for client, _ in self._calls], result_ids)
+        first = [
+            self._clean(_not_run(wire) if i is None else {**results[i], "tool_use_id": wire})
+            for (_, wire), i in zip(self._calls, answers, strict=True)
+        ]
+        orphans = [self._orphan(results[i]) for i in left]
         self._calls = []
         rest = [self._clean(b) for b in content if b.get("type") != "tool_result"]
         return [b for b in (*first, *orphans, *rest) if not _empty_text(b)]
+
+    def _orphan(self, block: Block) -> Block:
+        name = self._names.get(str(block.get("tool_use_id", "")))
+        content = block.get("content", "")
+        if isinstance(content, list):
+            content = "\n".join(_block_text(b) for b in content if isinstance(b, dict))
+        text = orphan_text(name, str(content), is_error=bool(block.get("is_error")))
+        return {"type": "text", "text": text}
 
     def _close_loop(self, out: list[Block]) -> None:
         """Calls nobody answered before the next assistant turn get a 'did not run'."""
@@ -240,12 +249,12 @@ def _not_run(wire_id: str) -> Block:
     return {"type": "tool_result", "tool_use_id": wire_id, "content": NOT_RUN, "is_error": True}
 
 
-def _orphan_text(block: Block) -> Block:
-    content = block.get("content", "")
-    if isinstance(content, list):
-        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    error = " (error)" if block.get("is_error") else ""
-    return {"type": "text", "text": f"Result of an earlier tool call{error}:\n{content}"}
+def _block_text(block: Block) -> str:
+    """A result content block as text, as the importers read it (other blocks by type)."""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    return f"[{kind}]" if kind else ""
 
 
 def _core_fields(body: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""One request's plan: its session, route, rewritten history and upstream body.
+"""One request's plan: its session, route, rewritten history, upstream body and relay.
 
 The session's state is read and written in one atomic ``update`` (two proxy processes
 on one Redis or SQLite store cannot lose each other's switch or summary), and the same
@@ -16,25 +16,27 @@ import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
+from toolwire.proxy.raw_relay import RawRelay
+from toolwire.proxy.relay import Relay, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
-from toolwire.proxy.sessions import SessionState, SessionStore, session_id
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.translate import (
-    BadRequestError,
-    import_history,
-    parse_request,
-    raw_index,
-    to_model_request,
-)
-from toolwire.proxy.upstream import PassthroughBackend, make_backend
+from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.stores import ProxyStore
+from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
+from toolwire.proxy.upstream import estimate_tokens, make_backend
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """Where a request goes and what is sent there."""
+    """Where a request goes, what is sent there, and how the answer comes back.
+
+    ``passthrough``: the client's body as prepared for an Anthropic backend (None: the
+    request is translated); ``input_tokens``: the estimate of what is sent.
+    """
 
     session: str
     route: Route
@@ -42,13 +44,15 @@ class Plan:
     request: ModelRequest
     passthrough: Prepared | None
     switched: bool
+    input_tokens: int
+    relay: Relay
 
 
 def plan(
     body: Any,
     headers: Mapping[str, str],
     settings: ProxySettings,
-    store: SessionStore,
+    store: ProxyStore,
     *,
     record: bool = True,
     client: httpx2.AsyncClient | None = None,
@@ -75,14 +79,15 @@ def plan(
     else:
         chosen, view, switched, produced = decide(store.load(sid))
     level = passthrough_level(settings, chosen.backend)
-    key = headers.get("x-api-key") or None
-    backend = make_backend(chosen, settings, key, passthrough=level != "off", client=client)
-    request = to_model_request(body, view.messages)
     prepared = None
-    if isinstance(backend, PassthroughBackend):
+    if level != "off":
         prepared = _passthrough(body, headers, chosen, view, level, produced)
-        backend.prepared, backend.forwarded = prepared.body, prepared.headers
-    return Plan(sid, chosen, backend, request, prepared, switched)
+    key = headers.get("x-api-key") or None
+    backend = make_backend(chosen, settings, key, prepared=prepared, client=client)
+    request = to_model_request(body, view.messages)
+    tokens = estimate_tokens(backend, request)
+    relay = _relay(settings, chosen, str(body["model"]), tokens, prepared)
+    return Plan(sid, chosen, backend, request, prepared, switched, tokens, relay)
 
 
 def passthrough_level(settings: ProxySettings, name: str) -> str:
@@ -91,6 +96,16 @@ def passthrough_level(settings: ProxySettings, name: str) -> str:
     if config.provider != "anthropic" or config.tool_format != "native":
         return "off"
     return config.passthrough or default_level(config.base_url)
+
+
+def _relay(
+    settings: ProxySettings, chosen: Route, model: str, tokens: int, prepared: Prepared | None
+) -> Relay:
+    """A pass-through relays the upstream's own bytes; anything else is encoded back."""
+    if prepared is not None:
+        return RawRelay()
+    json_args = settings.config.backend(chosen.backend).tool_format == "native"
+    return TranslatedRelay(model, input_tokens=tokens, json_args=json_args)
 
 
 def _passthrough(

@@ -1,4 +1,4 @@
-"""Which backend produced each assistant turn (issue 6 section 5; switching.md 0.4, 6.1).
+"""Which backend produced each assistant turn (docs/proxy.md, "Provenance").
 
 Claude Code sends back every turn the proxy relayed, so the proxy can tell whose a turn
 is by what it relayed: the ids of its tool calls and the signatures of its thinking.
@@ -70,7 +70,7 @@ def turn_owner(content: Any, produced: Mapping[str, str]) -> str | None:
     return owner((k for k in keys if k is not None), produced)
 
 
-class Recorder:
+class ProvenanceRecorder:
     """Collects the keys of one response's turn as its events pass by."""
 
     def __init__(self) -> None:
@@ -100,7 +100,7 @@ async def watched(
     response that fails or is abandoned records nothing: the client will not send back a
     turn it did not get whole, and a partial one must not claim anything.
     """
-    recorder = Recorder()
+    recorder = ProvenanceRecorder()
     recorder.see(first)
     try:
         if recorder.completed:
@@ -115,14 +115,16 @@ async def watched(
         await events.aclose()
 
 
-async def _record(recorder: Recorder, done: Callable[[list[str]], Awaitable[None]]) -> None:
+async def _record(
+    recorder: ProvenanceRecorder, done: Callable[[list[str]], Awaitable[None]]
+) -> None:
     if recorder.keys:
         await done(recorder.keys)
 
 
 __all__ = [
     "THINKING_BLOCKS",
-    "Recorder",
+    "ProvenanceRecorder",
     "block_key",
     "owner",
     "part_keys",

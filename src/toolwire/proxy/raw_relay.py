@@ -2,111 +2,131 @@
 
 An Anthropic-compatible upstream already speaks the client's format, and re-encoding it
 would lose what toolwire's events do not carry (server tool blocks, citations, ``ping``).
-So its bytes are relayed, cut only at SSE event boundaries, while the same bytes are
-decoded alongside (for provenance, metrics and the stream's fate). If the upstream
-breaks mid-event, the partial event is dropped and an SSE ``error`` event ends the
-response, as on the translated path.
+So its bytes are relayed, cut only where the SSE decoder says an event ends
+(``SSEDecoder.boundary``), and that decoder's events tell whether the upstream sent an
+``error`` event and, for a non-streamed request, make the one message. The backend's
+events (the same bytes, decoded for provenance and metrics) tell the stream's fate. If
+the upstream breaks mid-event, the partial event is dropped and an SSE ``error`` event
+ends the response, as on the translated path.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncGenerator
 
 from starlette.responses import Response
 
+from toolwire.backends.base import Tap
 from toolwire.events import MessageEnd, StreamError
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import Payload, accumulate, error_payload, sse_bytes
+from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.upstream import Opened, UpstreamError
-from toolwire.sse import SSEDecoder
+from toolwire.proxy.upstream import Opened
+from toolwire.sse import SSEDecoder, SSEEvent
 
-_EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")  # the blank line that ends an SSE event
-_ERROR_EVENT = re.compile(rb"(?:^|[\r\n])event: ?error[\r\n]")
+MALFORMED = "malformed stream event: not a JSON object"  # the decoders' words for it
 
 
-class RawBuffer:
-    """The upstream bytes not yet relayed; the tap of the upstream request."""
+class RawRelay:
+    """One pass-through response: its tap buffers and decodes the upstream's bytes."""
 
     def __init__(self) -> None:
-        self._data = bytearray()
+        self._sse = SSEDecoder()
+        self._data = bytearray()  # received, not yet relayed
+        self._relayed = 0  # stream offset of ``_data[0]``
+        self._events: list[SSEEvent] = []  # decoded: not yet relayed, or all (collect)
         self.sent_error = False
 
-    def __call__(self, chunk: bytes) -> None:
+    @property
+    def tap(self) -> Tap:
+        return self._receive
+
+    def _receive(self, chunk: bytes) -> None:
         self._data += chunk
+        self._events += self._sse.feed(chunk)
 
     def take(self) -> bytes:
-        """The complete SSE events received so far (a partial one stays buffered)."""
-        end = 0
-        for separator in _EVENT_ENDS:
-            found = self._data.rfind(separator)
-            if found >= 0:
-                end = max(end, found + len(separator))
-        if not end:
+        """The complete SSE events received since the last take (a partial one waits)."""
+        cut = self._sse.boundary - self._relayed
+        if cut <= 0:
             return b""
-        out = bytes(self._data[:end])
-        del self._data[:end]
-        self.sent_error = self.sent_error or bool(_ERROR_EVENT.search(out))
+        out = bytes(self._data[:cut])
+        del self._data[:cut]
+        self._relayed += cut
+        self.sent_error = self.sent_error or any(e.event == "error" for e in self._events)
+        self._events.clear()
         return out
 
+    def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:
+        """The streamed answer: the upstream's own events, as they arrive."""
+        body = self._relay(opened, metrics)
+        return EventStreamResponse(body, {"cache-control": "no-cache", **headers})
 
-def stream_raw(
-    buffer: RawBuffer, opened: Opened, metrics: Metrics, headers: dict[str, str]
-) -> Response:
-    """The streamed answer: the upstream's own events, as they arrive."""
-    return EventStreamResponse(
-        _relay(buffer, opened, metrics), {"cache-control": "no-cache", **headers}
-    )
-
-
-async def _relay(buffer: RawBuffer, opened: Opened, metrics: Metrics) -> AsyncGenerator[bytes]:
-    failure = opened.first.message if isinstance(opened.first, StreamError) else None
-    ended = isinstance(opened.first, MessageEnd)
-    sent = 0  # added to the metrics once, as on the translated path
-    try:
-        chunk = buffer.take()
-        if chunk:
-            yield chunk
-            sent += len(chunk)
-        async for event in opened.rest:
-            if isinstance(event, StreamError):
-                failure = event.message
-            ended = ended or isinstance(event, MessageEnd)
-            chunk = buffer.take()
+    async def _relay(self, opened: Opened, metrics: Metrics) -> AsyncGenerator[bytes]:
+        failure = opened.first.message if isinstance(opened.first, StreamError) else None
+        ended = isinstance(opened.first, MessageEnd)
+        sent = 0  # added to the metrics once, as on the translated path
+        try:
+            chunk = self.take()
             if chunk:
                 yield chunk
                 sent += len(chunk)
-    finally:
-        metrics.add("toolwire_proxy_bytes_total", sent)
-        await opened.rest.aclose()
-    if failure is not None or not ended:
-        metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
-        if not buffer.sent_error:
-            message = failure or "the upstream stream ended before its message did"
-            yield sse_bytes(error_payload("api_error", message))
+            async for event in opened.rest:
+                if isinstance(event, StreamError):
+                    failure = event.message
+                ended = ended or isinstance(event, MessageEnd)
+                chunk = self.take()
+                if chunk:
+                    yield chunk
+                    sent += len(chunk)
+        finally:
+            metrics.add("toolwire_proxy_bytes_total", sent)
+            await opened.rest.aclose()
+        if failure is not None or not ended:
+            metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
+            if not self.sent_error:
+                message = failure or "the upstream stream ended before its message did"
+                yield sse_bytes(error_payload("api_error", message))
+
+    async def collect(self, opened: Opened) -> Payload:
+        """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
+        try:
+            async for _ in opened.rest:
+                pass
+        finally:
+            await opened.rest.aclose()
+        payloads = _payloads(self._events)  # the events that ended: a partial one is cut
+        failed = [p for p in payloads if p.get("type") == "error"]
+        if failed or not any(p.get("type") == "message_stop" for p in payloads):
+            error = failed[0].get("error") if failed else None
+            error = error if isinstance(error, dict) else {}
+            kind = str(error.get("type") or "api_error")
+            message = str(error.get("message") or "the upstream stream ended early")
+            raise UpstreamError(529 if kind == "overloaded_error" else 500, kind, message)
+        try:
+            return accumulate(payloads)
+        except (LookupError, TypeError, ValueError) as e:
+            message = f"the upstream's events do not make one message ({type(e).__name__})"
+            raise UpstreamError(500, "api_error", message) from e
 
 
-async def collect_raw(buffer: RawBuffer, opened: Opened) -> Payload:
-    """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
-    try:
-        async for _ in opened.rest:
-            pass
-    finally:
-        await opened.rest.aclose()
-    decoder = SSEDecoder()
-    payloads: list[Payload] = []
-    for event in [*decoder.feed(buffer.take()), *decoder.close()]:
-        if event.data:
-            payloads.append(json.loads(event.data))
-    failed = [p for p in payloads if p.get("type") == "error"]
-    if failed or not any(p.get("type") == "message_stop" for p in payloads):
-        error = failed[0].get("error", {}) if failed else {}
-        kind = str(error.get("type") or "api_error")
-        message = str(error.get("message") or "the upstream stream ended early")
-        raise UpstreamError(529 if kind == "overloaded_error" else 500, kind, message)
-    return accumulate(payloads)
+def _payloads(events: list[SSEEvent]) -> list[Payload]:
+    """Each event's JSON object; ``UpstreamError`` for one that is not (as the backend's
+    decoder reports it when streaming)."""
+    out: list[Payload] = []
+    for event in events:
+        if not event.data:
+            continue
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            raise UpstreamError(500, "api_error", MALFORMED)
+        out.append(payload)
+    return out
 
 
-__all__ = ["RawBuffer", "collect_raw", "stream_raw"]
+__all__ = ["RawRelay"]

@@ -1,27 +1,76 @@
-"""Relaying an opened upstream to the client: as an Anthropic SSE stream, or folded.
+"""Relaying an opened upstream to the client, streamed or folded into one message.
 
-The hot path of the proxy: every upstream event passes through ``relay`` once.
+A ``Relay`` is chosen with the request's plan: ``RawRelay`` (``raw_relay.py``) passes an
+Anthropic upstream's own bytes; ``TranslatedRelay`` encodes toolwire's events back into
+an Anthropic stream. Either answers ``stream`` (SSE as it arrives) and ``collect`` (the
+whole answer as one Messages body). The translated relay is the proxy's hot path: every
+upstream event passes through ``_relay`` once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator
+from typing import Protocol
 
 from starlette.responses import Response
 
+from toolwire.backends.base import Tap
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
+from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.upstream import Opened, UpstreamError
+from toolwire.proxy.upstream import Opened
 
 
-def stream_response(
-    encoder: AnthropicEncoder, opened: Opened, metrics: Metrics, headers: dict[str, str]
-) -> Response:
-    """The streamed answer: the encoder's events as SSE, sent as they arrive."""
-    body = relay(encoder, opened, metrics)
-    return EventStreamResponse(body, {"cache-control": "no-cache", **headers})
+class Relay(Protocol):
+    """How one response reaches the client."""
+
+    @property
+    def tap(self) -> Tap | None:
+        """What receives the upstream's raw bytes (None: the events suffice)."""
+        ...
+
+    def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:
+        """The streamed answer; the upstream is closed however it ends."""
+        ...
+
+    async def collect(self, opened: Opened) -> Payload:
+        """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
+        ...
+
+
+class TranslatedRelay:
+    """Toolwire's events encoded as an Anthropic stream (``encode.py``)."""
+
+    tap: Tap | None = None
+
+    def __init__(self, model: str, *, input_tokens: int, json_args: bool) -> None:
+        self._model = model
+        self._input_tokens = input_tokens
+        self._json_args = json_args
+
+    def _encoder(self) -> AnthropicEncoder:
+        return AnthropicEncoder(
+            self._model, input_tokens=self._input_tokens, json_args=self._json_args
+        )
+
+    def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:
+        body = relay(self._encoder(), opened, metrics)
+        return EventStreamResponse(body, {"cache-control": "no-cache", **headers})
+
+    async def collect(self, opened: Opened) -> Payload:
+        encoder = self._encoder()
+        payloads: list[Payload] = [encoder.start(), *encoder.feed(opened.first)]
+        try:
+            async for event in opened.rest:
+                payloads += encoder.feed(event)
+        finally:
+            await opened.rest.aclose()
+        failed = [p for p in payloads if p["type"] == "error"]
+        if failed:
+            raise UpstreamError(500, "api_error", failed[0]["error"]["message"])
+        return accumulate(payloads)
 
 
 async def relay(
@@ -52,22 +101,8 @@ async def relay(
         metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
 
 
-async def collect(encoder: AnthropicEncoder, opened: Opened) -> Payload:
-    """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
-    payloads: list[Payload] = [encoder.start(), *encoder.feed(opened.first)]
-    try:
-        async for event in opened.rest:
-            payloads += encoder.feed(event)
-    finally:
-        await opened.rest.aclose()
-    failed = [p for p in payloads if p["type"] == "error"]
-    if failed:
-        raise UpstreamError(500, "api_error", failed[0]["error"]["message"])
-    return accumulate(payloads)
-
-
 def json_bytes(payload: Payload) -> bytes:
     return json.dumps(payload, ensure_ascii=False).encode()
 
 
-__all__ = ["collect", "json_bytes", "relay", "stream_response"]
+__all__ = ["Relay", "TranslatedRelay", "json_bytes", "relay"]

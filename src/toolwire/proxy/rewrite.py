@@ -1,4 +1,4 @@
-"""The switch-aware history rewrite (issue 6 section 4, research/switching.md 0 and 6).
+"""The switch-aware history rewrite (docs/proxy.md, "The rewrite after a switch").
 
 Claude Code owns the history and resends all of it on every request, so a summary
 injected once would vanish on the next turn. After a switch, every request of the
@@ -23,7 +23,7 @@ from toolwire.config.schema import HandoffConfig
 from toolwire.handoff import Summary, build_handoff
 from toolwire.history import Message
 from toolwire.proxy.provenance import owner, part_keys
-from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.state import SessionState
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Which backend and model a request goes to (research/switching.md 2, issue 6 section 2).
+"""Which backend and model a request goes to (docs/proxy.md, "Routing and sessions").
 
 In order: an explicit ``backend,model`` (or a bare backend name) in the request's
 ``model`` (what Claude Code's ``/model`` sends); the backend the session was switched to
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolwire.proxy.sessions import SessionState
 from toolwire.proxy.settings import ProxySettings
+from toolwire.proxy.state import SessionState
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,14 +16,11 @@ from typing import Any
 from toolwire.backends.base import ModelRequest
 from toolwire.handoff.importers import TranscriptError, import_anthropic
 from toolwire.history import Message, ToolSpec
+from toolwire.proxy.errors import BadRequestError
 
 # Claude Code asks for 128,000 output tokens; most OpenAI-style servers refuse that much.
 MAX_OUTPUT_TOKENS = 32000
 _BILLING_PREFIX = "x-anthropic-billing-header:"  # Claude Code's first system block
-
-
-class BadRequestError(ValueError):
-    """The client's request is malformed; the message is the one-line reason."""
 
 
 def parse_request(body: Any) -> Mapping[str, Any]:
@@ -117,7 +114,6 @@ def _tool(tool: Any, number: int) -> ToolSpec:
 
 __all__ = [
     "MAX_OUTPUT_TOKENS",
-    "BadRequestError",
     "import_history",
     "parse_request",
     "raw_index",

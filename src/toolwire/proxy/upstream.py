@@ -12,6 +12,7 @@ import math
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -23,6 +24,8 @@ from toolwire.backends.factory import create_backend
 from toolwire.config.schema import ConfigError
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event
+from toolwire.proxy.errors import UpstreamError
+from toolwire.proxy.passthrough import Prepared
 from toolwire.proxy.routing import Route
 from toolwire.proxy.settings import ProxySettings
 
@@ -38,28 +41,19 @@ _KINDS = {
 }
 
 
-class UpstreamError(Exception):
-    """The upstream refused or could not be reached; ``status``/``kind`` for the client."""
-
-    def __init__(self, status: int, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.kind = kind
-        self.message = message
-
-
 class PassthroughBackend(AnthropicBackend):
-    """An Anthropic backend that sends a body prepared from the client's (``passthrough``),
-    with the client headers chosen to be forwarded (``anthropic-beta``...)."""
+    """An Anthropic backend bound to one prepared request (``passthrough.py``): it sends
+    that body, with the client headers chosen to be forwarded (``anthropic-beta``...)."""
 
-    prepared: dict[str, Any] | None = None
-    forwarded: dict[str, str] | None = None
+    def __init__(self, prepared: Prepared, **options: Any) -> None:
+        super().__init__(**options)
+        self.prepared = prepared
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        return super().build_body(request) if self.prepared is None else self.prepared
+        return self.prepared.body
 
     def headers(self) -> dict[str, str]:
-        return {**super().headers(), **(self.forwarded or {})}
+        return {**super().headers(), **self.prepared.headers}
 
 
 def make_backend(
@@ -67,13 +61,13 @@ def make_backend(
     settings: ProxySettings,
     client_key: str | None,
     *,
-    passthrough: bool = False,
+    prepared: Prepared | None = None,
     client: httpx2.AsyncClient | None = None,
 ) -> TappableBackend:
     """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
 
-    With ``passthrough`` (an Anthropic backend), a ``PassthroughBackend``. ``client``: the
-    proxy's HTTP client (its lifespan's)."""
+    With ``prepared`` (an Anthropic backend), a ``PassthroughBackend`` sending it.
+    ``client``: the proxy's HTTP client (its lifespan's)."""
     config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
     environ: Mapping[str, str] | None = None
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
@@ -83,7 +77,7 @@ def make_backend(
         # The client retries failed requests itself (Claude Code: about 10 times), so the
         # proxy's own retries default to none: retrying twice over multiplies the wait.
         limits = settings.config.limits.model_copy(update={"max_retries": settings.retries})
-        cls = PassthroughBackend if passthrough else None
+        cls = None if prepared is None else partial(PassthroughBackend, prepared)
         return create_backend(config, limits, environ=environ, http_class=cls, client=client)
     except ConfigError as e:
         raise UpstreamError(500, "api_error", str(e)) from e
@@ -141,7 +135,6 @@ async def open_stream(
 __all__ = [
     "Opened",
     "PassthroughBackend",
-    "UpstreamError",
     "estimate_tokens",
     "make_backend",
     "open_stream",

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolwire.config.schema import ConfigError
-from toolwire.proxy.sessions import SessionState
+from toolwire.proxy.state import SessionState
 
 if TYPE_CHECKING:
     import redis
@@ -47,6 +47,8 @@ def require_redis() -> ModuleType:
 
 class RedisStore:
     """Session state in Redis: one JSON string per session under ``toolwire:proxy:session:``."""
+
+    blocking = True  # every call is a network round trip
 
     def __init__(
         self,

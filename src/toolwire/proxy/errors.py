@@ -1,0 +1,57 @@
+"""What the proxy answers with an error: an HTTP status, Anthropic's error ``type``, and a
+one-line message (Anthropic's error shape: https://docs.anthropic.com/en/api/errors).
+
+Every refusal raises one of these; the app turns it into the response in one place.
+"""
+
+from __future__ import annotations
+
+
+class ProxyError(Exception):
+    """A request answered with ``status`` and an Anthropic error of type ``kind``."""
+
+    status = 500
+    kind = "api_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = " ".join(message.split())  # one line, always
+
+
+class BadRequestError(ProxyError):
+    """The client's request is malformed; the message is the one-line reason."""
+
+    status = 400
+    kind = "invalid_request_error"
+
+
+class UnauthorizedError(ProxyError):
+    """The proxy's ``token`` is missing or wrong."""
+
+    status = 401
+    kind = "authentication_error"
+
+
+class BodyTooLargeError(ProxyError):
+    """The request body is over ``max_body_bytes``."""
+
+    status = 413
+    kind = "request_too_large"
+
+
+class UpstreamError(ProxyError):
+    """The upstream refused, could not be reached, or failed: its status and kind."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+
+
+__all__ = [
+    "BadRequestError",
+    "BodyTooLargeError",
+    "ProxyError",
+    "UnauthorizedError",
+    "UpstreamError",
+]

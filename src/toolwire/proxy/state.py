@@ -1,0 +1,105 @@
+"""A proxy session: who it is (``session_id``) and what the proxy keeps about it.
+
+Claude Code resends the whole history on every request, so the proxy keeps what the
+history cannot say: the backend a session was switched to from outside, the switch
+points (the number of messages when the backend changed), the handoff summary of each
+switch and which backend produced each turn. ``SessionState`` is that record and its
+JSON form; where it is kept is ``stores/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+IMPLICIT_SESSION = "default"
+SESSION_HEADERS = ("x-claude-code-session-id", "x-toolwire-session")
+_LEGACY = re.compile(r"_session_([0-9A-Za-z-]+)$")
+# Provenance keys kept per session (a few per assistant turn): the oldest go first, and
+# a turn older than that only loses its thinking, never its text or tool calls.
+MAX_PRODUCED = 4096
+
+
+def session_id(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    """The session of a request: ``metadata.user_id``, else a header, else the implicit one.
+
+    Current Claude Code sends ``user_id`` as a JSON string holding ``session_id``; older
+    versions end it with ``_session_<uuid>``.
+    """
+    metadata = body.get("metadata")
+    user_id = metadata.get("user_id") if isinstance(metadata, dict) else None
+    if isinstance(user_id, str) and user_id:
+        try:
+            parsed = json.loads(user_id)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("session_id"), str):
+            return str(parsed["session_id"])
+        legacy = _LEGACY.search(user_id)
+        if legacy:
+            return legacy.group(1)
+    for name in SESSION_HEADERS:
+        if headers.get(name):
+            return headers[name]
+    return IMPLICIT_SESSION
+
+
+@dataclass(slots=True)
+class SessionState:
+    """A session's routing state.
+
+    ``forced``: the backend set by ``proxy switch``; ``switches``: (switch point, backend)
+    pairs, the switch point being the length of the neutral history when it happened;
+    ``summaries``: the handoff summary computed for each switch point (computed once);
+    ``produced``: provenance key -> the backend that produced that assistant turn
+    (``provenance.py``), oldest first.
+    """
+
+    forced: str | None = None
+    last_backend: str | None = None
+    switches: list[tuple[int, str]] = field(default_factory=list)
+    summaries: dict[str, str] = field(default_factory=dict)
+    produced: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        data = {
+            "forced": self.forced,
+            "last": self.last_backend,
+            "switches": self.switches,
+            "summaries": self.summaries,
+            "produced": self.produced,
+        }
+        return json.dumps(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> SessionState:
+        data = json.loads(text)
+        switches = [(int(at), str(name)) for at, name in data.get("switches", [])]
+        summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
+        produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
+        return cls(data.get("forced"), data.get("last"), switches, summaries, produced)
+
+    def remember(self, keys: list[str], backend: str) -> None:
+        """Record that ``backend`` produced the turn with these provenance ``keys``."""
+        for key in keys:
+            self.produced.pop(key, None)  # re-inserted: it is the newest again
+            self.produced[key] = backend
+        while len(self.produced) > MAX_PRODUCED:
+            del self.produced[next(iter(self.produced))]
+
+    def record(self, backend: str, position: int) -> bool:
+        """Note that a request whose history has ``position`` messages went to ``backend``.
+
+        Returns True when that is a switch (a different backend than last time).
+        """
+        switched = self.last_backend is not None and self.last_backend != backend
+        if switched:
+            self.switches.append((position, backend))
+        self.last_backend = backend
+        return switched
+
+
+__all__ = ["IMPLICIT_SESSION", "MAX_PRODUCED", "SESSION_HEADERS", "SessionState", "session_id"]
