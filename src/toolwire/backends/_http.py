@@ -124,13 +124,17 @@ class HTTPBackend(ABC):
             if client is None:  # a private one, for this response only (module doc)
                 client = await stack.enter_async_context(http_client())
             response = await self._open(client, body)
-            events = self._events(response, decoder_for(self.wire_format), tap, adapter)
+            events = self._events(response, self.decoder(), tap, adapter)
             try:
                 async with aclosing(events):
                     async for event in events:
                         yield event
             finally:
                 await response.aclose()
+
+    def decoder(self) -> Decoder:
+        """A decoder for one response body (a subclass may watch what it parses)."""
+        return decoder_for(self.wire_format)
 
     async def _open(self, client: httpx2.AsyncClient, body: bytes) -> httpx2.Response:
         """Send until a 2xx answers; retry what may pass on a second try (module doc)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from toolwire.decode._calls import ToolCalls
 from toolwire.errors import UsageError
@@ -12,6 +13,9 @@ from toolwire.events import Event, StreamError
 from toolwire.sse import SSEDecoder, SSEEvent
 
 _NO_SSE = SSEEvent(data="")  # the envelope of a payload fed without SSE framing
+
+Watcher: TypeAlias = Callable[[SSEEvent, dict[str, Any] | None], None]
+"""Sees each SSE event of the message and its JSON object (``None``: not an object)."""
 
 
 class SSEJSONDecoder(ABC):
@@ -26,6 +30,14 @@ class SSEJSONDecoder(ABC):
         self._sse = SSEDecoder()
         self._calls = ToolCalls()
         self._closed = False
+        self.watch: Watcher | None = None
+        """Called with each event of the message as it is parsed, before it is decoded: the
+        proxy relays an upstream's own bytes on what this decoder already parsed."""
+
+    @property
+    def boundary(self) -> int:
+        """Where the last complete SSE event ends in the bytes fed (``SSEDecoder.boundary``)."""
+        return self._sse.boundary
 
     def feed(self, data: bytes) -> list[Event]:
         if self._closed:
@@ -66,6 +78,8 @@ class SSEJSONDecoder(ABC):
             payload = json.loads(sse.data)
         except ValueError:
             payload = None
+        if self.watch is not None:
+            self.watch(sse, payload if isinstance(payload, dict) else None)
         if not isinstance(payload, dict):
             # One bad event is reported and skipped: what decoded before and after it stays.
             out.append(StreamError("malformed stream event: not a JSON object", sse.data))

@@ -82,11 +82,14 @@ def plan(
     prepared = None
     if level != "off":
         prepared = _passthrough(body, headers, chosen, view, level, produced)
+    # A pass-through relays the upstream's own bytes; anything else is encoded back.
+    raw = None if prepared is None else RawRelay()
     key = headers.get("x-api-key") or None
-    backend = make_backend(chosen, settings, key, prepared=prepared, client=client)
+    attach = None if raw is None else raw.attach
+    backend = make_backend(chosen, settings, key, prepared=prepared, attach=attach, client=client)
     request = to_model_request(body, view.messages)
     tokens = estimate_tokens(backend, request)
-    relay = _relay(settings, chosen, str(body["model"]), tokens, prepared)
+    relay: Relay = raw or _translated(settings, chosen, str(body["model"]), tokens)
     return Plan(sid, chosen, backend, request, prepared, switched, tokens, relay)
 
 
@@ -98,12 +101,8 @@ def passthrough_level(settings: ProxySettings, name: str) -> str:
     return config.passthrough or default_level(config.base_url)
 
 
-def _relay(
-    settings: ProxySettings, chosen: Route, model: str, tokens: int, prepared: Prepared | None
-) -> Relay:
-    """A pass-through relays the upstream's own bytes; anything else is encoded back."""
-    if prepared is not None:
-        return RawRelay()
+def _translated(settings: ProxySettings, chosen: Route, model: str, tokens: int) -> Relay:
+    """A relay that encodes the backend's events back into Anthropic's stream."""
     json_args = settings.config.backend(chosen.backend).tool_format == "native"
     return TranslatedRelay(model, input_tokens=tokens, json_args=json_args)
 

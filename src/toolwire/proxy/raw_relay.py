@@ -2,60 +2,68 @@
 
 An Anthropic-compatible upstream already speaks the client's format, and re-encoding it
 would lose what toolwire's events do not carry (server tool blocks, citations, ``ping``).
-So its bytes are relayed, cut only where the SSE decoder says an event ends
-(``SSEDecoder.boundary``), and that decoder's events tell whether the upstream sent an
-``error`` event and, for a non-streamed request, make the one message. The backend's
-events (the same bytes, decoded for provenance and metrics) tell the stream's fate. If
+So its bytes are relayed, cut only where an event ends. Each event is parsed once, by the
+backend's own decoder (which decodes it for provenance and metrics): the relay watches it
+(``attach``) for where events end (``boundary``), whether the upstream sent an ``error``
+event and, for a non-streamed request, the payloads that make the one message. The
+backend's events tell the stream's fate. If
 the upstream breaks mid-event, the partial event is dropped and an SSE ``error`` event
 ends the response, as on the translated path.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator
 
 from starlette.responses import Response
 
 from toolwire.backends.base import Tap
+from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import MessageEnd, StreamError
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import Payload, accumulate, error_payload, sse_bytes
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.upstream import Opened
-from toolwire.sse import SSEDecoder, SSEEvent
+from toolwire.sse import SSEEvent
 
 MALFORMED = "malformed stream event: not a JSON object"  # the decoders' words for it
 
 
 class RawRelay:
-    """One pass-through response: its tap buffers and decodes the upstream's bytes."""
+    """One pass-through response: its tap keeps the upstream's bytes, and the backend's
+    decoder (``attach``) says where events end and what each one holds."""
 
     def __init__(self) -> None:
-        self._sse = SSEDecoder()
+        self._decoder: AnthropicDecoder | None = None
         self._data = bytearray()  # received, not yet relayed
         self._relayed = 0  # stream offset of ``_data[0]``
-        self._events: list[SSEEvent] = []  # decoded: not yet relayed, or all (collect)
+        # Parsed by the decoder: not yet relayed (streaming), or all of them (collect).
+        self._events: list[tuple[str, Payload | None]] = []
         self.sent_error = False
 
     @property
     def tap(self) -> Tap:
-        return self._receive
+        return self._data.extend
 
-    def _receive(self, chunk: bytes) -> None:
-        self._data += chunk
-        self._events += self._sse.feed(chunk)
+    def attach(self, decoder: AnthropicDecoder) -> None:
+        """The decoder of the response: one parse of each event serves it and the relay."""
+        self._decoder = decoder
+        decoder.watch = self._watch
+
+    def _watch(self, sse: SSEEvent, payload: Payload | None) -> None:
+        self._events.append((sse.event, payload))
 
     def take(self) -> bytes:
         """The complete SSE events received since the last take (a partial one waits)."""
-        cut = self._sse.boundary - self._relayed
+        boundary = self._decoder.boundary if self._decoder is not None else 0
+        cut = boundary - self._relayed
         if cut <= 0:
             return b""
         out = bytes(self._data[:cut])
         del self._data[:cut]
         self._relayed += cut
-        self.sent_error = self.sent_error or any(e.event == "error" for e in self._events)
+        self.sent_error = self.sent_error or any(kind == "error" for kind, _ in self._events)
         self._events.clear()
         return out
 
@@ -112,18 +120,12 @@ class RawRelay:
             raise UpstreamError(500, "api_error", message) from e
 
 
-def _payloads(events: list[SSEEvent]) -> list[Payload]:
+def _payloads(events: list[tuple[str, Payload | None]]) -> list[Payload]:
     """Each event's JSON object; ``UpstreamError`` for one that is not (as the backend's
     decoder reports it when streaming)."""
     out: list[Payload] = []
-    for event in events:
-        if not event.data:
-            continue
-        try:
-            payload = json.loads(event.data)
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict):
+    for _, payload in events:
+        if payload is None:
             raise UpstreamError(500, "api_error", MALFORMED)
         out.append(payload)
     return out

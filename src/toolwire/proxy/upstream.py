@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -22,6 +22,7 @@ from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
 from toolwire.config.schema import ConfigError
+from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event
 from toolwire.proxy.errors import UpstreamError
@@ -43,11 +44,24 @@ _KINDS = {
 
 class PassthroughBackend(AnthropicBackend):
     """An Anthropic backend bound to one prepared request (``passthrough.py``): it sends
-    that body, with the client headers chosen to be forwarded (``anthropic-beta``...)."""
+    that body, with the client headers chosen to be forwarded (``anthropic-beta``...).
+    ``attach`` is shown each response's decoder (the raw relay cuts on what it parses)."""
 
-    def __init__(self, prepared: Prepared, **options: Any) -> None:
+    def __init__(
+        self,
+        prepared: Prepared,
+        attach: Callable[[AnthropicDecoder], None] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(**options)
         self.prepared = prepared
+        self._attach = attach
+
+    def decoder(self) -> AnthropicDecoder:
+        decoder = AnthropicDecoder()
+        if self._attach is not None:
+            self._attach(decoder)
+        return decoder
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return self.prepared.body
@@ -62,12 +76,13 @@ def make_backend(
     client_key: str | None,
     *,
     prepared: Prepared | None = None,
+    attach: Callable[[AnthropicDecoder], None] | None = None,
     client: httpx2.AsyncClient | None = None,
 ) -> TappableBackend:
     """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
 
-    With ``prepared`` (an Anthropic backend), a ``PassthroughBackend`` sending it.
-    ``client``: the proxy's HTTP client (its lifespan's)."""
+    With ``prepared`` (an Anthropic backend), a ``PassthroughBackend`` sending it, its
+    decoders shown to ``attach``. ``client``: the proxy's HTTP client (its lifespan's)."""
     config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
     environ: Mapping[str, str] | None = None
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
@@ -77,7 +92,7 @@ def make_backend(
         # The client retries failed requests itself (Claude Code: about 10 times), so the
         # proxy's own retries default to none: retrying twice over multiplies the wait.
         limits = settings.config.limits.model_copy(update={"max_retries": settings.retries})
-        cls = None if prepared is None else partial(PassthroughBackend, prepared)
+        cls = None if prepared is None else partial(PassthroughBackend, prepared, attach)
         return create_backend(config, limits, environ=environ, http_class=cls, client=client)
     except ConfigError as e:
         raise UpstreamError(500, "api_error", str(e)) from e
