@@ -1,4 +1,4 @@
-"""Benchmark: decoding large streamed tool arguments (issue 2, section 8).
+"""Benchmark: decoding large streamed tool arguments.
 
 A ``Write``-style call whose arguments are 100 KB, 1 MB and 4 MB of code-like text
 (quotes, newlines, tabs, non-ASCII) arrives as Anthropic ``input_json_delta`` events of

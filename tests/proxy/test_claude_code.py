@@ -1,4 +1,4 @@
-"""Claude Code itself, run headless through ``toolwire proxy`` (issue 6, section 7).
+"""Claude Code itself, run headless through ``toolwire proxy``.
 
 The real ``claude`` CLI (``@anthropic-ai/claude-code``, pinned in
 ``tests/claude/package-lock.json``; ``make claude-code`` installs it, or this test on

@@ -1,9 +1,10 @@
 """History repair and id normalization shared by the request builders (pure functions).
 
 Every provider rejects a history whose tool calls and results do not pair up
-(research/switching.md section 5: Anthropic wants each ``tool_use`` answered by a
-``tool_result`` in the next user message, OpenAI wants a ``tool`` message for each
-``tool_calls`` id right after it, Gemini one ``functionResponse`` per ``functionCall``).
+(docs/design.md, "Provider rules a translation must keep": Anthropic wants each
+``tool_use`` answered by a ``tool_result`` in the next user message, OpenAI wants a
+``tool`` message for each ``tool_calls`` id right after it, Gemini one
+``functionResponse`` per ``functionCall``).
 A history can still arrive unpaired: a turn cancelled before its tools ran, a handoff
 that cut the head of a conversation. ``repair`` makes it well formed first, so each
 builder only has to translate.
@@ -82,7 +83,8 @@ def _orphans(parts: Iterable[Any]) -> list[Message]:
 
 
 def own_thinking(message: Message, backend: str) -> list[ThinkingPart]:
-    """The thinking parts this backend may send back: only its own (switching.md 0.4)."""
+    """The thinking parts this backend may send back: only its own."""
+    # Thinking never crosses backends (docs/design.md, "Backend switch: the handoff").
     if message.backend != backend:
         return []
     return [p for p in message.parts if isinstance(p, ThinkingPart)]
