@@ -1,4 +1,4 @@
-"""Benchmark: ACP tool-call updates on the wire (issue 3, section 10).
+"""Benchmark: ACP tool-call updates on the wire.
 
 Three scenarios, each driven identically through every contender:
 

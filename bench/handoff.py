@@ -1,4 +1,4 @@
-"""Benchmark: building a handoff for a long session (issue 5, section 4).
+"""Benchmark: building a handoff for a long session.
 
 Generates, deterministically (fixed seed), a transcript of 2,000 messages and about
 20 MB: 100 user prompts, each followed by a tool loop of assistant calls and results

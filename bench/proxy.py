@@ -1,4 +1,4 @@
-"""Benchmark: `toolwire proxy` relaying streams, next to the LiteLLM proxy (issue 6, section 8).
+"""Benchmark: `toolwire proxy` relaying streams, next to the LiteLLM proxy.
 
 Everything runs on 127.0.0.1, each server in its own process:
 

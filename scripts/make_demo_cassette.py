@@ -1,7 +1,7 @@
 """Build the ``toolwire demo`` replay cassette from the readable session script below.
 
-The cassette (``src/toolwire/samples/demo_session.jsonl``, format in DESIGN.md "Replay
-cassettes") holds one Anthropic Messages streaming body per model response, written
+The cassette (``src/toolwire/samples/demo_session.jsonl``, format in docs/design.md,
+"Replay cassettes") holds one Anthropic Messages streaming body per model response, written
 the way the API streams it: ``message_start``, ``ping``, ``content_block_start`` /
 ``_delta`` / ``_stop`` for thinking (with a ``signature_delta``), text and ``tool_use``
 (arguments as ``input_json_delta`` pieces, the first one empty), ``message_delta`` with

@@ -1,4 +1,4 @@
-"""Backend switch in a running session (issue 5 section 2): A -> B -> A keeps the file.
+"""Backend switch in a running session: A -> B -> A keeps the file.
 
 Two fake Anthropic-compatible servers play backends A and B. On A the model reads a file;
 the user switches to B, then back to A. What each backend is sent is checked: the file's

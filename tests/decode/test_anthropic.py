@@ -1,7 +1,7 @@
 """AnthropicDecoder: recorded and hand-written Messages streams, fed in any chunking.
 
 Every stream is decoded whole, byte by byte and at random split points (the events must
-be identical), checked against the DESIGN.md invariants and a reviewed snapshot, and its
+be identical), checked against the invariants of docs/design.md and a reviewed snapshot, and its
 final text and tool arguments are compared with what the official SDK accumulates from
 the same bytes.
 """

@@ -1,7 +1,7 @@
 """OpenAIChatDecoder: recorded and hand-written Chat Completions streams, in any chunking.
 
 Every stream is decoded whole, byte by byte and at random split points (the events must
-be identical), checked against the DESIGN.md invariants and a reviewed snapshot; streams
+be identical), checked against the invariants of docs/design.md and a reviewed snapshot; streams
 the official SDK can accumulate are compared with its final text and arguments.
 """
 

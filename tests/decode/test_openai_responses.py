@@ -1,7 +1,7 @@
 """OpenAIResponsesDecoder: recorded and hand-written Responses API streams, in any chunking.
 
 Every stream is decoded whole, byte by byte and at random split points (the events must
-be identical), checked against the DESIGN.md invariants and a reviewed snapshot; final
+be identical), checked against the invariants of docs/design.md and a reviewed snapshot; final
 arguments are compared with what the official SDK's ``ResponseStreamState`` accumulates
 from the same bytes.
 """

@@ -140,8 +140,8 @@ def test_a_missing_closing_parameter_tag_is_tolerated() -> None:
 
 
 def test_a_value_may_contain_a_closing_parameter_tag() -> None:
-    # Code that writes this very format; research/streaming.md 5.4 lists it as a bug of
-    # every regex/cursor parser.
+    # Code that writes this very format; the regex/cursor parsers of vLLM and SGLang end
+    # such a value early.
     value = 'out = "</parameter>"\nprint(out)'
     text = (
         f"<tool_call>\n<function=Write>\n<parameter=content>\n{value}\n</parameter>\n"

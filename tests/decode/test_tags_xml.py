@@ -1,4 +1,4 @@
-"""XML-tags tool calls (seed 003): what an editor sees from a model's text."""
+"""XML-tags tool calls: what an editor sees from a model's text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The dedup rules of issue 5 section 1, one by one, seen through the item reports."""
+"""The dedup rules of docs/handoff.md, one by one, seen through the item reports."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ throttle timer): the update engine decides the order, nothing after it can chang
 (ACP: updates for a turn come before the ``session/prompt`` response).
 
 An outbox made ``held`` keeps what it is given until ``open()``: ACP says nothing may be
-sent for a session before its ``session/new`` response is written (research/acp.md 7).
+sent for a session before its ``session/new`` response is written (docs/design.md, "ACP rules
+that bite").
 
 ``Ticker`` runs the engine's clock: the engine is sans-IO and holds coalesced updates
 until a deadline; the ticker polls it then, with ``loop.call_at``, no task needed.

@@ -10,9 +10,10 @@ Reads, searches and ``TodoWrite`` never ask (``Tool.needs_permission`` is False)
 always" holds for the tool's name for the rest of the session (every later ``Edit``,
 every later ``Bash``), not across sessions.
 
-The request follows the rules peers broke (research/acp.md 6, 7): its ``tool_call`` is
-already on the wire (gemini-cli#21783); the ``toolCall`` it carries has no ``content``,
-so it cannot replace the diff being approved (codex-acp#171). For ``Edit``/``Write`` the
+The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
+``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``
+it carries has no ``content``, so it cannot replace the diff being approved
+(agentclientprotocol/codex-acp#171). For ``Edit``/``Write`` the
 diff is shown first (``preview``), so the user sees what they approve.
 """
 

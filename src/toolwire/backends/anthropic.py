@@ -1,7 +1,8 @@
 """Anthropic Messages API (``POST /v1/messages``, SSE), and Anthropic-compatible endpoints.
 
 GLM, Kimi, MiniMax and DeepSeek serve the same API under their own ``base_url`` (the
-path ``/v1/messages`` is appended to it). Translation rules (research/switching.md 5):
+path ``/v1/messages`` is appended to it). Translation rules (docs/design.md, "Provider
+rules a translation must keep"):
 
 * tool results go in the user message after the ``tool_use`` blocks, as ``tool_result``
   blocks, first in that message and in call order; ``is_error`` is kept;

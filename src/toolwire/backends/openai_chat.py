@@ -4,8 +4,8 @@ The same API is served by OpenRouter, Ollama, vLLM, llama.cpp's server and LM St
 point ``base_url`` at their ``/v1``. Translation rules:
 
 * each ``tool_calls`` id needs a ``role: tool`` message right after the assistant message
-  (research/switching.md 5), one per call, in call order; OpenAI has no error flag, so a
-  failed result says so in its text;
+  (docs/design.md, "Provider rules a translation must keep"), one per call, in call
+  order; OpenAI has no error flag, so a failed result says so in its text;
 * ids: ``[A-Za-z0-9_-]``, at most 40 characters (OpenAI rejects longer ``tool_call_id``s);
 * thinking: OpenAI's own Chat API never returns reasoning text, so a thinking part from
   this backend came from a server that streamed ``reasoning_content`` (DeepSeek, vLLM):

@@ -1,7 +1,7 @@
 """The replay backend: serves a recorded cassette instead of calling a provider.
 
 A cassette is a JSON-lines file, one model response per line, served in order, one per
-request (DESIGN.md "Replay cassettes")::
+request (docs/design.md, "Replay cassettes")::
 
     {"provider": "anthropic", "body": "<raw streamed body>", "chunk_size": 64, "chunk_delay_ms": 20}
 

@@ -3,7 +3,7 @@
 Theory of operation: ``SessionView.apply(session_id, update)`` is a reducer over updates in
 wire form (the JSON object of ``params.update``, camelCase keys). It keeps what an editor
 would display and returns one small change event for the renderer. ACP v1 semantics
-(``research/acp.md`` 1.3, 1.4):
+(https://agentclientprotocol.com/protocol/tool-calls and the v1 schema):
 
 * ``tool_call`` creates a call (status ``pending`` when omitted); a repeated id is an
   upsert, as Zed does.
@@ -204,7 +204,8 @@ class SessionView:
         )
 
     def _check_order(self, call: ToolCallView, fields: JsonObject) -> None:
-        # Warnings for agent builders: clients drop or mis-show these (research/acp.md 6).
+        # Warnings for agent builders: clients drop or mis-show these (docs/design.md,
+        # "Where the rules come from").
         if call.ended:
             self.warnings.append(f"update after the end of tool call {call.tool_call_id}")
         new = fields.get("status")

@@ -1,4 +1,4 @@
-"""The handoff: what a new backend receives when a session switches backends (issue 5).
+"""The handoff: what a new backend receives when a session switches backends.
 
 The new model gets a text block at the start of the next user message (a summary of the
 conversation, then the tool context verbatim and deduplicated, under a character

@@ -1,6 +1,6 @@
 """Fitting the kept tool items into the character budget, newest first.
 
-Two limits (DESIGN.md "Backend switch"): each item's content is capped at
+Two limits (docs/design.md, "Backend switch: the handoff"): each item's content is capped at
 ``max_tool_result_chars``, cut in the middle with a visible ``[... N chars omitted ...]``
 so the start and the end of a file or an output both survive; and the rendered tool
 sections (headings, item headers, fences, contents) total at most

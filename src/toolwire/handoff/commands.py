@@ -1,12 +1,12 @@
 """Which shell commands are read-only: the Bash dedup rule of the handoff.
 
 A read-only command's latest result replaces its earlier ones; every other command is
-kept each time it ran (issue 5 section 1). Mistaking a side-effecting command for a
+kept each time it ran (docs/handoff.md). Mistaking a side-effecting command for a
 read-only one would hide that it ran, so the default is side-effecting and a command is
 read-only only when the whole line lexes cleanly (``shell.parse_command``) and every
 simple command in it is a known read-only program with safe flags. The program lists
-follow Codex's ``is_known_safe_command`` and Claude Code's read-only validator
-(switching.md sections 4.1, 4.2, 4.4): a flag that writes a file or runs another program
+follow Codex's ``is_known_safe_command`` (openai/codex, ``is_safe_command.rs``) and Claude
+Code's read-only command validator: a flag that writes a file or runs another program
 (``find -delete``, ``sed -i``, ``sort -o``, ``git -c``) makes the program unsafe.
 """
 
@@ -71,7 +71,7 @@ def classify_command(command: str) -> CommandClass:
 
     ``normalized`` re-quotes the words and joins them with single spaces, so spellings
     that run the same thing (``ls  -la`` and ``ls -la``) share a dedup key; a line that
-    does not lex cleanly keeps its exact text (stripped), as the seed's rule says.
+    does not lex cleanly keeps its exact text (stripped).
     """
     parsed = parse_command(command)
     normalized = parsed.normalized()

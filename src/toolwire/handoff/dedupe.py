@@ -1,4 +1,4 @@
-"""Which tool items the new backend still needs: the dedup rules of issue 5 section 1.
+"""Which tool items the new backend still needs: the dedup rules of docs/handoff.md.
 
 Rules, by category (``extract.category_of``):
 

@@ -1,4 +1,4 @@
-"""Which ``git`` invocations are read-only (switching.md sections 4.1 and 4.2).
+"""Which ``git`` invocations are read-only (after Codex and Claude Code's read-only lists).
 
 Inspection subcommands (``status``, ``log``, ``diff``, ``show``...) are read-only unless
 given a flag that writes a file or runs another program (``--output``, ``--ext-diff``,

@@ -20,7 +20,8 @@ Every item names its tool and key and says whether it failed, was interrupted, i
 or was truncated. Contents are fenced with more backticks than they contain, so a file
 full of Markdown cannot close its fence early. Nothing here reads a clock, a set's order
 or a dict's insertion order that came from outside: the same input gives the same bytes
-(prompt caching and Anthropic's thinking-block binding depend on it, DESIGN.md).
+(prompt caching and Anthropic's thinking-block binding depend on it: docs/design.md,
+"Backend switch: the handoff").
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """A small, conservative shell lexer: enough to tell a plain command line from a risky one.
 
 The handoff keeps only the latest result of a read-only command, and every occurrence
-of anything else (issue 5 section 1). Telling the two apart needs the command split
+of anything else (docs/handoff.md). Telling the two apart needs the command split
 into simple commands at ``|``, ``&&``, ``||``, ``;`` and newlines, with quoting honoured:
 ``echo "a && b"`` is one command, ``echo a && b`` two. ``shlex`` cannot do that alone:
 with ``punctuation_chars`` it returns a quoted ``"&&"`` and the operator ``&&`` as the
 same token. So this lexer reads the line once, character by character, and stops at the
-first construct a read-only verdict could not survive (switching.md section 4.4):
+first construct a read-only verdict could not survive:
 
 * redirection (``>``, ``<``, ``&>``, ``|&``), here-documents and here-strings (``<<``);
 * command or process substitution (``$(``, backticks, ``<(``) and any ``$`` expansion

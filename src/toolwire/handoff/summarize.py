@@ -9,10 +9,11 @@ empty answer, the timeout), the extractive summary stands in and ``Summary.error
 says why: a switch must not fail because the summarizer did.
 
 A model's summary differs from run to run, and the handoff block must not (prompt
-caching and thinking-block binding, DESIGN.md), so summaries are cached under a hash of
-the summarized history prefix and the summarizer's identity: asking again for the same
-prefix returns the same bytes without a call. The cache is in memory by default; any
-object with ``get`` and ``put`` can replace it (a file, the session store).
+caching and thinking-block binding, docs/design.md "Backend switch: the handoff"), so
+summaries are cached under a hash of the summarized history prefix and the summarizer's
+identity: asking again for the same prefix returns the same bytes without a call. The
+cache is in memory by default; any object with ``get`` and ``put`` can replace it (a
+file, the session store).
 """
 
 from __future__ import annotations

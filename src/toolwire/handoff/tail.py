@@ -1,13 +1,15 @@
 """The verbatim part of a handoff: the last K turns, made valid for any provider.
 
 A turn starts at a ``user`` message (tool results have their own role), so cutting
-there never separates a call from its result (Gemini CLI splits the same way,
-switching.md section 3.3). The kept turns are copied as they are, except:
+there never separates a call from its result (Gemini CLI's chat compression splits the
+same way, google-gemini/gemini-cli ``chatCompressionService.ts``). The kept turns are
+copied as they are, except:
 
 * every thinking part is dropped. Another backend's thinking must never be sent on
   (its signature is bound to the backend that made it), and even the new backend's own
   thinking is bound to the exact prefix it was produced after, which the handoff block
-  has just rewritten (switching.md sections 0.3, 0.4 and 5);
+  has just rewritten (Anthropic's preserved thinking,
+  https://platform.claude.com/docs/en/build-with-claude/preserved-thinking);
 * a call keeps its signature only when the target backend made it; signatures are
   never invented;
 * a call that got no result becomes text saying it was interrupted: a structured call

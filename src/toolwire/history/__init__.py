@@ -10,7 +10,8 @@ A history is a list of ``Message``. Each message has a role and parts:
 
 Thinking parts and call signatures are bound to the backend that made them: a backend
 translating a history must drop the thinking of every other backend and must never
-invent a signature (research/switching.md sections 5 and 6).
+invent a signature (docs/design.md, "Provider rules a translation must keep" and
+"Backend switch: the handoff").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The agent's tools, named and shaped like Claude Code's (DESIGN.md "The agent's tools").
+"""The agent's tools, named and shaped like Claude Code's (docs/design.md, "The agent's
+tools").
 
 Use::
 

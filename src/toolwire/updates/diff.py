@@ -1,8 +1,8 @@
 """Field-level change detection by value: which fields of a tool call really changed.
 
-The seed's project compared ``content``/``locations`` by *length* and ``rawInput`` by
-*presence*, so an edit inside a same-length list, or a new ``rawInput``, was never sent
-(``research/seeds.md`` A). Here every field is compared by JSON value, deeply:
+swissarmyhammer/claude-agent compares ``content``/``locations`` by *length* and
+``rawInput`` by *presence*, so an edit inside a same-length list, or a new ``rawInput``,
+is never sent. Here every field is compared by JSON value, deeply:
 
 1. identity: ``old is new`` is the common case (states share unchanged values), O(1);
 2. Python ``==`` (C code: ``memcmp`` for strings, short-circuits on identical sub-objects),

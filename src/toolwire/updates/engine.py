@@ -7,7 +7,7 @@ the client holds (``CallRecord``) and a *source* of the desired state (a
 ``ToolCallLifecycle``, or a plain ``ToolCallState``), read only when an update is built,
 so a running tool's output is rendered once per frame, not once per piece.
 
-Rules (DESIGN.md "Tool-call lifecycle and ACP mapping", ``research/acp.md`` 6-7):
+Rules (docs/design.md, "Tool-call lifecycle and ACP mapping" and "ACP rules that bite"):
 
 * only fields whose *value* changed are sent (``diff.changed_fields``), plus what the
   client profile repeats (``profiles``);

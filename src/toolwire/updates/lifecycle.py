@@ -6,7 +6,7 @@ agent executes it, ``run``, ``output``/``set_content``, and one of ``complete``,
 or ``cancel``. It keeps the *desired* ACP state of the call (``snapshot()``); the update
 engine (``toolwire.updates.engine``) decides what of it to send and when.
 
-Invariants (seed 002, DESIGN.md "Tool-call lifecycle and ACP mapping"):
+Invariants (docs/design.md, "Tool-call lifecycle and ACP mapping"):
 
 * exactly one start (construction) and exactly one end; stages never go back. Every move
   is looked up in ``TRANSITIONS``, keyed by (stage, arguments partial/final, action); a
@@ -143,7 +143,7 @@ class ToolCallLifecycle:
         # bytes too: what was sent while running stays under FRAME_RATIO x the output so
         # far plus FRAME_ALLOWANCE (checked before each frame, with the engine's exact
         # counts of the frames before it). Output trickling in slowly would otherwise cost
-        # a 2 KiB frame per few new bytes, and the bound (3x N for N >= 1 MB)
+        # a 2 KiB frame per few new bytes, and the bound in BENCHMARKS.md (3x N for N >= 1 MB)
         # would hold only for fast producers.
         text = self._output.running_text()
         budget = FRAME_RATIO * self._output.total + FRAME_ALLOWANCE - self._frame_bytes

@@ -1,6 +1,6 @@
 """Metrics of the update engine, per session and per tool call.
 
-What the issue asks to see (section 6): notifications and bytes sent, the bytes a naive
+What shows the engine's savings: notifications and bytes sent, the bytes a naive
 stream would have sent (every tool-call update carrying the full tool call), and the time
 spent on change detection. Counters are plain mutable slots (updated on the hot path);
 ``snapshot()`` gives frozen copies for callers.

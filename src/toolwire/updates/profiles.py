@@ -1,11 +1,12 @@
 """Client profiles: how much of a tool call each ``tool_call_update`` repeats.
 
 ACP v1 says "Only the fields being changed need to be included" (``ToolCallUpdate``), and
-Zed merges updates into the call it holds (``research/acp.md`` 1.7). Not every client
+Zed merges updates into the call it holds (zed-industries/zed, ``acp_thread``). Not every
+client
 does: some need ``title``/``kind`` on every update to identify the call
 (anomalyco/opencode#7368), some were reported to let an omitted field overwrite the
-title or status they held (iOfficeAI/AionUi#2669, mrmans0n/alas#15, frontman-ai/frontman#528;
-``research/seeds.md`` A). So:
+title or status they held (iOfficeAI/AionUi#2669, mrmans0n/alas#15,
+frontman-ai/frontman#528). So:
 
 ``minimal``  only the changed fields (the default, and what the spec asks for);
 ``verbose``  the changed fields plus ``title`` and ``kind`` on every update;

@@ -6,10 +6,11 @@ value identity, so an unchanged large value is never encoded twice (the ``verbos
 ``full`` profiles and the naive-size metric re-use it for free).
 
 ``UpdateBuilder`` collects the fields that changed and ``build()`` checks, before
-anything is written, the rules peers broke (``research/acp.md`` 6, 7):
+anything is written, the rules peers broke (docs/design.md, "ACP rules that bite"):
 
 * a ``tool_call`` precedes every update for its id (Zed shows an unknown id as
-  "Tool call not found", gemini-cli#21783) and is sent once (claude-agent-acp#122);
+  "Tool call not found", google-gemini/gemini-cli#21783) and is sent once
+  (agentclientprotocol/claude-agent-acp#122);
 * status never goes backwards (pending < in_progress < completed | failed);
 * nothing follows the end;
 * ``rawInput``/``rawOutput`` are never cleared: v1 cannot express it.

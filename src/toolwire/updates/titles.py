@@ -3,8 +3,8 @@
 Derived from the tool's name and whichever top-level arguments are complete so far, so
 the card reads "Read src/app.py" as soon as ``file_path`` is complete, long before the
 rest of the arguments (claude-agent-acp#867: generic titles until the input finished).
-The agent's tools are named like Claude Code's (DESIGN.md "The agent's tools"); common
-aliases of other agents map to the same describers. Unknown tools show their name.
+The agent's tools are named like Claude Code's (docs/design.md, "The agent's tools");
+common aliases of other agents map to the same describers. Unknown tools show their name.
 
 Pure functions: paths are resolved against the session ``cwd`` as strings (ACP wants
 absolute ``locations``), never touching the filesystem.

@@ -49,7 +49,7 @@ FIELDS: Final[tuple[tuple[FieldName, str], ...]] = (
 )
 WIRE_KEY: Final[dict[FieldName, str]] = dict(FIELDS)
 
-#: Status order: ACP v1 statuses only move forward (DESIGN.md "Tool-call lifecycle").
+#: Status order: ACP v1 statuses only move forward (docs/design.md, "Tool-call lifecycle").
 STATUS_RANK: Final[dict[str, int]] = {
     "pending": 0,
     "in_progress": 1,
