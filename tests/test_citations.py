@@ -32,30 +32,6 @@ CITATION = re.compile(
 # schema fallback from at test time (behaviour, not a source).
 ALLOWED = {("README.md", "../shared")}
 
-# TEMPORARY: files still being edited elsewhere when this check was added; their
-# references are replaced when those edits land. Remove each entry as its file is
-# cleaned (the test below fails for an entry with nothing left to allow), and delete
-# the set once empty. Never add to it.
-TEMPORARY = {
-    "docs/decoding.md",
-    "docs/proxy.md",
-    "src/toolwire/decode/_calls.py",
-    "src/toolwire/decode/anthropic.py",
-    "src/toolwire/decode/gemini.py",
-    "src/toolwire/decode/openai_chat.py",
-    "src/toolwire/decode/openai_responses.py",
-    "src/toolwire/decode/tags/_xmlargs.py",
-    "src/toolwire/decode/tags/qwen.py",
-    "src/toolwire/decode/tags/xml.py",
-    "src/toolwire/events.py",
-    "src/toolwire/jsonstream.py",
-    "src/toolwire/proxy/encode.py",
-    "src/toolwire/proxy/passthrough.py",
-    "src/toolwire/proxy/provenance.py",
-    "src/toolwire/proxy/rewrite.py",
-    "src/toolwire/proxy/routing.py",
-}
-
 
 def scanned_files() -> Iterator[Path]:
     for name in SCANNED:
@@ -85,14 +61,8 @@ def citations() -> dict[str, list[str]]:
 
 def test_nothing_cites_a_file_outside_the_repository() -> None:
     found = citations()
-    bad = [entry for rel, entries in found.items() if rel not in TEMPORARY for entry in entries]
+    bad = [entry for entries in found.values() for entry in entries]
     assert not bad, "cite docs/ or a public source instead:\n" + "\n".join(bad)
-
-
-def test_the_temporary_allowance_only_shrinks() -> None:
-    found = citations()
-    cleaned = sorted(rel for rel in TEMPORARY if rel not in found)
-    assert not cleaned, "no reference left, remove from TEMPORARY: " + ", ".join(cleaned)
 
 
 def test_the_pattern_catches_each_kind() -> None:

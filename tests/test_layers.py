@@ -21,6 +21,7 @@ DOC = ROOT / "docs" / "architecture.md"
 DATA = ("toolwire.samples.demo_project",)
 """Python files that are package data, not toolwire modules."""
 
+
 @dataclass(frozen=True)
 class Layer:
     rank: int
@@ -273,4 +274,3 @@ def test_the_sans_io_packages_import_only_the_standard_library() -> None:
                 if top not in sys.stdlib_module_names or top == "asyncio":
                     found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}: {top}")
     assert not found
-

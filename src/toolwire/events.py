@@ -1,7 +1,7 @@
 """Normalized stream events: the contract between decoders and everything else.
 
 Every provider decoder turns its wire format into this small vocabulary. Invariants
-(DESIGN.md "Normalized events"):
+(docs/design.md, "Normalized events"):
 
 * per tool call: exactly one ``ToolCallStart``, zero or more ``ToolCallDelta``, exactly
   one ``ToolCallEnd`` (also when the stream is cut: the end then carries an error);

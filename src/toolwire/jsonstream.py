@@ -6,7 +6,7 @@ linear in its argument size (peers re-parse the whole buffer per delta: quadrati
 String bodies, which are nearly all of a code-carrying argument, are skipped in C with
 one search for a quote per delta; only structure is walked character by character.
 
-The partial value obeys these rules (DESIGN.md "Incremental JSON", after jsonriver):
+The partial value obeys these rules (docs/design.md, "Incremental JSON", after jsonriver):
 
 * a value's type never changes once visible;
 * numbers, ``true``, ``false`` and ``null`` appear only when complete;

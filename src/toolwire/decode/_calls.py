@@ -1,7 +1,7 @@
 """The shared middle of every decoder: open tool calls and the end of the message.
 
 Provider modules translate their wire format; this module owns the invariants so no
-provider can break them (DESIGN.md "Normalized events"):
+provider can break them (docs/design.md, "Normalized events"):
 
 * a call starts once, gets deltas only while open, and ends exactly once;
 * a stream ends with exactly one ``MessageEnd``; calls still open then end with an error;

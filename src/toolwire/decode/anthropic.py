@@ -1,11 +1,11 @@
 """Anthropic Messages stream decoder.
 
 Theory of operation. The Messages API sends one JSON object per SSE event
-(research/streaming.md 1.2): ``message_start``; per content block ``content_block_start``,
-``content_block_delta``*, ``content_block_stop``; then ``message_delta`` (stop reason,
-cumulative usage) and ``message_stop``. ``ping`` and ``error`` may come anywhere. One
-handler per event type translates it; ``ToolCalls``, keyed by block index, owns the
-start/delta/end invariants.
+(https://platform.claude.com/docs/en/build-with-claude/streaming): ``message_start``; per
+content block ``content_block_start``, ``content_block_delta``*, ``content_block_stop``;
+then ``message_delta`` (stop reason, cumulative usage) and ``message_stop``. ``ping`` and
+``error`` may come anywhere. One handler per event type translates it; ``ToolCalls``,
+keyed by block index, owns the start/delta/end invariants.
 
 * A tool's name and id are complete in ``content_block_start``: the call starts there,
   before any argument byte (this is what makes the editor's "Read src/app.py" early).

@@ -1,10 +1,10 @@
 """Gemini ``streamGenerateContent`` (Gemini API and Vertex AI) -> normalized events.
 
-Wire format (research/streaming.md 1.5). With ``alt=sse`` each SSE ``data`` is a whole
-``GenerateContentResponse``; without it the body is one JSON array of them, which
-``feed`` detects from the first byte. Gemini has no terminal event: the body closes after
-a chunk carrying ``finishReason``, so the message ends in ``close`` (a body that closes
-without one was cut). Usage comes on every chunk; the last one counts.
+Wire format (https://ai.google.dev/api/generate-content). With ``alt=sse`` each SSE
+``data`` is a whole ``GenerateContentResponse``; without it the body is one JSON array of
+them, which ``feed`` detects from the first byte. Gemini has no terminal event: the body
+closes after a chunk carrying ``finishReason``, so the message ends in ``close`` (a body
+that closes without one was cut). Usage comes on every chunk; the last one counts.
 
 Parts of ``candidates[0].content``: ``text`` (``thought: true`` marks reasoning), a
 ``thoughtSignature`` that must be echoed back to Gemini (kept as a signature-only

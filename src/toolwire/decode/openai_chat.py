@@ -1,10 +1,11 @@
 """OpenAI Chat Completions stream decoder (and the many servers that copy the format).
 
 Theory of operation. Each SSE event is a ``chat.completion.chunk``; only choice 0 is read
-(research/streaming.md 1.3). Its ``delta`` carries text (``content``), reasoning
-(``reasoning_content`` or ``reasoning``: vLLM, DeepSeek, OpenRouter), a ``refusal``, and
-``tool_calls`` fragments. ``finish_reason`` ends the choice, a chunk with empty ``choices``
-carries ``usage``, and ``data: [DONE]`` (not JSON) ends the body.
+(https://platform.openai.com/docs/api-reference/chat-streaming). Its ``delta`` carries
+text (``content``), reasoning (``reasoning_content`` or ``reasoning``: vLLM, DeepSeek,
+OpenRouter), a ``refusal``, and ``tool_calls`` fragments. ``finish_reason`` ends the
+choice, a chunk with empty ``choices`` carries ``usage``, and ``data: [DONE]`` (not JSON)
+ends the body.
 
 Tool-call fragments are grouped into *slots*, one per call, and a slot becomes a
 ``ToolCalls`` entry once its name is complete. Which slot a fragment belongs to:

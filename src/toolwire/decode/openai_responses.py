@@ -1,13 +1,14 @@
 """OpenAI Responses API stream decoder.
 
-Theory of operation (research/streaming.md 1.4). Every SSE event carries a JSON payload
-with a ``type`` and a ``sequence_number``; the stream ends with ``response.completed``,
-``response.incomplete``, ``response.failed`` or ``error`` (there is no ``[DONE]``).
-Each payload is dispatched on its ``type`` through the ``_HANDLERS`` table; unknown types
-say nothing. A payload whose ``sequence_number`` was already seen with the same content
-is the same provider event delivered twice (a retried or replayed stream) and is
-dropped, so text is not doubled; payloads without a number are all kept, and so is
-everything once a number turns up with other content (see ``_is_replay``).
+Theory of operation (https://platform.openai.com/docs/api-reference/responses-streaming).
+Every SSE event carries a JSON payload with a ``type`` and a ``sequence_number``; the
+stream ends with ``response.completed``, ``response.incomplete``, ``response.failed`` or
+``error`` (there is no ``[DONE]``). Each payload is dispatched on its ``type`` through the
+``_HANDLERS`` table; unknown types say nothing. A payload whose ``sequence_number`` was
+already seen with the same content is the same provider event delivered twice (a retried
+or replayed stream) and is dropped, so text is not doubled; payloads without a number are
+all kept, and so is everything once a number turns up with other content (see
+``_is_replay``).
 
 A call is announced by ``response.output_item.added`` (``item.type`` ``function_call``,
 or ``custom_tool_call`` for free-form tools whose input is raw text, not JSON). It is

@@ -1,6 +1,6 @@
 """Build the arguments object of an XML-tags tool call from its elements, as they stream.
 
-Rules (DESIGN.md "Tool calls embedded in text"):
+Rules (docs/design.md, "Tool calls embedded in text"):
 
 * a leaf's text is its value: CDATA sections verbatim; other text has entities decoded
   (``&lt; &gt; &amp; &quot; &apos;`` and ``&#...;``) and XML whitespace trimmed at the

@@ -24,7 +24,7 @@ States::
 * head: whitespace, then ``<function=``. ``<tool_call>`` is a special token, so a block
   without it reverts to text with a ``StreamError``. A bare ``<function=`` outside
   ``<tool_call>`` is text: Llama 3.1 writes ``<function=name>{json}</function>`` and the
-  prefix alone cannot tell the two formats apart (research/streaming.md 5.4).
+  prefix alone cannot tell the two formats apart.
 * name: up to ``>``, no markup, no newline; ``ToolCallStart`` goes out on the chunk
   holding that ``>``. Everything from then to ``</function>`` (exclusive) goes out as
   ``ToolCallDelta.text``: the markup as written. A JSON body (``{``) is malformed.

@@ -1,4 +1,4 @@
-"""XML-tags tool calls (seed 003): ``<tool><tool_name>NAME</tool_name><arguments>...``.
+"""XML-tags tool calls (entrhq/forge's format): ``<tool><tool_name>NAME</tool_name><arguments>...``.
 
 Full form: ``<tool><server_name>S</server_name><tool_name>NAME</tool_name>
 <arguments><file_path>a.py</file_path><content><![CDATA[...]]></content></arguments></tool>``.
