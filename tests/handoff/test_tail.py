@@ -129,8 +129,8 @@ def test_partly_answered_calls_and_orphan_results() -> None:
     assert tail[1].tool_calls() == [calls[1]]
     assert "interrupted" in tail[1].text()
     assert tail[2].parts == (ToolResultPart("c2", "Read", "B"),)
-    assert "[Result of an earlier Grep call]\norphan" in tail[3].parts[0].text  # type: ignore[union-attr]
-    assert "[Result of an earlier Bash call (error)]\nlost" in tail[3].parts[1].text  # type: ignore[union-attr]
+    assert "Result of an earlier Grep call:\norphan" in tail[3].parts[0].text  # type: ignore[union-attr]
+    assert "Result of an earlier Bash call (error):\nlost" in tail[3].parts[1].text  # type: ignore[union-attr]
     assert repair(tail) == list(tail)  # already what every provider accepts
 
 

@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeAlias
 from toolwire.errors import UsageError
 from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.history.jsonform import message_from_dict
+from toolwire.history.pairing import UNKNOWN_TOOL
 
 TranscriptFormat: TypeAlias = Literal["toolwire", "anthropic", "openai-chat"]
 _ANTHROPIC_BLOCKS = frozenset(
@@ -179,7 +180,9 @@ def _anthropic_result(
         text = content
     else:
         text = "\n".join(_text_of(b) for b in _blocks(content, number))
-    return ToolResultPart(call_id, names.get(call_id, "unknown"), text, bool(block.get("is_error")))
+    return ToolResultPart(
+        call_id, names.get(call_id, UNKNOWN_TOOL), text, bool(block.get("is_error"))
+    )
 
 
 def _text_of(block: Mapping[str, Any]) -> str:
@@ -255,7 +258,7 @@ def _openai_result(
     message: Mapping[str, Any], number: int, names: Mapping[str, str]
 ) -> ToolResultPart:
     call_id = str(message.get("tool_call_id", ""))
-    name = str(message.get("name") or names.get(call_id, "unknown"))
+    name = str(message.get("name") or names.get(call_id, UNKNOWN_TOOL))
     return ToolResultPart(call_id, name, _openai_text(message.get("content"), number))
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from toolwire.handoff.extract import canonical_json
 from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history.pairing import orphan_text
 
 
 def tail_start(history: Sequence[Message], end: int, keep_last: int) -> int:
@@ -105,7 +106,7 @@ def _assistant_turn(
 
 def _orphans(parts: Sequence[Part]) -> list[Message]:
     texts = [
-        f"[Result of an earlier {p.name} call{' (error)' if p.is_error else ''}]\n{p.content}"
+        orphan_text(p.name, p.content, is_error=p.is_error)
         for p in parts
         if isinstance(p, ToolResultPart)
     ]
