@@ -66,8 +66,11 @@ redis-server:
 test: $(STAMP) node-deps claude-code redis-server
 	$(BIN)/pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
-# Set up, then lint, type check and test: what CI runs.
-check: lint typecheck test
+# Set up, then lint, type check and test: what CI runs. The type check runs beside the
+# tests (each keeps its output together): the tests leave about half a core idle, and
+# mypy fills it (fresh clone, 2 cores: 68 s in a row, 50 s side by side).
+check: lint
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck test
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
