@@ -20,9 +20,9 @@ from tests.backends.support import (
 )
 from tests.fakes.http import FakeServer, Reply, pieces, sse
 from tests.helpers import RECORDED, read_stream
-from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.gemini import GeminiBackend
+from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import OpenAIChatBackend
 from toolwire.backends.openai_responses import OpenAIResponsesBackend
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from tests.proxy.support import settings_for
-from toolwire.backends._http import HTTPBackend
+from toolwire.backends.http import HTTPBackend
 from toolwire.proxy import create_app
 from toolwire.proxy.routing import route
 from toolwire.proxy.state import SessionState

@@ -22,6 +22,7 @@ from toolwire.backends.base import (
     TappableBackend,
 )
 from toolwire.backends.factory import create_backend
+from toolwire.backends.http import HTTPBackend
 from toolwire.backends.record import RecordingBackend
 from toolwire.backends.replay import ReplayBackend, demo_cassette
 
@@ -30,6 +31,7 @@ __all__ = [
     "TOOL_FORMATS",
     "WIRE_FORMATS",
     "Backend",
+    "HTTPBackend",
     "HTTPSettings",
     "ModelRequest",
     "RecordingBackend",

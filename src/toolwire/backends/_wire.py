@@ -14,7 +14,7 @@ environment proxy applies to go to httpx2's own transport.
 
 Failures are raised as the httpx2 exceptions httpcore would raise (``ConnectError``,
 ``ConnectTimeout``, ``ReadTimeout``, ``ReadError``, ``RemoteProtocolError``, ...), so
-``_http`` translates them the same way for both paths.
+``http`` translates them the same way for both paths.
 """
 
 from __future__ import annotations

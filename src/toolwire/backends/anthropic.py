@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.backends._http import HTTPBackend
 from toolwire.backends.base import ModelRequest
+from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.history.pairing import IdMap, as_object, own_thinking, repair

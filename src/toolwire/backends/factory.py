@@ -8,10 +8,10 @@ from pathlib import Path
 
 import httpx2
 
-from toolwire.backends._http import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import HTTPSettings, TappableBackend
 from toolwire.backends.gemini import GeminiBackend
+from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import OpenAIChatBackend
 from toolwire.backends.openai_responses import OpenAIResponsesBackend
 from toolwire.backends.record import RecordingBackend

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.backends._http import HTTPBackend
 from toolwire.backends.base import ModelRequest
+from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 
-from toolwire.backends._http import HTTPBackend
+from toolwire.backends import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
