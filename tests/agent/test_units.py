@@ -12,7 +12,7 @@ import pytest
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.ids import IdGuard
 from toolwire.agent.permissions import decide, preview
-from toolwire.agent.turn import PromptStopReason, TurnState, TurnStateError
+from toolwire.agent.turn_state import PromptStopReason, TurnState, TurnStateError
 from toolwire.events import (
     Event,
     MessageEnd,

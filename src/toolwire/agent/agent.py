@@ -4,7 +4,7 @@ The SDK routes each JSON-RPC request to a method here, validated into its models
 in a task of its own (so ``session/cancel`` is heard while a prompt runs). Sessions are
 ``Session`` objects in memory and rows in the ``SessionDatabase``, which every handler
 reaches through ``_store_call`` (the store's own thread: SQLite never blocks the loop).
-A prompt turn is a ``turn.Turn`` run as a task, its phase a ``turn.TurnState``, so
+A prompt turn is a ``turn.Turn`` run as a task, its phase the session's ``turn_state.TurnState``, so
 that ``cancel`` can stop it without cancelling the SDK's request handler (which must
 still answer the prompt, once, with ``cancelled``).
 
@@ -27,7 +27,6 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx2
@@ -56,7 +55,8 @@ from toolwire.agent.responses import initialize_response, options_model, session
 from toolwire.agent.session import Runtime, Session, config_options
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
-from toolwire.agent.turn import PromptStopReason, Turn, TurnState
+from toolwire.agent.turn import Turn
+from toolwire.agent.turn_state import PromptStopReason
 from toolwire.config import Config
 from toolwire.errors import UsageError
 from toolwire.updates.profiles import profile_for_client
@@ -64,14 +64,6 @@ from toolwire.updates.profiles import profile_for_client
 log = logging.getLogger("toolwire.agent")
 PAGE_SIZE = 50
 _T = TypeVar("_T")
-
-
-@dataclass(slots=True, eq=False)
-class _Open:
-    """A session open on this connection, and its prompt turn."""
-
-    session: Session
-    turn: TurnState = field(default_factory=TurnState)
 
 
 class ToolwireAgent:
@@ -91,7 +83,7 @@ class ToolwireAgent:
         self._store = store
         self._sink = sink
         self._record = record
-        self._sessions: dict[str, _Open] = {}
+        self._sessions: dict[str, Session] = {}
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
 
@@ -113,9 +105,9 @@ class ToolwireAgent:
         self._creating.discard(message["id"])
         result = message.get("result")
         session_id = result.get("sessionId") if isinstance(result, dict) else None
-        opened = self._sessions.get(session_id) if isinstance(session_id, str) else None
-        if opened is not None:
-            opened.session.outbox.open()
+        session = self._sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is not None:
+            session.outbox.open()
 
     async def initialize(
         self,
@@ -144,7 +136,7 @@ class ToolwireAgent:
         dirs = tuple(additional_directories or ())
         session_id = str(uuid.uuid4())
         session = await self._factory().new(session_id, cwd, dirs)
-        self._sessions[session_id] = _Open(session)
+        self._sessions[session_id] = session
         session.outbox.update(self._option_update(session))
         return NewSessionResponse(
             session_id=session_id,
@@ -201,25 +193,25 @@ class ToolwireAgent:
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Stop the session's work and free it (it stays stored, loadable later)."""
-        opened = self._sessions.pop(session_id, None)
-        if opened is None and await self._store_call(lambda db: db.get(session_id)) is None:
+        session = self._sessions.pop(session_id, None)
+        if session is None and await self._store_call(lambda db: db.get(session_id)) is None:
             raise RequestError.resource_not_found(session_id)
-        if opened is not None:
-            await _stop(opened, cancel=True)
+        if session is not None:
+            await _stop(session, cancel=True)
         return CloseSessionResponse()
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         """``ask`` / ``accept-edits`` / ``read-only``, from the next decision on."""
-        await self._set_mode(self._live(session_id).session, mode_id)
+        await self._set_mode(self._live(session_id), mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         """``model`` (applies at the next prompt) or ``mode``; answers the full set."""
-        session = self._live(session_id).session
+        session = self._live(session_id)
         if config_id == "mode" and isinstance(value, str):
             await self._set_mode(session, value)
         elif config_id == "model" and isinstance(value, str):
@@ -235,12 +227,12 @@ class ToolwireAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
-        opened = self._live(session_id)
-        if opened.turn.phase != "idle":
+        session = self._live(session_id)
+        if session.turn.phase != "idle":
             raise RequestError.invalid_request({"message": "a prompt is already running"})
-        turn = Turn(opened.session, self._rt(), opened.turn)
+        turn = Turn(session, self._rt())
         task = asyncio.create_task(turn.run(prompt))
-        opened.turn.start(task)
+        session.turn.start(task)
         stop: PromptStopReason
         try:
             stop = await task
@@ -250,14 +242,14 @@ class ToolwireAgent:
                 raise  # this handler itself is being cancelled: the connection is closing
             stop = "cancelled"  # cancelled before the turn took its first step
         finally:
-            opened.turn.finish()
+            session.turn.finish()
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         """``session/cancel``: stop the running turn (once; later cancels do nothing)."""
-        opened = self._sessions.get(session_id)
-        if opened is not None:
-            opened.turn.cancel()
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.turn.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         """No authentication methods are advertised (keys live in the environment)."""
@@ -283,12 +275,12 @@ class ToolwireAgent:
 
     def busy(self) -> bool:
         """True while a prompt turn runs in some session."""
-        return any(o.turn.phase != "idle" for o in self._sessions.values())
+        return any(s.turn.phase != "idle" for s in self._sessions.values())
 
     async def shutdown(self) -> None:
         """The client went away: stop every turn and command, close the store."""
-        opened, self._sessions = list(self._sessions.values()), {}
-        for each in opened:
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for each in sessions:
             await _stop(each, cancel=False)
         await self._store.aclose()
 
@@ -306,13 +298,13 @@ class ToolwireAgent:
     def _factory(self) -> SessionFactory:
         return SessionFactory(self._rt(), self._sink)
 
-    def _live(self, session_id: str) -> _Open:
-        opened = self._sessions.get(session_id)
-        if opened is None:
+    def _live(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
             raise RequestError.invalid_params(
                 {"sessionId": f"{session_id} is not open here: session/new or session/load first"}
             )
-        return opened
+        return session
 
     async def _reopen(self, session_id: str, cwd: str, dirs: list[str] | None) -> Session:
         record = await self._store_call(lambda db: db.get(session_id))
@@ -323,7 +315,7 @@ class ToolwireAgent:
             await _stop(old, cancel=True)
         extra = tuple(dirs) if dirs is not None else record.additional_dirs
         session = await self._factory().reopen(record, cwd, extra)
-        self._sessions[session_id] = _Open(session)
+        self._sessions[session_id] = session
         return session
 
     async def _set_mode(self, session: Session, mode_id: str) -> None:
@@ -345,13 +337,13 @@ def _ignore_mcp(servers: list[Any] | None) -> None:
         log.warning("MCP servers are not supported yet; ignoring %d", len(servers))
 
 
-async def _stop(opened: _Open, *, cancel: bool) -> None:
+async def _stop(session: Session, *, cancel: bool) -> None:
     """End a session's turn (as a user cancel, or not) and its background commands."""
-    await opened.turn.stop(cancel=cancel)
+    await session.turn.stop(cancel=cancel)
     try:
-        await opened.session.tools.terminal.aclose()
+        await session.tools.terminal.aclose()
     except Exception:  # a command that will not die must not keep the session open
-        log.exception("session %s: closing its commands failed", opened.session.id)
+        log.exception("session %s: closing its commands failed", session.id)
 
 
 __all__ = ["PAGE_SIZE", "ToolwireAgent"]

@@ -26,6 +26,7 @@ from acp.schema import ClientCapabilities
 from toolwire.agent.outbox import Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
 from toolwire.handoff import Handoff, MemorySummaryCache
@@ -72,6 +73,7 @@ class Session:
     handoff: Handoff | None = None
     noticed: bool = False
     titled: bool = False
+    turn: TurnState = field(default_factory=TurnState)
 
     def __post_init__(self) -> None:
         self.pending = self.pending or self.active

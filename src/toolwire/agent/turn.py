@@ -16,8 +16,8 @@ message of their own; open calls end ``failed``; the history stays well formed (
 call answered) for the next prompt. Each model response is saved, with
 its consolidated transcript, as soon as its calls are done, so a crash loses little.
 
-A session's turn is in one phase at a time (``TurnState``): ``idle -> running ->
-(cancelling ->) idle``, moved only through the table ``_MOVES``.
+A session's turn is in one phase at a time (``turn_state.TurnState``, on the session):
+``idle -> running -> (cancelling ->) idle``, moved only through its table.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any
 
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.execute import Executor, PermissionCancelledError
@@ -35,9 +35,10 @@ from toolwire.agent.outbox import Ticker
 from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt
 from toolwire.agent.switch import request_messages, switch
 from toolwire.agent.transcript import step_updates, user_updates
+from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
-from toolwire.errors import TransportError, UsageError
+from toolwire.errors import TransportError
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
@@ -46,85 +47,8 @@ from toolwire.updates.translate import ResponseTranslator
 
 log = logging.getLogger("toolwire.agent")
 
-#: The ``stopReason`` a ``session/prompt`` is answered with (not the provider's reason).
-PromptStopReason: TypeAlias = Literal[
-    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"
-]
 _STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
-
-TurnPhase: TypeAlias = Literal["idle", "running", "cancelling"]
-TurnMove: TypeAlias = Literal["start", "cancel", "finish"]
-
-#: (phase, move) -> the next phase. Any other pair is a bug: ``TurnStateError``.
-_MOVES: Final[dict[tuple[TurnPhase, TurnMove], TurnPhase]] = {
-    ("idle", "start"): "running",
-    ("running", "cancel"): "cancelling",
-    # A client may answer a pending permission "cancelled" before its session/cancel
-    # arrives (the turn then moves itself), and session/close may follow a cancel.
-    ("cancelling", "cancel"): "cancelling",
-    ("running", "finish"): "idle",
-    ("cancelling", "finish"): "idle",
-}
-
-
-class TurnStateError(UsageError):
-    """A session's turn was moved in a way its transition table does not allow."""
-
-
-class TurnState:
-    """A session's prompt turn: ``idle -> running (-> cancelling) -> idle``, and its task.
-
-    The agent starts and finishes turns (one at a time per session) and cancels them on
-    ``session/cancel``; the turn reads ``cancelling`` to tell a user's cancel from the
-    connection going away.
-    """
-
-    __slots__ = ("phase", "task")
-
-    def __init__(self) -> None:
-        self.phase: TurnPhase = "idle"
-        self.task: asyncio.Task[PromptStopReason] | None = None
-
-    @property
-    def cancelling(self) -> bool:
-        """True once the user cancelled the running turn."""
-        return self.phase == "cancelling"
-
-    def move(self, move: TurnMove) -> TurnPhase:
-        """Apply one transition of the table; ``TurnStateError`` if it is not in it."""
-        try:
-            self.phase = _MOVES[(self.phase, move)]
-        except KeyError:
-            raise TurnStateError(f"cannot {move} a turn that is {self.phase}") from None
-        return self.phase
-
-    def start(self, task: asyncio.Task[PromptStopReason]) -> None:
-        """A prompt turn runs as ``task``."""
-        self.move("start")
-        self.task = task
-
-    def cancel(self) -> None:
-        """``session/cancel``: stop the running turn once; later cancels do nothing."""
-        if self.phase == "running" and self.task is not None:
-            self.move("cancel")
-            self.task.cancel()
-
-    def finish(self) -> None:
-        """The turn is over (answered, or its handler went away)."""
-        self.move("finish")
-        self.task = None
-
-    async def stop(self, *, cancel: bool) -> None:
-        """End the turn, as a user cancel or (``cancel=False``) as the connection closing."""
-        task = self.task
-        if task is None:
-            return
-        if cancel:
-            self.move("cancel")
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
 
 
 @dataclass(slots=True)
@@ -141,11 +65,11 @@ class Step:
 class Turn:
     """One prompt turn of a session (a fresh engine: metrics and held state per turn)."""
 
-    def __init__(self, session: Session, runtime: Runtime, state: TurnState) -> None:
+    def __init__(self, session: Session, runtime: Runtime) -> None:
         loop = asyncio.get_running_loop()
         self.session = session
         self.runtime = runtime
-        self.state = state
+        self.state = session.turn
         self.engine = UpdateEngine(
             session.id, profile=runtime.profile, clock=loop.time, message_ids=new_message_id
         )
@@ -329,4 +253,4 @@ def _not_run(stop: str | None) -> str:
     return "the model ended its turn"
 
 
-__all__ = ["PromptStopReason", "Turn", "TurnMove", "TurnPhase", "TurnState", "TurnStateError"]
+__all__ = ["PromptStopReason", "Turn"]
