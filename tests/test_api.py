@@ -109,3 +109,70 @@ def test_event_json_form() -> None:
         "usage": {"input_tokens": 3},
     }
     assert event_to_dict(StreamError("cut")) == {"type": "stream_error", "message": "cut"}
+
+
+UPDATES_EXPORTED = [
+    "CLIENT_PROFILES",
+    "DEFAULT_INTERVAL",
+    "PROFILES",
+    "CallRecord",
+    "CallSource",
+    "Envelope",
+    "MetricsSnapshot",
+    "Notification",
+    "OutputWindow",
+    "Profile",
+    "ResponseTranslator",
+    "SessionMetrics",
+    "ToolCallState",
+    "ToolCallStatus",
+    "ToolKind",
+    "UpdateBuilder",
+    "UpdateEngine",
+    "apply_update",
+    "cap_text",
+    "changed_fields",
+    "diff_content",
+    "location",
+    "profile_for_client",
+    "same",
+    "state_to_wire",
+    "terminal_content",
+    "text_content",
+]
+
+
+def test_the_update_engine_exports_are_pinned() -> None:
+    import toolwire.updates
+
+    assert toolwire.updates.__all__ == UPDATES_EXPORTED
+    for name in UPDATES_EXPORTED:
+        assert getattr(toolwire.updates, name) is not None
+
+
+def test_the_testing_exports_are_pinned() -> None:
+    import toolwire.testing
+
+    assert toolwire.testing.__all__ == [
+        "InMemoryConnection",
+        "connect_in_memory",
+        "round_trip",
+        "sdk_params",
+        "to_sdk",
+        "to_sdk_update",
+    ]
+    for name in toolwire.testing.__all__:
+        assert getattr(toolwire.testing, name) is not None
+
+
+def test_the_deprecated_acp_module_is_the_engine_under_its_old_name() -> None:
+    """``toolwire.acp`` keeps working for one release: the same objects, not copies."""
+    import toolwire.acp
+    import toolwire.updates
+    from toolwire.testing.record import TrafficRecorder, read_recording, redact
+
+    for name in UPDATES_EXPORTED:
+        assert getattr(toolwire.acp, name) is getattr(toolwire.updates, name), name
+    assert toolwire.acp.Recorder is TrafficRecorder
+    assert (toolwire.acp.read_recording, toolwire.acp.redact) == (read_recording, redact)
+    assert set(toolwire.acp.__all__) == {*UPDATES_EXPORTED, "Recorder", "read_recording", "redact"}
