@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -63,6 +64,7 @@ from toolwire.updates.profiles import profile_for_client
 
 log = logging.getLogger("toolwire.agent")
 PAGE_SIZE = 50
+_CURSOR = re.compile(r"[0-9]{1,18}")
 _T = TypeVar("_T")
 
 
@@ -181,10 +183,11 @@ class ToolwireAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """Stored sessions, most recent first, ``PAGE_SIZE`` per page."""
-        try:
-            offset = int(cursor) if cursor else 0
-        except ValueError:
-            raise RequestError.invalid_params({"cursor": "not from session/list"}) from None
+        # Our cursors are offsets in ASCII digits; anything else (a sign, "1_0", an
+        # offset past SQLite's 64-bit integers) is the client's error, not ours.
+        if cursor and not _CURSOR.fullmatch(cursor):
+            raise RequestError.invalid_params({"cursor": "not from session/list"})
+        offset = int(cursor) if cursor else 0
         records = await self._store_call(
             lambda db: db.list_sessions(cwd=cwd, limit=PAGE_SIZE + 1, offset=offset)
         )

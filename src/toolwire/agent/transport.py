@@ -34,6 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO, Final, Protocol
 
+from toolwire.agent import envelope
 from toolwire.updates.wire import encode
 
 log = logging.getLogger("toolwire.agent")
@@ -101,12 +102,23 @@ class StdioTransport:
                 continue
             try:
                 message = json.loads(line)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except ValueError as exc:  # UnicodeDecodeError included
                 await self._reject(-32700, "Parse error", f"the line is not JSON: {exc}")
+                continue
+            except RecursionError:  # json's C parser recurses once per level
+                await self._reject(-32700, "Parse error", "the line is nested too deeply")
                 continue
             if not isinstance(message, dict):
                 await self._reject(-32600, "Invalid request", "a message must be a JSON object")
                 continue
+            problem = envelope.check(message)
+            if problem is not None:
+                await self._reject(-32600, "Invalid request", problem, envelope.reply_id(message))
+                if not envelope.answers_us(message):
+                    continue
+                # A broken answer to one of our requests: that request fails, not waits.
+                error = _error(-32600, "Invalid response", problem)
+                message = {"jsonrpc": "2.0", "id": message["id"], "error": error}
             if self.on_received is not None:
                 self.on_received(message)
             return message
@@ -124,10 +136,9 @@ class StdioTransport:
             await self._writer.drain()
         self._writer.close()
 
-    async def _reject(self, code: int, message: str, detail: str) -> None:
+    async def _reject(self, code: int, message: str, detail: str, to: Any = None) -> None:
         log.warning("input rejected (%s): %s", code, detail)
-        error = {"code": code, "message": message, "data": {"details": detail}}
-        await self.send({"jsonrpc": "2.0", "id": None, "error": error})
+        await self.send({"jsonrpc": "2.0", "id": to, "error": _error(code, message, detail)})
 
     async def _read_line(self) -> bytes:
         chunks: list[bytes] = []
@@ -156,6 +167,10 @@ class StdioTransport:
                 await self._reader.readexactly(exc.consumed)
             except asyncio.IncompleteReadError:
                 return
+
+
+def _error(code: int, message: str, detail: str) -> dict[str, Any]:
+    return {"code": code, "message": message, "data": {"details": detail}}
 
 
 async def open_stdio() -> tuple[asyncio.StreamReader, Writer]:
