@@ -7,7 +7,8 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
   never hears of it; JSON-RPC 2.0 asks for an error response with ``id: null``. Here a
   bad line is answered with ``-32700 Parse error`` (``-32600 Invalid request`` for JSON
   that is not an object, which the SDK would crash its receive loop on), and the agent
-  keeps serving.
+  keeps serving. So is a line nested too deeply to parse, and a message whose JSON-RPC
+  envelope is invalid (``toolwire.agent.envelope``: the SDK trusts it).
 * **Written means written.** ``on_sent`` sees each message once it is in the output
   buffer, in wire order (and ``on_received`` each request as it arrives): the agent
   opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
@@ -85,10 +86,15 @@ class StdioTransport:
     async def receive(self) -> dict[str, Any] | None:
         """The next JSON-RPC message; ``None`` at end of input. Bad lines are answered."""
         if self._again:
-            message = self._again.popleft()
-            if self.on_received is not None:
-                self.on_received(message)
-            return message
+            message: dict[str, Any] | None = self._again.popleft()
+        else:
+            message = await self._next_valid()
+        if message is not None and self.on_received is not None:
+            self.on_received(message)
+        return message
+
+    async def _next_valid(self) -> dict[str, Any] | None:
+        """Read lines until one is a valid message (or the input ends); answer the others."""
         while True:
             try:
                 line = await self._read_line()
@@ -98,30 +104,31 @@ class StdioTransport:
             if not line:
                 return None
             line = line.strip()
-            if not line:
-                continue
-            try:
-                message = json.loads(line)
-            except ValueError as exc:  # UnicodeDecodeError included
-                await self._reject(-32700, "Parse error", f"the line is not JSON: {exc}")
-                continue
-            except RecursionError:  # json's C parser recurses once per level
-                await self._reject(-32700, "Parse error", "the line is nested too deeply")
-                continue
-            if not isinstance(message, dict):
-                await self._reject(-32600, "Invalid request", "a message must be a JSON object")
-                continue
-            problem = envelope.check(message)
-            if problem is not None:
-                await self._reject(-32600, "Invalid request", problem, envelope.reply_id(message))
-                if not envelope.answers_us(message):
-                    continue
-                # A broken answer to one of our requests: that request fails, not waits.
-                error = _error(-32600, "Invalid response", problem)
-                message = {"jsonrpc": "2.0", "id": message["id"], "error": error}
-            if self.on_received is not None:
-                self.on_received(message)
+            if line and (message := await self._parse(line)) is not None:
+                return message
+
+    async def _parse(self, line: bytes) -> dict[str, Any] | None:
+        """The message on ``line``, or ``None`` once the line is answered as invalid."""
+        try:
+            message = json.loads(line)
+        except ValueError as exc:  # UnicodeDecodeError included
+            await self._reject(-32700, "Parse error", f"the line is not JSON: {exc}")
+            return None
+        except RecursionError:  # json's C parser recurses once per level
+            await self._reject(-32700, "Parse error", "the line is nested too deeply")
+            return None
+        if not isinstance(message, dict):
+            await self._reject(-32600, "Invalid request", "a message must be a JSON object")
+            return None
+        problem = envelope.check(message)
+        if problem is None:
             return message
+        await self._reject(-32600, "Invalid request", problem, envelope.reply_id(message))
+        if not envelope.answers_us(message):
+            return None
+        # A broken answer to one of our requests: that request fails rather than waits.
+        error = _error(-32600, "Invalid response", problem)
+        return {"jsonrpc": "2.0", "id": message["id"], "error": error}
 
     def unread(self, message: dict[str, Any]) -> None:
         """Give ``message`` back: the next ``receive`` returns it (and reports it again)."""
