@@ -271,7 +271,7 @@ _LINES = (
     | _ENVELOPES.map(lambda m: json.dumps(m).encode())
     | _deep()
 )
-_FUZZ = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+_FUZZ = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_FUZZ
@@ -297,7 +297,7 @@ def test_any_line_is_answered_or_served_and_the_agent_keeps_serving(line: bytes)
             assert mine == [{"jsonrpc": "2.0", "id": message["id"], "result": {}}]
 
 
-@settings(_FUZZ, max_examples=60)
+@settings(_FUZZ, max_examples=40)
 @given(st.lists(_LINES, max_size=6))
 def test_a_run_of_bad_lines_leaves_the_connection_serving(lines: list[bytes]) -> None:
     served = run(lines)
