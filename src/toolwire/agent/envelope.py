@@ -16,7 +16,8 @@ The rules, from the specification's "Request object" and "Response object":
   ``true``, a list or an object);
 * a message without ``method`` is a response to one of our requests: an ``id`` and
   exactly one of ``result`` and ``error``, the error an object with an integer ``code``
-  and a string ``message``;
+  and a string ``message`` (``"error": null`` beside a result is tolerated: JSON-RPC 1.0
+  peers send it);
 * nesting is at most ``MAX_DEPTH`` deep (an ACP message is a few levels deep; the SDK and
   the encoder recurse, so a deeper one would fail later, out of reach of an answer).
 """
@@ -50,7 +51,7 @@ def check(message: dict[str, Any]) -> str | None:
     # JSON-RPC 1.0 peers send both, the unused one null: tolerated (the SDK reads result).
     if has_result and has_error:
         return "a response has a result or an error, not both"
-    if message.get("error") is not None and not _valid_error(message["error"]):
+    if has_error and not _valid_error(message["error"]):
         return "a response's error is an object with an integer code and a string message"
     return None
 
