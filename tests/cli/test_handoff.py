@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tests.handoff.support import ANTHROPIC_MESSAGES, OPENAI_MESSAGES
 from tests.proxy.support import anthropic_text_stream
 from toolwire.cli import app
+from toolwire.history import TextPart, ToolCallPart, ToolResultPart
 
 runner = CliRunner()
 
@@ -52,6 +55,10 @@ TRANSCRIPT: list[dict[str, Any]] = [
 ]
 
 
+LAST_TURN = "--- user ---\nNow the tests.\n\n--- assistant ---\nRunning.\n\n"
+"""How the tail of ``TRANSCRIPT`` with ``--keep-last 1`` is printed after the block."""
+
+
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("TOOLWIRE_CONFIG", "TOOLWIRE_BACKEND", "TOOLWIRE_MODEL", "XDG_CONFIG_HOME"):
@@ -74,7 +81,7 @@ def test_prints_the_block(tmp_path: Path) -> None:
     code, out, err = run(write(tmp_path, TRANSCRIPT), "--keep-last", "1")
     assert code == 0, err
     assert out.startswith("[TOOLWIRE HANDOFF]\n")
-    assert out.endswith("[/TOOLWIRE HANDOFF]\n\n")
+    assert out.endswith("[/TOOLWIRE HANDOFF]\n\n" + LAST_TURN)
     assert "## Summary" in out
     assert "NEW A" in out
     assert "OLD A" not in out
@@ -211,8 +218,82 @@ def test_failing_summarizer_warns_and_falls_back(tmp_path: Path) -> None:
     assert "Task (the user's first request):" in out
 
 
+def test_a_short_transcript_prints_the_turns_the_new_backend_receives(tmp_path: Path) -> None:
+    """No block (everything is in the last turns), but the new backend still gets them."""
+    short = [TRANSCRIPT[0], TRANSCRIPT[1], TRANSCRIPT[2]]
+    code, out, err = run(write(tmp_path, short))
+    assert code == 0
+    assert "[TOOLWIRE HANDOFF]" not in out
+    assert out == (
+        "--- user ---\nRead the files.\n\n"
+        "--- assistant ---\n"
+        '[call Read t1] {"file_path": "/p/a.py"}\n'
+        '[call Read t2] {"file_path": "/p/big.txt"}\n\n'
+        "--- tool ---\n"
+        "[result of Read t1]\n```\nOLD A\n```\n"
+        f"[result of Read t2]\n```\n{BIG}```\n\n"
+    )
+    assert "no handoff block" in err
+    assert err.count("\n") == 1
+
+
 def test_nothing_to_hand_over(tmp_path: Path) -> None:
-    code, out, err = run(write(tmp_path, [{"role": "user", "content": "hi"}]))
+    code, out, err = run(write(tmp_path, []))
     assert code == 0
     assert out == ""
     assert "nothing to hand over" in err
+
+
+TEXT = st.text(st.sampled_from("ab `\n"), min_size=1, max_size=8)
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Anthropic transcripts: prompts, replies, calls with (or without) results."""
+    out: list[dict[str, Any]] = []
+    for turn in range(draw(st.integers(1, 4))):
+        out.append({"role": "user", "content": draw(TEXT)})
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": draw(TEXT)}]
+        names = draw(st.lists(st.sampled_from(["Read", "Bash", "Grep"]), max_size=2))
+        for n, name in enumerate(names):
+            args = {"file_path": draw(TEXT)} if name == "Read" else {"command": draw(TEXT)}
+            blocks.append({"type": "tool_use", "id": f"t{turn}_{n}", "name": name, "input": args})
+        out.append({"role": "assistant", "content": blocks})
+        answered = [b for b in blocks if b["type"] == "tool_use" and draw(st.booleans())]
+        if answered:
+            results = [
+                {"type": "tool_result", "tool_use_id": b["id"], "content": draw(TEXT)}
+                for b in answered
+            ]
+            out.append({"role": "user", "content": results})
+    return out
+
+
+@settings(max_examples=20, deadline=None)
+@given(transcripts(), st.integers(0, 5), st.sampled_from(["none", "extractive"]))
+def test_the_output_holds_everything_the_new_backend_receives(
+    transcript: list[dict[str, Any]], keep_last: int, summarizer: str
+) -> None:
+    """Whatever the transcript's length: every piece of every message the new backend
+    would get (``Handoff.context()``) is printed; nothing is printed when there is none."""
+    from toolwire.handoff import build_handoff, import_transcript
+
+    history = import_transcript(transcript).messages
+    made = build_handoff(list(history), keep_last=keep_last, summary=summarizer == "extractive")
+    result = runner.invoke(
+        app,
+        ["handoff", "-", "--keep-last", str(keep_last), "--summarizer", summarizer],
+        input=json.dumps(transcript),
+    )
+    assert result.exit_code == 0
+    out = result.stdout
+    received = made.context()
+    assert bool(out) == bool(received)
+    for message in received:
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                assert part.text.strip() in out
+            elif isinstance(part, ToolCallPart):
+                assert f"[call {part.name} {part.id}] " in out
+            elif isinstance(part, ToolResultPart):
+                assert f"{part.content.rstrip()}" in out

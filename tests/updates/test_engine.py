@@ -229,18 +229,19 @@ def test_several_calls_in_one_pass_and_flush_at_the_end() -> None:
         engine.update(a.replace(status="in_progress"), b.replace(status="in_progress"), now=0.0)
     )
     assert [n.tool_call_id for n in notes[2:]] == ["call_1", "call_2"]
-    engine.update(
-        a.replace(status="in_progress", title="Read b"),
-        b.replace(status="in_progress", title="ls"),
+    held = engine.update(
+        a.replace(status="in_progress", content=[text_content("b")]),
+        b.replace(status="in_progress", content=[text_content("ls")]),
         now=1.0,
     )
+    assert held == []
     flushed = check(engine.flush(now=1.0))
-    assert [(n.tool_call_id, n.update.get("title")) for n in flushed] == [
-        ("call_1", "Read b"),
-        ("call_2", "ls"),
+    assert [(n.tool_call_id, n.update.get("content")) for n in flushed] == [
+        ("call_1", [text_content("b")]),
+        ("call_2", [text_content("ls")]),
     ]
     final = replay(notes + flushed)
-    assert final["call_1"]["title"] == "Read b"
+    assert final["call_1"]["content"] == [text_content("b")]
 
 
 def test_permission_flushes_the_call_and_carries_no_content() -> None:
@@ -305,18 +306,21 @@ def test_cancel_ends_every_open_call_and_nothing_is_lost() -> None:
             ToolCallDelta("c1", '{"command": "ls"}', ("command",), ("ls",)),
             ToolCallEnd("c1", {"command": "ls"}),
             ToolCallStart("c2", "Read", 1),
-            ToolCallDelta("c2", '{"file_path": "a.py"', ("file_path",), ("a.py",)),
+            ToolCallDelta("c2", '{"file_path": "a.py"}', ("file_path",), ("a.py",)),
+            ToolCallEnd("c2", {"file_path": "a.py"}),
         ],
         now=0.0,
     )
-    assert engine.next_deadline() is not None, "c2's title is held"
+    assert engine.next_deadline() is not None, "c2's rawInput is held"
+    assert replay(notes)["c2"]["title"] == "Read a.py", "a title refinement is never held"
     notes += turn.cancel(now=0.5)
     assert engine.next_deadline() is None
     calls = replay(notes)
     for call_id in ("c1", "c2"):
         assert calls[call_id]["status"] == "failed"
         assert calls[call_id]["rawOutput"] == CANCELLED_OUTPUT
-    assert calls["c2"]["title"] == "Read a.py", "the held title was not lost"
+    assert calls["c2"]["title"] == "Read a.py"
+    assert calls["c2"]["rawInput"] == {"file_path": "a.py"}, "the held rawInput was not lost"
     assert calls["c1"]["rawInput"] == {"command": "ls"}
     assert turn.cancel(now=1.0) == [], "cancelling twice sends nothing"
 
@@ -349,11 +353,11 @@ def test_a_rejected_tool_call_loses_nothing_held() -> None:
     s = _state(status="in_progress")
     engine.start(_state(), now=0.0)
     engine.update(s, now=0.0)
-    engine.update(s.replace(title="Read b.py"), now=1.0)
+    assert engine.update(s.replace(content=[text_content("b")]), now=1.0) == []
     with pytest.raises(LifecycleError, match="already sent"):
         engine.start(_state(), now=2.0)
     (held,) = engine.flush(now=3.0)
-    assert held.update["title"] == "Read b.py"
+    assert held.update["content"] == [text_content("b")]
 
 
 def test_a_tool_reported_location_reaches_the_editor_in_the_final_update() -> None:

@@ -5,8 +5,10 @@ message list, or toolwire's own history JSON; the format is detected. Limits def
 the ``[handoff]`` section of the configuration. ``--summarizer`` picks how the Summary
 section is written: ``extractive`` (the default, offline), ``none`` (left out), or the
 name of a configured backend, which is then called once (on failure the extractive
-summary stands in and a one-line warning says why). ``--json`` prints every tool item
-with its key and fate instead of the block.
+summary stands in and a one-line warning says why). The output is what the new backend
+receives: the block, then the last turns it gets verbatim (a short transcript has no
+block, only those turns). ``--json`` prints every tool item with its key and fate, the
+block and the tail instead.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def handoff(
         typer.Option("--config", metavar="FILE", help="Read this config file instead."),
     ] = None,
 ) -> None:
-    """Print the handoff block a new backend would get for TRANSCRIPT."""
+    """Print what a new backend would receive for TRANSCRIPT: the block, then the last turns."""
     from toolwire.config import ConfigError, load_config
 
     try:
@@ -77,10 +79,32 @@ def handoff(
     result = _make(loaded, summarizer, cfg, limits)
     if as_json:
         typer.echo(json.dumps(report(loaded, result), indent=2, ensure_ascii=False))
-    elif result.block:
-        sys.stdout.write(result.block)
-    else:
-        typer.echo("toolwire: nothing to hand over before the last turns", err=True)
+        return
+    received = received_text(result)
+    if not received:
+        typer.echo(
+            "toolwire: nothing to hand over: no summary, no tool context, no turns", err=True
+        )
+        return
+    if not result.block:
+        typer.echo(
+            "toolwire: no handoff block: the whole transcript is in the last turns, "
+            "which the new backend receives as they are",
+            err=True,
+        )
+    sys.stdout.write(received)
+
+
+def received_text(made: Handoff) -> str:
+    """What the new backend receives, for a person: the block, then the verbatim tail.
+
+    The block opens the tail's first user message (docs/handoff.md, "What the new backend
+    receives"); a short transcript has no block, only the tail, and that is still what
+    the new backend gets.
+    """
+    from toolwire.handoff.render import render_messages
+
+    return made.block + render_messages(made.tail)
 
 
 def _load(path: str) -> Transcript:
@@ -176,4 +200,4 @@ def _item(r: ItemReport) -> dict[str, Any]:
     }
 
 
-__all__ = ["handoff", "report"]
+__all__ = ["handoff", "received_text", "report"]

@@ -51,7 +51,10 @@ _CHUNK_MS = typer.Option(
 _INTERVAL = typer.Option(
     "--interval-ms",
     min=0,
-    help="Throttle: one update per call per this many ms at most (status changes go at once).",
+    help=(
+        "Throttle: one update per call per this many ms at most "
+        "(status and title changes go at once)."
+    ),
 )
 _CWD = typer.Option("--cwd", help="Session directory relative paths resolve against.")
 _STATS = typer.Option("--stats", help="Print bytes and notification counts to stderr.")

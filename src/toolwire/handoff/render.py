@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 
 from toolwire.handoff.dedupe import Verdict
 from toolwire.handoff.extract import Category, ToolItem, canonical_json
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.updates.titles import canonical_tool
 
 OPEN = "[TOOLWIRE HANDOFF]"
@@ -146,6 +147,35 @@ def render_block(summary: str | None, tool_context: str) -> str:
     return "".join(parts)
 
 
+def render_messages(messages: Sequence[Message]) -> str:
+    """Messages as a person reads them (``toolwire handoff``'s view of the tail).
+
+    Every message under a ``--- role ---`` line; text as it is; a call as its name, id
+    and arguments (sorted keys); a result fenced like a block item. Nothing is cut: this
+    is what the new backend receives.
+    """
+    out: list[str] = []
+    for message in messages:
+        out.append(f"--- {message.role} ---\n")
+        for part in message.parts:
+            out.append(_part_text(part))
+        out.append("\n")
+    return "".join(out)
+
+
+def _part_text(part: TextPart | ThinkingPart | ToolCallPart | ToolResultPart) -> str:
+    if isinstance(part, ToolCallPart):
+        return f"[call {part.name} {part.id}] {canonical_json(part.arguments)}\n"
+    if isinstance(part, ToolResultPart):
+        error = " (error)" if part.is_error else ""
+        fence = fence_for(part.content)
+        newline = "" if part.content.endswith("\n") else "\n"
+        head = f"[result of {part.name} {part.call_id}{error}]\n"
+        return f"{head}{fence}\n{part.content}{newline}{fence}\n"
+    text = part.text if isinstance(part, TextPart) else f"[thinking] {part.text}"
+    return text if text.endswith("\n") else f"{text}\n"
+
+
 __all__ = [
     "CLOSE",
     "INTERRUPTED",
@@ -158,5 +188,6 @@ __all__ = [
     "format_item",
     "item_header",
     "render_block",
+    "render_messages",
     "render_tool_context",
 ]

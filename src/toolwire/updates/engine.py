@@ -13,7 +13,9 @@ Rules (docs/design.md, "Tool-call lifecycle and ACP mapping" and "ACP rules that
   client profile repeats (``profiles``);
 * changes to one call are coalesced, latest value per field, and sent at most once per
   ``interval`` (first change at once, later ones at the end of the interval); a status
-  change, and so the end, goes out at once, carrying every pending field of the call;
+  change (and so the end) and a refinement of what the card says the call is (title,
+  kind, locations: "Write src/a.py" once ``file_path`` is complete) go out at once,
+  carrying every pending field of the call;
 * positional messages (text and thought chunks, a new ``tool_call``, a plan) first flush
   every held update, so the wire order is the order things happened and a sequential
   renderer never sees a card's older frame after later text;
@@ -48,6 +50,8 @@ class CallSource(Protocol):
 
     A source may also define ``sent(nbytes)``: the engine then reports the size of each
     notification it emits for the call (the lifecycle bounds its output frames by it).
+    A source that defines ``title``, ``kind`` and ``locations`` (both of toolwire's do)
+    lets the engine see a refinement of them without a ``snapshot()``.
     """
 
     @property
@@ -124,8 +128,7 @@ class UpdateEngine:
             slot.record.counters.changed()
             if slot.record.ended:
                 continue  # a due frame just read this source and carried its end
-            urgent = source.status != slot.record.sent.status
-            if urgent or now - slot.last_emit >= self.interval:
+            if _urgent(source, slot.record.sent) or now - slot.last_emit >= self.interval:
                 self._emit(slot, now, out)
             elif slot.due is None:
                 slot.due = slot.last_emit + self.interval
@@ -259,6 +262,22 @@ class UpdateEngine:
             self._emit(slot, now, out)
         self._next_due = math.inf
         return out
+
+
+def _urgent(source: CallSource, sent: ToolCallState) -> bool:
+    """A change that goes out at once: the status, or what the card says the call is.
+
+    A refined title is what the user reads while a Write's content streams (seconds for
+    a large file); held for the interval, it would go out merged with ``rawInput`` when
+    the whole stream arrived in one read, i.e. only once the content is final
+    (claude-agent-acp#867: generic titles until the input finished). Refinements are
+    few per call (one per argument field a title depends on), so throttling loses
+    nothing by letting them through.
+    """
+    if source.status != sent.status:
+        return True
+    card: Any = source if hasattr(source, "locations") else source.snapshot()
+    return (card.title, card.kind, card.locations) != (sent.title, sent.kind, sent.locations)
 
 
 def _tell(source: CallSource, note: Notification) -> None:

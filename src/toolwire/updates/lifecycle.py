@@ -32,7 +32,13 @@ from toolwire.errors import LifecycleError
 from toolwire.events import ToolCallDelta, ToolCallEnd
 from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, cap_text
 from toolwire.updates.titles import describe
-from toolwire.updates.wire import JsonObject, ToolCallState, ToolCallStatus, text_content
+from toolwire.updates.wire import (
+    JsonObject,
+    ToolCallState,
+    ToolCallStatus,
+    ToolKind,
+    text_content,
+)
 
 Stage: TypeAlias = Literal["start", "streaming", "running", "end"]
 Arguments: TypeAlias = Literal["partial", "final"]
@@ -116,6 +122,21 @@ class ToolCallLifecycle:
     def status(self) -> ToolCallStatus:
         """The desired ACP status (cheap: no rendering)."""
         return self._state.status
+
+    @property
+    def title(self) -> str:
+        """The desired title (cheap: the engine sends a refinement at once)."""
+        return self._state.title
+
+    @property
+    def kind(self) -> ToolKind:
+        """The desired ACP kind."""
+        return self._state.kind
+
+    @property
+    def locations(self) -> tuple[JsonObject, ...]:
+        """The desired locations."""
+        return self._state.locations
 
     @property
     def stage(self) -> Stage:
