@@ -12,9 +12,11 @@ every later ``Bash``), not across sessions.
 
 The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
 ``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``
-it carries has no ``content``, so it cannot replace the diff being approved
-(agentclientprotocol/codex-acp#171). For ``Edit``/``Write`` the
-diff is shown first (``preview``), so the user sees what they approve.
+it carries names the call (title, kind, locations, raw input: docs/agent.md) and has
+no ``content`` of its own, so it cannot replace the diff being approved
+(agentclientprotocol/codex-acp#171). For ``Edit``/``Write`` the diff is shown first
+(``preview``), bounded like ``Read`` (``bounded_diff``), so the user sees what they
+approve.
 """
 
 from __future__ import annotations
