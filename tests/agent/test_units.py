@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -289,3 +290,24 @@ def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> Non
         "2\n3\n4\nfive\n6\n7\n8\n",
     )
     assert note["content"]["text"].startswith("Only the changed lines are shown, from line 2 of 9")
+
+
+class _NoReadFs(LocalFileSystem):
+    def __init__(self) -> None:
+        self.read: list[Path] = []
+
+    async def read_text(self, path: Path) -> str:
+        self.read.append(path)  # a real read of a FIFO would block its thread for good
+        return ""
+
+
+def test_the_preview_never_opens_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "dir").mkdir()
+    fs = _NoReadFs()
+    ctx = ToolContext.create(tmp_path, fs=fs)
+    write = get_tool("Write")
+    assert write is not None
+    for name in ("pipe", "dir"):
+        assert asyncio.run(preview(write, {"file_path": name, "content": "x"}, ctx)) is None
+    assert fs.read == []

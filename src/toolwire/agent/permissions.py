@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
@@ -124,7 +123,13 @@ async def preview(
         path = ctx.resolve(raw)
     except (PathRefusedError, OSError, ValueError):
         return None  # the tool will say why; nothing to preview
-    size = _regular_size(path)
+    try:
+        found: os.stat_result | None = os.stat(path)
+    except OSError:
+        found = None  # missing on disk: the port (perhaps an editor buffer) decides
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        return None  # a directory, a FIFO, a device: never opened for a preview
+    size = None if found is None else found.st_size
     limit = ctx.limits.max_file_bytes
     if size is not None and size > limit:
         return [
@@ -187,15 +192,6 @@ def _head(lines: list[str], limit: int) -> tuple[str, bool]:
             return (kept if count else line[:limit]), True
         total += len(line)
     return "".join(lines), False
-
-
-def _regular_size(path: Path) -> int | None:
-    """The size of ``path`` on disk when it is a regular file (else the tool decides)."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_size if stat.S_ISREG(found.st_mode) else None
 
 
 def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
