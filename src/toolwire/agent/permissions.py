@@ -37,9 +37,10 @@ from toolwire.tools.files import read_existing
 from toolwire.updates.wire import diff_content, text_content
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
+Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]
+
 #: Unchanged lines kept around a change when a diff is cut to its changed part.
 CONTEXT_LINES: Final = 3
-Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]
 
 _LABELS: Final[dict[Mode, tuple[str, str]]] = {
     "ask": ("Ask", "Ask before every edit and command."),
