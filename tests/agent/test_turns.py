@@ -25,6 +25,7 @@ from tests.agent.support import (
     calls_by_id,
     check_full_turn,
     check_wire,
+    environment,
     full_turn_cassette,
     project,
     response,
@@ -32,6 +33,7 @@ from tests.agent.support import (
     text_of,
 )
 from toolwire.testing.streams import write_cassette
+from toolwire.tools import ToolLimits
 
 pytestmark = pytest.mark.e2e
 
@@ -276,6 +278,7 @@ def test_cancel_while_a_permission_is_pending(tmp_path: Path) -> None:
             call = calls_by_id(run.notifications())["toolu_p"]
             assert call["status"] == "failed"
             assert call["rawOutput"]["cancelled"] is True
+            assert call["content"] == [], "the diff it never applied is not left shown"
             check_wire(run.wire)
 
     asyncio.run(scenario())
@@ -370,3 +373,175 @@ def test_todowrite_becomes_a_plan(tmp_path: Path) -> None:
             assert client.permissions == []  # a plan never asks
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("profile", ["minimal", "verbose", "full"])
+def test_every_permission_request_names_its_call(tmp_path: Path, profile: str) -> None:
+    """title, kind, locations and rawInput in every profile (a client's policy matches on
+    them); content never, except in ``full`` where it is exactly what the card holds."""
+    root = project(tmp_path)
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hey'"}
+    write = {"file_path": "new.txt", "content": "x\n"}
+    bash = {"command": "echo hi"}
+    cassette = write_cassette(
+        tmp_path / "named.jsonl",
+        [
+            response(
+                ("tool", "Edit", edit, "toolu_e"),
+                ("tool", "Write", write, "toolu_w"),
+                ("tool", "Bash", bash, "toolu_b"),
+            ),
+            response(("text", "Done."), n=1),
+        ],
+    )
+    client = ScriptedClient(answers=["allow_once", "reject", "allow_once"])
+    env = environment(tmp_path, TOOLWIRE_PROFILE=profile)
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}", env=env) as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Go")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)  # each request against RequestPermissionRequest
+            requests = [
+                m["params"]["toolCall"]
+                for m in run.sent()
+                if m.get("method") == "session/request_permission"
+            ]
+            held: dict[str, dict[str, Any]] = {}
+            for message in run.sent():  # the card as the client holds it when asked
+                if message.get("method") == "session/update":
+                    update = message["params"]["update"]
+                    if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
+                        card = held.setdefault(
+                            update["toolCallId"], {"locations": [], "content": []}
+                        )
+                        card.update({k: v for k, v in update.items() if k != "sessionUpdate"})
+                elif message.get("method") == "session/request_permission":
+                    asked = message["params"]["toolCall"]
+                    card = held[asked["toolCallId"]]
+                    for key in ("title", "kind", "locations", "rawInput"):
+                        assert asked[key] == card[key], key
+                    if profile == "full":
+                        assert asked["content"] == card["content"]
+                    else:
+                        assert "content" not in asked
+            named = [(r["toolCallId"], r["kind"], r["rawInput"]) for r in requests]
+            assert named == [
+                ("toolu_e", "edit", edit),
+                ("toolu_w", "edit", write),
+                ("toolu_b", "execute", bash),
+            ]
+            assert all(r["title"] for r in requests)
+            assert requests[0]["locations"][0]["path"] == str(root / "app.py")
+            assert requests[1]["locations"] == [{"path": str(root / "new.txt")}]
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("answer", ["reject", "cancelled"])
+def test_a_refused_edit_ends_without_its_diff(tmp_path: Path, answer: str) -> None:
+    """Not applied, so not shown: the final update replaces the previewed diff."""
+    root = project(tmp_path)
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
+    cassette = write_cassette(
+        tmp_path / "no.jsonl",
+        [response(("tool", "Edit", edit, "toolu_no")), response(("text", "OK."), n=1)],
+    )
+    client = ScriptedClient(answers=[answer])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
+            assert result.stop_reason == ("end_turn" if answer == "reject" else "cancelled")
+            check_wire(run.wire)
+            sent = run.sent()
+            _asked_after_diff(sent, "toolu_no")  # the diff was shown while asking
+            call = calls_by_id(run.notifications())["toolu_no"]
+            assert call["status"] == "failed"
+            assert all(item["type"] != "diff" for item in call["content"])
+            if answer == "reject":
+                (item,) = call["content"]
+                assert item["content"]["text"].startswith("The user rejected this Edit")
+            else:
+                assert call["content"] == []
+                assert call["rawOutput"]["cancelled"] is True
+
+    asyncio.run(scenario())
+    assert (root / "app.py").read_text(encoding="utf-8") == APP
+
+
+def test_a_write_over_a_huge_file_is_previewed_without_reading_it(tmp_path: Path) -> None:
+    """A 63 MB sparse file: the preview is a note, no notification carries the file."""
+    root = project(tmp_path)
+    with (root / "huge.log").open("wb") as handle:
+        handle.truncate(63 * 1024 * 1024)
+    write = {"file_path": "huge.log", "content": "small\n"}
+    cassette = write_cassette(
+        tmp_path / "huge.jsonl",
+        [response(("tool", "Write", write, "toolu_h")), response(("text", "OK."), n=1)],
+    )
+    client = ScriptedClient(answers=["allow_once"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Write")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            sizes = [len(json.dumps(m)) for m in run.sent()]
+            assert max(sizes) < 4096, "the file went out"
+            shown = [
+                n["params"]["update"]["content"]
+                for n in run.notifications()
+                if n["params"]["update"].get("toolCallId") == "toolu_h"
+                and "content" in n["params"]["update"]
+            ]
+            note = shown[0][0]["content"]["text"]
+            assert note.startswith("No preview: huge.log is 66,060,288 bytes")
+            assert calls_by_id(run.notifications())["toolu_h"]["status"] == "failed"
+
+    asyncio.run(scenario())
+    assert (root / "huge.log").stat().st_size == 63 * 1024 * 1024
+
+
+def test_an_edit_in_a_large_file_sends_a_bounded_diff(tmp_path: Path) -> None:
+    """A 3 MB file: the preview and the final card show the change, not the file."""
+    root = project(tmp_path)
+    lines = [f"line {i:07d} " + "x" * 20 + "\n" for i in range(100_000)]
+    (root / "big.txt").write_text("".join(lines), encoding="utf-8")
+    edit = {"file_path": "big.txt", "old_string": "line 0050000 ", "new_string": "LINE 50000 "}
+    cassette = write_cassette(
+        tmp_path / "big.jsonl",
+        [response(("tool", "Edit", edit, "toolu_big")), response(("text", "OK."), n=1)],
+    )
+    client = ScriptedClient(answers=["allow_once"])
+    limit = ToolLimits().read_max_chars
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await start(run.conn, root)
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            assert max(len(json.dumps(m)) for m in run.sent()) < 2 * limit + 4096
+            diffs = [
+                n["params"]["update"]["content"]
+                for n in run.notifications()
+                if n["params"]["update"].get("toolCallId") == "toolu_big"
+                and any(c["type"] == "diff" for c in n["params"]["update"].get("content", []))
+            ]
+            final = calls_by_id(run.notifications())["toolu_big"]
+            assert final["status"] == "completed"
+            assert diffs[-1] == final["content"], "the applied change, as previewed"
+            for diff, note in diffs:
+                assert diff["oldText"] == "".join(lines[49_997:50_004])
+                assert diff["newText"] == diff["oldText"].replace("line 0050000 ", "LINE 50000 ")
+                assert note["content"]["text"] == (
+                    "Only the changed lines are shown, from line 49,998 of 100,000; "
+                    "the rest of the file is unchanged."
+                )
+
+    asyncio.run(scenario())
+    assert "LINE 50000 " in (root / "big.txt").read_text(encoding="utf-8")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.ids import IdGuard
-from toolwire.agent.permissions import decide, preview
+from toolwire.agent.permissions import bounded_diff, decide, preview
 from toolwire.agent.turn_state import PromptStopReason, TurnState, TurnStateError
 from toolwire.events import (
     Event,
@@ -23,7 +27,8 @@ from toolwire.events import (
     ToolCallStart,
 )
 from toolwire.history import TextPart, ThinkingPart, ToolCallPart
-from toolwire.tools import Tool, ToolContext, get_tool
+from toolwire.tools import LocalFileSystem, Tool, ToolContext, ToolLimits, get_tool
+from toolwire.updates.wire import diff_content, text_content
 
 
 def test_collector_keeps_the_order_signatures_and_bad_arguments() -> None:
@@ -108,7 +113,11 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     assert write is not None
 
     def run(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any] | None:
-        return asyncio.run(preview(tool, args, ctx))
+        shown = asyncio.run(preview(tool, args, ctx))
+        if shown is None:
+            return None
+        (item,) = shown  # a small file: the diff alone, no note
+        return item
 
     path = str(tmp_path / "a.py")
     one = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
@@ -146,7 +155,9 @@ def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Pat
         "old_string": "f():\n    return 1",
         "new_string": "g():\n    return 2",
     }
-    shown = asyncio.run(preview(edit, args, ctx))
+    items = asyncio.run(preview(edit, args, ctx))
+    assert items is not None
+    (shown,) = items
     assert shown == {
         "type": "diff",
         "path": str(path),
@@ -201,3 +212,102 @@ def test_turn_state_stop_cancels_as_the_user_or_as_the_connection() -> None:
         await TurnState().stop(cancel=True)  # idle: nothing to stop
 
     asyncio.run(scenario())
+
+
+LINES = st.lists(st.sampled_from(["a\n", "b\n", "cc\n", "\n", "d", "e\r\n"]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES, LINES, LINES, st.booleans(), st.integers(1, 40))
+def test_a_bounded_diff_is_honest_about_what_it_leaves_out(
+    head: list[str], middle: list[str], tail: list[str], new_file: bool, limit: int
+) -> None:
+    """Each text within ``limit``; whole when both fit; else a note, and everything left
+    out is either unchanged (the same lines at both ends) or said to be cut."""
+    old = None if new_file else "".join(head + middle + tail)
+    new = "".join(head + middle[::-1] + ["z\n"] + tail)
+    items = bounded_diff("/p/f", new, old, limit)
+    diff = items[0]
+    assert diff["type"] == "diff"
+    assert ("oldText" in diff) == (old is not None)
+    shown_old, shown_new = diff.get("oldText", ""), diff["newText"]
+    assert len(shown_old) <= limit
+    assert len(shown_new) <= limit
+    if len(new) <= limit and (old is None or len(old) <= limit):
+        assert items == [diff_content("/p/f", new, old)]
+        return
+    (note,) = items[1:]
+    text = note["content"]["text"]
+    found = re.search(r"from line ([\d,]+) of ([\d,]+)", text)
+    assert found is not None
+    assert int(found[2].replace(",", "")) == len(new.splitlines())
+    skipped = "".join(new.splitlines(keepends=True)[: int(found[1].replace(",", "")) - 1])
+    whole_old = old or ""
+    assert whole_old.startswith(skipped)  # the lines before the shown part are the same
+    rest_old, rest_new = whole_old[len(skipped) :], new[len(skipped) :]
+    if text.startswith("Diff cut at"):
+        assert rest_old.startswith(shown_old)
+        assert rest_new.startswith(shown_new)
+        return
+    assert text.startswith("Only the changed lines are shown")
+    assert rest_old.startswith(shown_old)
+    assert rest_new.startswith(shown_new)
+    assert rest_old[len(shown_old) :] == rest_new[len(shown_new) :], "the rest is unchanged"
+
+
+class _CountingFs(LocalFileSystem):
+    def __init__(self) -> None:
+        self.read: list[Path] = []
+
+    async def read_text(self, path: Path) -> str:
+        self.read.append(path)
+        return await super().read_text(path)
+
+
+def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> None:
+    """Over ``max_file_bytes``: a note instead of a diff, and the file is not opened."""
+    (tmp_path / "big.bin").write_bytes(b"y" * 2048)
+    (tmp_path / "ok.txt").write_text("1\n2\n3\n4\n5\n6\n7\n8\n9\n", encoding="utf-8")
+    fs = _CountingFs()
+    limits = ToolLimits(max_file_bytes=1024, read_max_chars=17)
+    ctx = ToolContext.create(tmp_path, fs=fs, limits=limits)
+    write = get_tool("Write")
+    assert write is not None
+    shown = asyncio.run(preview(write, {"file_path": "big.bin", "content": "x"}, ctx))
+    assert shown == [
+        text_content(
+            "No preview: big.bin is 2,048 bytes, more than the 1,024 bytes "
+            "toolwire reads from a file."
+        )
+    ]
+    assert fs.read == []
+    edit = get_tool("Edit")
+    assert edit is not None
+    args = {"file_path": "ok.txt", "old_string": "5\n", "new_string": "five\n"}
+    diff, note = asyncio.run(preview(edit, args, ctx)) or []
+    assert (diff["oldText"], diff["newText"]) == (
+        "2\n3\n4\n5\n6\n7\n8\n",
+        "2\n3\n4\nfive\n6\n7\n8\n",
+    )
+    assert note["content"]["text"].startswith("Only the changed lines are shown, from line 2 of 9")
+
+
+class _NoReadFs(LocalFileSystem):
+    def __init__(self) -> None:
+        self.read: list[Path] = []
+
+    async def read_text(self, path: Path) -> str:
+        self.read.append(path)  # a real read of a FIFO would block its thread for good
+        return ""
+
+
+def test_the_preview_never_opens_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "dir").mkdir()
+    fs = _NoReadFs()
+    ctx = ToolContext.create(tmp_path, fs=fs)
+    write = get_tool("Write")
+    assert write is not None
+    for name in ("pipe", "dir"):
+        assert asyncio.run(preview(write, {"file_path": name, "content": "x"}, ctx)) is None
+    assert fs.read == []

@@ -252,14 +252,17 @@ def test_permission_flushes_the_call_and_carries_no_content() -> None:
     engine.update(s.replace(content=[text_content("diff 2")]), now=0.1)
     flushed, payload = engine.permission("call_1", now=0.2)
     assert [n.update.get("content") for n in check(flushed)] == [[text_content("diff 2")]]
-    assert payload == {"toolCallId": "call_1"}
-    verbose = _engine("verbose")
-    verbose.start(s, now=0.0)
-    assert verbose.permission("call_1", now=0.0)[1] == {
+    named = {
         "toolCallId": "call_1",
         "title": "Read a.py",
         "kind": "read",
+        "locations": [{"path": "/p/a.py"}],
+        "rawInput": {"file_path": "a.py"},
     }
+    assert payload == named  # named, so a client's policy can match it; no content
+    verbose = _engine("verbose")
+    verbose.start(s, now=0.0)
+    assert verbose.permission("call_1", now=0.0)[1] == named
 
 
 def test_metrics_count_bytes_and_naive_bytes() -> None:

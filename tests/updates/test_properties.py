@@ -14,14 +14,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pytest
 from acp.contrib import SessionAccumulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
 
-from tests.acp_check import check, normalized, replay, validating
+from tests.acp_check import check, normalized, replay, schema, validating
 from toolwire.testing.sdk import round_trip, to_sdk
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.wire import (
@@ -251,3 +254,61 @@ def test_equal_states_never_emit() -> None:
             assert engine.update(_rebuilt(state), now=float(i)) == []
             assert engine.update(state, now=float(i)) == []
         assert engine.flush() == []
+
+
+@dataclass(frozen=True)
+class Ask:
+    call: int  # session/request_permission for this call, if it is open
+
+
+@cache
+def _permission_validator() -> Draft202012Validator:
+    uri = "urn:toolwire-tests:acp-schema-v1-permission"
+    registry: Registry[Any] = Registry().with_resource(uri, Resource.from_contents(schema()))
+    return Draft202012Validator(
+        {"$ref": f"{uri}#/$defs/RequestPermissionRequest"}, registry=registry
+    )
+
+
+OPTIONS = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(["minimal", "verbose", "full"]),
+    st.lists(STEP | st.builds(Ask, st.integers(0, len(CALLS) - 1)), max_size=25),
+)
+def test_a_permission_request_names_the_call_and_never_changes_it(
+    profile: str, steps: list[Any]
+) -> None:
+    """Every profile: title, kind, locations and rawInput as the client holds them (a
+    client's policy matches on them); content only as held (never over a diff)."""
+    validator = _permission_validator()
+    engine = UpdateEngine("sess_p", profile=profile, interval=0.05)
+    now = 0.0
+    notes: list[Notification] = []
+    desired: dict[str, ToolCallState] = {}
+    for step in steps:
+        if isinstance(step, Advance):
+            now += step.seconds
+            notes += engine.poll(now)
+        elif isinstance(step, Change):
+            notes += _change(engine, desired, step, now)
+        elif isinstance(step, Ask):
+            state = desired.get(CALLS[step.call])
+            if state is None or state.status in ("completed", "failed"):
+                continue
+            flushed, payload = engine.permission(state.tool_call_id, now=now)
+            notes += flushed
+            request = {"sessionId": "sess_p", "toolCall": payload, "options": OPTIONS}
+            errors = sorted(validator.iter_errors(json.loads(json.dumps(request))), key=str)
+            assert not errors, f"schema: {errors[0].message} in {request}"
+            held = normalized(replay(notes)[state.tool_call_id])
+            for key in ("title", "kind", "locations"):
+                assert _json(payload[key]) == _json(held[key])
+            assert _json(payload.get("rawInput")) == _json(held.get("rawInput"))
+            if profile == "full":
+                assert _json(payload["content"]) == _json(held["content"])
+            else:
+                assert "content" not in payload
+            assert _json(apply_update(held, payload)) == _json(held), "it changes nothing"

@@ -26,6 +26,7 @@ from toolwire.agent.collect import CollectedCall
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.permissions import (
     answer,
+    bounded_diff,
     decide,
     options,
     preview,
@@ -83,17 +84,26 @@ class Executor:
         return await self._run(tool, call, life)
 
     async def _ask(self, tool: Tool, args: Mapping[str, Any], life: ToolCallLifecycle) -> str:
-        diff = await preview(tool, args, self.session.tools)
-        if diff is not None:
-            life.set_content([diff])  # what is being approved, shown before the question
+        shown = await preview(tool, args, self.session.tools)
+        if shown is not None:
+            life.set_content(shown)  # what is being approved, shown before the question
             self.ticker.send(self.engine.update(life))
-        notes, payload = self.engine.permission(life.tool_call_id)
-        self.ticker.send(notes)
-        await self.session.outbox.drain()  # the tool_call and the diff precede the request
-        response = await self.runtime.client.request_permission(
-            session_id=self.session.id, tool_call=tool_call_model(payload), options=options(tool)
-        )
-        return answer(response.outcome)
+        try:
+            notes, payload = self.engine.permission(life.tool_call_id)
+            self.ticker.send(notes)
+            await self.session.outbox.drain()  # the tool_call and the diff precede the request
+            response = await self.runtime.client.request_permission(
+                session_id=self.session.id,
+                tool_call=tool_call_model(payload),
+                options=options(tool),
+            )
+            choice = answer(response.outcome)
+        except BaseException:  # cancelled, or the client went away: nothing was applied
+            _withdraw(life, shown)
+            raise
+        if choice not in ("allow_once", "allow_always"):
+            _withdraw(life, shown)
+        return choice
 
     async def _run(
         self, tool: Tool, call: CollectedCall, life: ToolCallLifecycle
@@ -133,7 +143,9 @@ class Executor:
                 life.set_content(())  # a previewed diff was not applied: do not show it
             life.fail(_failure_line(tool, result), raw_output=raw)
         elif result.diff is not None:
-            diff = [result.diff.to_acp()]
+            change = result.diff
+            limit = self.session.tools.limits.read_max_chars
+            diff = bounded_diff(change.path, change.new_text, change.old_text, limit)
             life.complete(content=diff, raw_output=raw, locations=places)
         elif raw is not None and isinstance(raw.get("terminal_id"), str):
             life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
@@ -147,6 +159,13 @@ class Executor:
         life.fail(message)
         self.ticker.send(self.engine.update(life))
         return _error(call, message)
+
+
+def _withdraw(life: ToolCallLifecycle, shown: list[dict[str, Any]] | None) -> None:
+    """A previewed diff that will not be applied leaves the card: the call's end then
+    shows why instead (a rejection, a cancel), as an error result does."""
+    if shown is not None and life.stage != "end":
+        life.set_content(())
 
 
 def _failure_line(tool: Tool, result: ToolResult) -> str:

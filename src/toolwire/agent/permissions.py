@@ -12,13 +12,17 @@ every later ``Bash``), not across sessions.
 
 The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
 ``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``
-it carries has no ``content``, so it cannot replace the diff being approved
-(agentclientprotocol/codex-acp#171). For ``Edit``/``Write`` the
-diff is shown first (``preview``), so the user sees what they approve.
+it carries names the call (title, kind, locations, raw input: docs/agent.md) and has
+no ``content`` of its own, so it cannot replace the diff being approved
+(agentclientprotocol/codex-acp#171). For ``Edit``/``Write`` the diff is shown first
+(``preview``), bounded like ``Read`` (``bounded_diff``), so the user sees what they
+approve.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias
 
@@ -29,10 +33,14 @@ from toolwire.config.choices import Mode
 from toolwire.tools import Tool, ToolContext
 from toolwire.tools.edit import edit_args, plan_edit
 from toolwire.tools.errors import PathRefusedError, ToolError
-from toolwire.updates.wire import diff_content
+from toolwire.tools.files import read_existing
+from toolwire.updates.wire import diff_content, text_content
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
 Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]
+
+#: Unchanged lines kept around a change when a diff is cut to its changed part.
+CONTEXT_LINES: Final = 3
 
 _LABELS: Final[dict[Mode, tuple[str, str]]] = {
     "ask": ("Ask", "Ask before every edit and command."),
@@ -97,8 +105,16 @@ def rejected(tool: Tool) -> str:
     )
 
 
-async def preview(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
-    """The diff an ``Edit``/``Write`` would make, or None when it cannot be known first."""
+async def preview(
+    tool: Tool, args: Mapping[str, Any], ctx: ToolContext
+) -> list[dict[str, Any]] | None:
+    """The diff an ``Edit``/``Write`` would make, as the call's content; None when it
+    cannot be known first.
+
+    Bounded like ``Read``: a file over ``limits.max_file_bytes`` is not read at all (a
+    note says so), and the diff is cut by ``bounded_diff``. A ``Write`` over a 63 MB
+    file once sent the whole file in the preview.
+    """
     if tool.name not in ("Edit", "Write"):
         return None
     raw = args.get("file_path")
@@ -109,13 +125,74 @@ async def preview(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> dict
     except (PathRefusedError, OSError, ValueError):
         return None  # the tool will say why; nothing to preview
     try:
-        old: str | None = await ctx.fs.read_text(path)
-    except FileNotFoundError:
-        old = None
-    except (OSError, UnicodeDecodeError):
+        found: os.stat_result | None = os.stat(path)
+    except OSError:
+        found = None  # missing on disk: the port (perhaps an editor buffer) decides
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        return None  # a directory, a FIFO, a device: never opened for a preview
+    size = None if found is None else found.st_size
+    limit = ctx.limits.max_file_bytes
+    if size is not None and size > limit:
+        return [
+            text_content(
+                f"No preview: {ctx.show(path)} is {size:,} bytes, more than the "
+                f"{limit:,} bytes toolwire reads from a file."
+            )
+        ]
+    try:  # the tools' own read: a directory or a file that is not UTF-8 is refused
+        old = await read_existing(ctx, path)
+    except (ToolError, OSError, UnicodeDecodeError):
         return None
     new = _after(tool.name, args, old)
-    return None if new is None else diff_content(str(path), new, old)
+    if new is None:
+        return None
+    return bounded_diff(str(path), new, old, ctx.limits.read_max_chars)
+
+
+def bounded_diff(path: str, new: str, old: str | None, limit: int) -> list[dict[str, Any]]:
+    """A ``diff`` item whose ``oldText`` and ``newText`` hold at most ``limit`` characters
+    each, plus a note when anything was left out.
+
+    Within the limit the texts are whole. Beyond it, only the changed lines with
+    ``CONTEXT_LINES`` around them (unchanged lines at both ends are dropped), and if the
+    change itself is longer, its start. ACP's ``Diff`` has no line offset, so the note
+    says where the shown part starts.
+    """
+    if len(new) <= limit and (old is None or len(old) <= limit):
+        return [diff_content(path, new, old)]
+    before = old.splitlines(keepends=True) if old is not None else []
+    after = new.splitlines(keepends=True)
+    same = 0
+    for a, b in zip(before, after, strict=False):
+        if a != b:
+            break
+        same += 1
+    tail = 0
+    most = min(len(before), len(after)) - same
+    while tail < most and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    first = max(same - CONTEXT_LINES, 0)
+    skip_end = max(tail - CONTEXT_LINES, 0)
+    old_text, old_cut = _head(before[first : len(before) - skip_end], limit)
+    new_text, new_cut = _head(after[first : len(after) - skip_end], limit)
+    item = diff_content(path, new_text, None if old is None else old_text)
+    where = f"from line {first + 1:,} of {len(after):,}"
+    if old_cut or new_cut:
+        note = f"Diff cut at {limit:,} characters: the start of the change is shown, {where}."
+    else:
+        note = f"Only the changed lines are shown, {where}; the rest of the file is unchanged."
+    return [item, text_content(note)]
+
+
+def _head(lines: list[str], limit: int) -> tuple[str, bool]:
+    """Whole lines of ``lines`` up to ``limit`` characters (a first longer line is cut)."""
+    total = 0
+    for count, line in enumerate(lines):
+        if total + len(line) > limit:
+            kept = "".join(lines[:count])
+            return (kept if count else line[:limit]), True
+        total += len(line)
+    return "".join(lines), False
 
 
 def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
@@ -129,10 +206,12 @@ def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
 
 
 __all__ = [
+    "CONTEXT_LINES",
     "MODES",
     "Answer",
     "Decision",
     "answer",
+    "bounded_diff",
     "decide",
     "options",
     "preview",

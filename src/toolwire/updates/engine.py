@@ -40,7 +40,7 @@ from toolwire.updates.metrics import SessionCounters, SessionMetrics
 from toolwire.updates.profiles import DEFAULT_PROFILE, Profile, check_profile
 from toolwire.updates.render import CallRecord, Envelope, UpdateBuilder, fields_for, render
 from toolwire.updates.text import MessageText
-from toolwire.updates.wire import TERMINAL, WIRE_KEY, Notification, ToolCallState
+from toolwire.updates.wire import TERMINAL, Notification, ToolCallState
 
 DEFAULT_INTERVAL = 0.05  # seconds: 20 frames/s is smooth and far below any client's limit
 
@@ -155,9 +155,13 @@ class UpdateEngine:
     ) -> tuple[list[Notification], dict[str, Any]]:
         """Before ``session/request_permission``: flush the call, and its ``toolCall``.
 
-        The payload carries no ``content``: it would replace what the editor shows, such
-        as the diff being approved (codex-acp#171). ``verbose`` adds title and kind,
-        ``full`` every field the client already holds (so nothing changes).
+        Every profile names the call (``title``, ``kind``, ``locations``, ``rawInput``):
+        a client's policy matches on kind and title, and one that sees an anonymous
+        request may deny what it should allow, or allow what it should refuse (acpx
+        permission rules). ``minimal`` and ``verbose`` carry no ``content``: it would
+        replace what the editor shows, such as the diff being approved (codex-acp#171);
+        ``full`` repeats every field the client already holds (so nothing changes,
+        the diff included).
         """
         now = self._now(now)
         slot = self._open_slot(call_id)
@@ -165,15 +169,18 @@ class UpdateEngine:
         if slot.due is not None:
             self._emit(slot, now, out)
         sent = slot.record.sent
-        payload: dict[str, Any] = {"toolCallId": call_id}
-        if self.profile != "minimal":
-            payload |= {"title": sent.title, "kind": sent.kind}
+        payload: dict[str, Any] = {
+            "toolCallId": call_id,
+            "title": sent.title,
+            "kind": sent.kind,
+            "locations": list(sent.locations),
+        }
+        if sent.raw_input is not None:
+            payload["rawInput"] = sent.raw_input
         if self.profile == "full":
             payload |= {"status": sent.status, "content": list(sent.content)}
-            payload["locations"] = list(sent.locations)
-            for name in ("raw_input", "raw_output"):
-                if getattr(sent, name) is not None:
-                    payload[WIRE_KEY[name]] = getattr(sent, name)
+            if sent.raw_output is not None:
+                payload["rawOutput"] = sent.raw_output
         return out, payload
 
     def client_state(self, call_id: str) -> ToolCallState:
