@@ -59,7 +59,7 @@ class EditTool(Tool):
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
         request = edit_args(args)
         async with ctx.locks.hold(path):
-            old = await read_existing(ctx, path, self.name)
+            old = await read_existing(ctx, path)
             plan = plan_edit(request, old, ctx.show(path))
             diff = await save(ctx, path, old, plan.new_text)
         first_line = line_of(plan.new_text, plan.first)

@@ -14,7 +14,7 @@ from toolwire.tools.output import numbered, split_lines
 _SNIPPET_CONTEXT = 3
 
 
-def check_file(ctx: ToolContext, path: Path, tool: str, directory: str) -> os.stat_result | None:
+def check_file(ctx: ToolContext, path: Path, directory: str = "") -> os.stat_result | None:
     """``path``'s own status (``lstat``), or None when it does not exist locally.
 
     ``ToolError`` for anything a file tool must not open: a directory (``directory`` is
@@ -36,15 +36,15 @@ def check_file(ctx: ToolContext, path: Path, tool: str, directory: str) -> os.st
         )
     if not stat.S_ISREG(info.st_mode):
         raise ToolError(
-            f"{shown} is {kind_of(info.st_mode)}, not a regular file; "
-            f"{tool} works on regular files only."
+            f"{shown} is {kind_of(info.st_mode)}, not a regular file; toolwire reads and "
+            "writes regular files only."
         )
     return info
 
 
-async def read_existing(ctx: ToolContext, path: Path, tool: str) -> str | None:
+async def read_existing(ctx: ToolContext, path: Path) -> str | None:
     """The current text of ``path``, or None when there is no such file."""
-    info = check_file(ctx, path, tool, "")
+    info = check_file(ctx, path)
     size = info.st_size if info is not None else 0
     if size > ctx.limits.max_file_bytes:
         raise ToolError(

@@ -100,7 +100,7 @@ class ReadTool(Tool):
 
 def _check_readable(path: Path, ctx: ToolContext) -> None:
     """Refuse directories, special files and huge files before asking the port."""
-    info = check_file(ctx, path, "Read", " Use Glob or Bash `ls` to list it.")
+    info = check_file(ctx, path, " Use Glob or Bash `ls` to list it.")
     if info is not None and info.st_size > ctx.limits.max_file_bytes:
         raise ToolError(
             f"{ctx.show(path)} is {info.st_size:,} bytes, more than Read accepts "

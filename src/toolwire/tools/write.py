@@ -47,7 +47,7 @@ class WriteTool(Tool):
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
         content = required_str(args, "content")
         async with ctx.locks.hold(path):
-            old = await read_existing(ctx, path, self.name)
+            old = await read_existing(ctx, path)
             diff = await save(ctx, path, old, content)
         shown = ctx.show(path)
         lines = count_lines(content)
