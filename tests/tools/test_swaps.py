@@ -213,3 +213,46 @@ def test_racing_swaps_never_read_or_write_outside(project: ToolContext) -> None:
         flipper.join()
     assert not [text for text in seen if "top secret" in text]
     assert untouched(project)
+
+
+@pytest.mark.parametrize(
+    ("operation", "level"),
+    [
+        (operation, level)
+        for operation in ("read", "write", "atomic_write", "create")
+        for level in range(4)
+        if (operation, level) != ("create", 0)  # a new sibling of the link: no link on its way
+    ],
+)
+def test_a_link_at_any_level_of_the_path_is_not_followed(
+    tmp_path: Path, level: int, operation: str
+) -> None:
+    """``a/b/c/file.txt`` with one of ``file.txt``, ``c``, ``b``, ``a`` turned into a link
+    to its twin under ``outside``: the port neither reads nor writes there."""
+    ctx = make_project(tmp_path)
+    parts = ["a", "b", "c", "file.txt"]
+    for base in (ctx.cwd, outside(ctx)):
+        (base / "a" / "b" / "c").mkdir(parents=True)
+        (base / "a" / "b" / "c" / "file.txt").write_text(f"{base.name}\n", encoding="utf-8")
+    swapped = ctx.cwd.joinpath(*parts[: len(parts) - level])
+    twin = outside(ctx).joinpath(*parts[: len(parts) - level])
+    if swapped.is_dir():
+        swapped.rename(swapped.with_name(swapped.name + ".moved"))
+    else:
+        swapped.unlink()
+    swapped.symlink_to(twin, target_is_directory=twin.is_dir())
+    path = ctx.cwd.joinpath(*parts)
+    fs = LocalFileSystem()
+    operations: dict[str, Callable[[], object]] = {
+        "read": lambda: asyncio.run(fs.read_text(path)),
+        "write": lambda: asyncio.run(fs.write_text(path, "x")),
+        "atomic_write": lambda: atomic_write(path, b"x"),
+        "create": lambda: atomic_write(path.with_name("new.txt"), b"x"),
+    }
+    with pytest.raises(OSError, match="symbolic link"):
+        operations[operation]()
+    outside_files = sorted(p.name for p in outside(ctx).rglob("*") if p.is_file())
+    assert outside_files == ["file.txt", "secret.txt"]
+    assert (twin.joinpath(*parts[len(parts) - level :]) if level else twin).read_text() == (
+        "outside\n"
+    )
