@@ -125,7 +125,7 @@ def _create_sibling(parent: int, target: Path) -> tuple[int, str]:
     file (``tempfile.mkstemp`` makes ``0o600``, and reading the umask means setting it,
     process-wide, which would race other threads creating files).
     """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
         name = f".{target.name}.{secrets.token_hex(4)}.tmp"
         try:
