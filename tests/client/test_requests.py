@@ -172,7 +172,7 @@ def test_failed_write_leaves_the_file_alone(
     target = tmp_path / "keep.txt"
     target.write_text("precious\n", encoding="utf-8")
 
-    def broken(*args: Any) -> None:
+    def broken(*args: Any, **dir_fds: Any) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken)

@@ -170,7 +170,7 @@ def test_atomic_write_leaves_the_original_intact_when_replace_fails(
     ctx = make_project(tmp_path)
     path = write(ctx, "keep.txt", "precious\n")
 
-    def failing_replace(src: object, dst: object) -> None:
+    def failing_replace(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)

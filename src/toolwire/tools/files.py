@@ -3,23 +3,49 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from toolwire.tools.base import FileDiff, ToolError
 from toolwire.tools.context import ToolContext
+from toolwire.tools.nofollow import kind_of
 from toolwire.tools.output import numbered, split_lines
 
 _SNIPPET_CONTEXT = 3
 
 
+def check_file(ctx: ToolContext, path: Path, directory: str = "") -> os.stat_result | None:
+    """``path``'s own status (``lstat``), or None when it does not exist locally.
+
+    ``ToolError`` for anything a file tool must not open: a directory (``directory`` is
+    the rest of that message), a named pipe, socket or device (opening a pipe blocks), or
+    a link at a checked path (swapped in since the check, or a loop it could not resolve).
+    The port re-checks on the open descriptor, so this is the clear message, not the guard.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None  # missing locally: the port (perhaps an editor buffer) decides
+    shown = ctx.show(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{shown} is a directory, not a file.{directory}")
+    if stat.S_ISLNK(info.st_mode):
+        raise ToolError(
+            f"{shown} is a symbolic link its check did not see (swapped in since, or a "
+            "loop); it was not followed."
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(
+            f"{shown} is {kind_of(info.st_mode)}, not a regular file; toolwire reads and "
+            "writes regular files only."
+        )
+    return info
+
+
 async def read_existing(ctx: ToolContext, path: Path) -> str | None:
     """The current text of ``path``, or None when there is no such file."""
-    if os.path.isdir(path):
-        raise ToolError(f"{ctx.show(path)} is a directory, not a file.")
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        size = 0
+    info = check_file(ctx, path)
+    size = info.st_size if info is not None else 0
     if size > ctx.limits.max_file_bytes:
         raise ToolError(
             f"{ctx.show(path)} is {size:,} bytes, too large to edit here "
@@ -59,4 +85,4 @@ def count_lines(text: str) -> int:
     return len(split_lines(text))
 
 
-__all__ = ["count_lines", "line_of", "read_existing", "save", "snippet"]
+__all__ = ["check_file", "count_lines", "line_of", "read_existing", "save", "snippet"]

@@ -2,9 +2,10 @@
 
 The pattern is matched against paths relative to ``path`` (default: the working
 directory); a leading part without glob characters narrows where the walk starts
-(``src/**/*.py`` walks ``src`` only), and may be absolute. Results are files only, in
-walk order (a directory's files by name, then its subdirectories by name), relative to
-the working directory when under it, and capped at ``ToolLimits.search_max_results``.
+(``src/**/*.py`` walks ``src`` only), and may be absolute. Results are regular files
+only (no pipes, sockets or devices), in walk order (a directory's files by name, then
+its subdirectories by name), relative to the working directory when under it, and
+capped at ``ToolLimits.search_max_results``.
 """
 
 from __future__ import annotations
@@ -73,11 +74,11 @@ class GlobTool(Tool):
             regex = glob_to_regex(rest)
             found: list[Path] = []
             total = 0
-            for path in walk_files(base, ctx.roots, stop):
-                if regex.match(relative_posix(path, base)):
+            for file in walk_files(base, ctx.roots, stop):
+                if regex.match(relative_posix(file.path, base)):
                     total += 1
                     if len(found) < limit:
-                        found.append(path)
+                        found.append(file.path)
             return found, total
 
         found, total = await in_thread(work)

@@ -1,18 +1,21 @@
 """``Grep``: search file contents with a regular expression (Python ``re`` syntax).
 
 Matching is line by line, as ripgrep does (``^`` and ``$`` anchor at lines). Files are
-read as UTF-8 with undecodable bytes replaced; binary files (a NUL byte near the start)
-and files over ``ToolLimits.max_file_bytes`` are skipped. ``output_mode``:
+read as UTF-8 with undecodable bytes replaced; binary files (a NUL byte near the start),
+files over ``ToolLimits.max_file_bytes`` and anything but regular files are skipped (a
+named pipe, socket or device given as ``path`` is refused). ``output_mode``:
 ``files_with_matches`` (default) lists files, ``content`` lists ``path:line:text``,
 ``count`` lists ``path:count``. Results are sorted by path and capped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,7 +24,8 @@ from toolwire.tools.args import optional_bool, optional_int, optional_str, requi
 from toolwire.tools.base import Tool, ToolResult
 from toolwire.tools.context import ToolContext, ToolLimits
 from toolwire.tools.errors import ToolError
-from toolwire.tools.search import glob_to_regex, in_thread, relative_posix, walk_files
+from toolwire.tools.nofollow import kind_of
+from toolwire.tools.search import Found, glob_to_regex, in_thread, relative_posix, walk_files
 from toolwire.updates.output import cap_text
 
 MODES = ("files_with_matches", "content", "count")
@@ -77,8 +81,7 @@ class GrepTool(Tool):
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         query = _query(args, ctx)
-        if not query.base.exists():
-            raise ToolError(f"Path does not exist: {ctx.show(query.base)}")
+        _check_base(query.base, ctx)
         max_bytes = ctx.limits.max_file_bytes
         lines = await in_thread(lambda stop: _search(query, ctx, max_bytes, stop))
         shown = lines[: query.limit]
@@ -120,30 +123,53 @@ def _query(args: Mapping[str, Any], ctx: ToolContext) -> _Query:
     )
 
 
+def _check_base(base: Path, ctx: ToolContext) -> None:
+    """Refuse a missing ``path``, a special file (a pipe would block) or a swapped-in link."""
+    try:
+        mode = os.lstat(base).st_mode
+    except FileNotFoundError:
+        raise ToolError(f"Path does not exist: {ctx.show(base)}") from None
+    if stat.S_ISLNK(mode):
+        raise ToolError(
+            f"{ctx.show(base)} is a symbolic link its check did not see (swapped in since, "
+            "or a loop); it was not followed."
+        )
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise ToolError(
+            f"{ctx.show(base)} is {kind_of(mode)}, not a regular file or a directory; "
+            "Grep searches regular files only."
+        )
+
+
 def _search(query: _Query, ctx: ToolContext, max_bytes: int, stop: threading.Event) -> list[str]:
     """Result lines, for every candidate file in path order."""
     out: list[str] = []
-    for path in _candidates(query, ctx.roots, stop):
-        text = _read_text(path, max_bytes)
-        if text is None or not query.regex.search(text):
-            continue  # a line match implies a whole-text match (MULTILINE): cheap filter
-        out.extend(_report(query, ctx, path, text))
-        if len(out) > query.limit:
-            break  # the rest would not be shown
+    with contextlib.closing(_candidates(query, ctx.roots, stop)) as candidates:
+        for found in candidates:
+            text = read_candidate(found, max_bytes)
+            if text is None or not query.regex.search(text):
+                continue  # a line match implies a whole-text match (MULTILINE): cheap filter
+            out.extend(_report(query, ctx, found.path, text))
+            if len(out) > query.limit:
+                break  # the rest would not be shown
     return out
 
 
-def _candidates(query: _Query, roots: tuple[Path, ...], stop: threading.Event) -> Iterator[Path]:
-    if query.base.is_file():
-        yield query.base
+def _candidates(
+    query: _Query, roots: tuple[Path, ...], stop: threading.Event
+) -> Generator[Found, None, None]:
+    if not os.path.isdir(query.base):
+        # A file named as ``path``, opened by its checked path (``Found.open``).
+        yield Found(query.base, -1, query.base.name, target=query.base)
         return
-    for path in walk_files(query.base, roots, stop):
-        if query.name_filter is None:
-            yield path
-            continue
-        subject = path.name if query.filter_on_name else relative_posix(path, query.base)
-        if query.name_filter.match(subject):
-            yield path
+    with contextlib.closing(walk_files(query.base, roots, stop)) as walk:
+        for found in walk:
+            if query.name_filter is None:
+                yield found
+                continue
+            subject = found.name if query.filter_on_name else relative_posix(found.path, query.base)
+            if query.name_filter.match(subject):
+                yield found
 
 
 def _report(query: _Query, ctx: ToolContext, path: Path, text: str) -> list[str]:
@@ -161,15 +187,20 @@ def _report(query: _Query, ctx: ToolContext, path: Path, text: str) -> list[str]
     return [f"{shown}:{n}:{_cut(line.rstrip(chr(13)), limits.line_max_chars)}" for n, line in hits]
 
 
-def _read_text(path: Path, max_bytes: int) -> str | None:
-    """The file's text, or None for a binary, unreadable or oversized file."""
+def read_candidate(found: Found, max_bytes: int) -> str | None:
+    """The file's text, or None for a binary, unreadable, oversized or non-regular file."""
     try:
-        if os.path.getsize(path) > max_bytes:
-            return None
-        data = path.read_bytes()
+        fd = found.open()
     except OSError:
         return None
-    if b"\0" in data[:_BINARY_SNIFF]:
+    with open(fd, "rb") as handle:
+        try:
+            if os.fstat(fd).st_size > max_bytes:
+                return None
+            data = handle.read(max_bytes + 1)  # it may have grown since
+        except OSError:
+            return None
+    if len(data) > max_bytes or b"\0" in data[:_BINARY_SNIFF]:
         return None
     return data.decode("utf-8", errors="replace")
 

@@ -8,9 +8,9 @@ path must be a root or lie under one (roots are resolved the same way). A symlin
 a root that points inside a root is fine; one that leads out, or a ``..`` that climbs
 out, is refused with a message naming both the path and where it leads.
 
-Tools then work on the resolved path, so a later operation never follows a symlink the
-check did not see. (A race where a directory is swapped for a symlink between the check
-and the write is not defended against: the model and the user share one machine.)
+Tools then work on the resolved path and never resolve it again: the local file system
+opens it without following any link (``tools.nofollow``), so a file or directory swapped
+for a link between the check and the use is refused, not followed.
 """
 
 from __future__ import annotations

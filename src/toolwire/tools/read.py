@@ -8,7 +8,6 @@ so the model always knows what it has not seen.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,6 +15,7 @@ from typing import Any, ClassVar
 from toolwire.tools.args import optional_int, required_str
 from toolwire.tools.base import Location, Tool, ToolError, ToolResult
 from toolwire.tools.context import ToolContext
+from toolwire.tools.files import check_file
 from toolwire.tools.output import numbered, split_lines
 
 DESCRIPTION = """\
@@ -99,18 +99,11 @@ class ReadTool(Tool):
 
 
 def _check_readable(path: Path, ctx: ToolContext) -> None:
-    """Refuse directories and huge files before asking the port for their content."""
-    if os.path.isdir(path):
+    """Refuse directories, special files and huge files before asking the port."""
+    info = check_file(ctx, path, " Use Glob or Bash `ls` to list it.")
+    if info is not None and info.st_size > ctx.limits.max_file_bytes:
         raise ToolError(
-            f"{ctx.show(path)} is a directory, not a file. Use Glob or Bash `ls` to list it."
-        )
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        return  # missing locally: the port (perhaps an editor buffer) decides
-    if size > ctx.limits.max_file_bytes:
-        raise ToolError(
-            f"{ctx.show(path)} is {size:,} bytes, more than Read accepts "
+            f"{ctx.show(path)} is {info.st_size:,} bytes, more than Read accepts "
             f"({ctx.limits.max_file_bytes:,}). Use Grep to find the part you need, "
             "or Bash with `head`, `tail` or `sed -n`."
         )

@@ -5,9 +5,13 @@ Glob syntax: ``*`` any run of characters within a path segment, ``?`` one charac
 (as a whole segment). A pattern without ``/`` matches a file's name at any depth when
 used as a ``Grep`` filter, as ripgrep's ``--glob`` does.
 
-The walk never follows a symlinked directory, skips version-control and cache
-directories, and yields a symlinked file only when its target lies inside the roots, so
-a search cannot read outside the session's directories either.
+The walk yields regular files only (a named pipe, socket or device is skipped: opening
+a pipe blocks), never follows a symlinked directory, skips version-control and cache
+directories, and yields a symlinked file only when its target is a regular file inside
+the roots, so a search cannot read outside the session's directories either. It goes
+by directory descriptors (``tools.nofollow``): each directory is entered with
+``O_NOFOLLOW`` relative to its parent's descriptor, so one swapped for a link after it
+was listed is not entered, and each file is opened relative to its directory's.
 """
 
 from __future__ import annotations
@@ -15,12 +19,21 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import stat
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from toolwire.tools.nofollow import (
+    DIRECTORY_FLAGS,
+    open_directory,
+    open_regular,
+    open_regular_at,
+)
 from toolwire.tools.paths import within
+from toolwire.tools.threads import off_loop
 
 T = TypeVar("T")
 
@@ -86,30 +99,108 @@ def split_static(pattern: str) -> tuple[str, str]:
     return prefix, "/".join(parts)
 
 
-def walk_files(base: Path, roots: Sequence[Path], stop: threading.Event) -> Iterator[Path]:
-    """Files under ``base`` (sorted, depth first) whose real path lies inside ``roots``."""
-    for top, dirs, files in os.walk(base, followlinks=False):
-        if stop.is_set():
-            return
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
-        for name in sorted(files):
-            path = Path(top, name)
-            if path.is_symlink():
-                real = Path(os.path.realpath(path))
-                if not within(real, roots) or not real.is_file():
-                    continue
-            yield path
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A regular file the walk found, and how to open it without a race.
+
+    ``dir_fd`` is its directory's descriptor, open only until the walk moves on; a
+    symlinked file has ``target``, its resolved target (checked inside the roots).
+    """
+
+    path: Path
+    dir_fd: int
+    name: str
+    target: Path | None = None
+
+    def open(self) -> int:
+        """A read-only descriptor of the file; ``OSError`` if it is no regular file now."""
+        if self.target is not None:
+            return open_regular(self.target)
+        return open_regular_at(self.dir_fd, self.name, self.path)
+
+
+def walk_files(
+    base: Path, roots: Sequence[Path], stop: threading.Event
+) -> Generator[Found, None, None]:
+    """Regular files under ``base`` (by name, a directory's files before its subdirectories)."""
+    try:
+        fd = open_directory(base)
+    except OSError:
+        return
+    # (descriptor, path, subdirectories left; None before the directory is listed)
+    stack: list[tuple[int, Path, Iterator[str] | None]] = [(fd, base, None)]
+    try:
+        while stack and not stop.is_set():
+            fd, top, subdirs = stack[-1]
+            if subdirs is None:
+                files, names = _list(fd, top, roots)
+                for found in files:
+                    if stop.is_set():
+                        return
+                    yield found
+                subdirs = iter(names)
+                stack[-1] = (fd, top, subdirs)
+            name = next(subdirs, None)
+            if name is None:
+                stack.pop()
+                os.close(fd)
+                continue
+            try:
+                sub = os.open(name, DIRECTORY_FLAGS, dir_fd=fd)
+            except OSError:
+                continue  # gone, or swapped for a link since it was listed: not entered
+            stack.append((sub, top / name, None))
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+
+
+def _list(fd: int, top: Path, roots: Sequence[Path]) -> tuple[list[Found], list[str]]:
+    """The regular files and the subdirectories to enter of the directory ``fd``."""
+    try:
+        with os.scandir(fd) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return [], []
+    files: list[Found] = []
+    subdirs: list[str] = []
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIPPED_DIRS:
+                    subdirs.append(entry.name)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(Found(top / entry.name, fd, entry.name))
+            elif entry.is_symlink():
+                target = _linked_file(top / entry.name, roots)
+                if target is not None:
+                    files.append(Found(top / entry.name, fd, entry.name, target))
+        except OSError:
+            continue  # gone meanwhile
+    return files, subdirs
+
+
+def _linked_file(link: Path, roots: Sequence[Path]) -> Path | None:
+    """The real path of ``link`` when it is a regular file inside the roots."""
+    real = Path(os.path.realpath(link))
+    if not within(real, roots):
+        return None
+    try:
+        return real if stat.S_ISREG(os.lstat(real).st_mode) else None
+    except OSError:
+        return None
 
 
 async def in_thread(work: Callable[[threading.Event], T]) -> T:
-    """Run blocking ``work(stop)`` in a worker thread; on cancel, ``stop`` is set.
+    """Run blocking ``work(stop)`` in a daemon thread; on cancel, ``stop`` is set.
 
     The caller's task is cancelled at once; the thread sees ``stop`` at its next check
-    and ends soon after, instead of walking a large tree for nobody.
+    and ends soon after, instead of walking a large tree for nobody. A thread stuck
+    anyway does not hold the process at exit (``tools.threads``).
     """
     stop = threading.Event()
     try:
-        return await asyncio.to_thread(work, stop)
+        return await off_loop(lambda: work(stop), "toolwire-search")
     except asyncio.CancelledError:
         stop.set()
         raise
@@ -122,6 +213,7 @@ def relative_posix(path: Path, base: Path) -> str:
 
 __all__ = [
     "SKIPPED_DIRS",
+    "Found",
     "glob_to_regex",
     "in_thread",
     "relative_posix",
