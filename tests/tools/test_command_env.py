@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.tools.support import run
@@ -23,6 +23,7 @@ NAMES = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", fullmatch=True)
 VALUES = st.text(st.characters(codec="utf-8", exclude_characters="\0"), max_size=10)
 
 
+@settings(max_examples=40)
 @given(
     plain=st.dictionaries(NAMES, VALUES, max_size=8),
     keys=st.dictionaries(st.sampled_from(sorted(KEY_VARIABLES)), VALUES, max_size=6),
