@@ -20,6 +20,7 @@ from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import SWITCH_KEY, rebuild
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
+from toolwire.tools.terminal import hidden_variables
 
 log = logging.getLogger("toolwire.agent")
 
@@ -73,12 +74,15 @@ class SessionFactory:
             read=bool(fs_caps and fs_caps.read_text_file),
             write=bool(fs_caps and fs_caps.write_text_file),
         )
-        limits = self._rt.config.limits
+        config = self._rt.config
         tool_limits = ToolLimits(
-            output_max_bytes=limits.max_tool_output_chars,
-            bash_default_timeout_s=limits.command_timeout,
+            output_max_bytes=config.limits.max_tool_output_chars,
+            bash_default_timeout_s=config.limits.command_timeout,
         )
-        return ToolContext.create(cwd, dirs, fs=fs, terminal=LocalTerminal(), limits=tool_limits)
+        # Commands never see a backend's key (docs/agent.md, "Commands and keys").
+        keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
+        terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
+        return ToolContext.create(cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits)
 
 
 __all__ = ["SessionFactory"]

@@ -12,6 +12,12 @@ Two records per session, each authoritative for its reader:
 
 One connection per store, WAL, foreign keys on; use a store from the thread that opened
 it (the agent's: ``store_worker``, off the event loop). Schema and file: ``store_schema``.
+
+Every text it writes is encodable (``toolwire.backends.encodable``: a lone surrogate
+from a prompt becomes U+FFFD; the JSON columns keep it escaped), so nothing a client or
+a model sends can make a write, or a later read, fail. SQLite's own failures leave as
+one ``StoreError`` line saying what happened ("locked by another process", "the disk
+... is full"), never "cannot rollback".
 """
 
 from __future__ import annotations
@@ -21,20 +27,48 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import update_wrapper
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from toolwire.agent.store_schema import SCHEMA_VERSION, default_db_path, migrate, prepare_file
+from toolwire.agent.store_schema import (
+    SCHEMA_VERSION,
+    StoreError,
+    default_db_path,
+    migrate,
+    prepare_file,
+    rollback,
+    store_error,
+)
+from toolwire.backends import encodable
 from toolwire.errors import UsageError
 from toolwire.history import Message
 from toolwire.history.jsonform import dumps, message_from_dict, message_to_dict
 
 _UNSET: Any = object()
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+BUSY_TIMEOUT_S = 5.0  # how long a write waits for another process's lock
+
+
+def _sqlite_errors(
+    method: Callable[Concatenate[SessionDatabase, _P], _R],
+) -> Callable[Concatenate[SessionDatabase, _P], _R]:
+    """Let SQLite's errors out of ``method`` as one clear ``StoreError`` line."""
+
+    def translated(self: SessionDatabase, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
+
+    update_wrapper(translated, method)  # its name and docstring
+    return translated
 
 
 class SessionNotFoundError(UsageError):
@@ -65,28 +99,41 @@ class SessionRecord:
 class SessionDatabase:
     """The agent's SQLite session database.
 
-    ``path=None`` is ``default_db_path()``; ``":memory:"`` works.
+    ``path=None`` is ``default_db_path()``; ``":memory:"`` works. ``busy_timeout``: the
+    seconds a write waits for another process's lock before it fails (``StoreError``).
     """
 
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, *, clock: Callable[[], float] = time.time
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        busy_timeout: float = BUSY_TIMEOUT_S,
     ) -> None:
         self.path = str(default_db_path() if path is None else path)
+        self.busy_timeout = busy_timeout
         self._clock = clock
         if self.path != ":memory:":
             prepare_file(Path(self.path))
-        self._db = sqlite3.connect(self.path, isolation_level=None)
         try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path, busy_timeout) from exc
+        try:
+            self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("PRAGMA busy_timeout = 5000")
             migrate(self._db)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise store_error(exc, self.path, busy_timeout) from exc
         except BaseException:
             self._db.close()
             raise
 
     @property
+    @_sqlite_errors
     def schema_version(self) -> int:
         """The schema version of the open database (``SCHEMA_VERSION`` once open)."""
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
@@ -106,7 +153,7 @@ class SessionDatabase:
         sid = session_id or str(uuid.uuid4())
         now = self._clock()
         with self._transaction():
-            self._db.execute(
+            self._sql(
                 "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
                 " title, backend, mode, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (sid, cwd, dumps(list(additional_dirs)), now, now, title, backend, mode,
@@ -114,18 +161,20 @@ class SessionDatabase:
             )  # fmt: skip
         return self._require(sid)
 
+    @_sqlite_errors
     def get(self, session_id: str) -> SessionRecord | None:
         """The session, or None when there is none with that id."""
-        row = self._db.execute(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
+        row = self._sql(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else _record(row)
 
+    @_sqlite_errors
     def list_sessions(
         self, *, cwd: str | None = None, limit: int | None = None, offset: int = 0
     ) -> list[SessionRecord]:
         """Sessions, most recently updated first, optionally only those in ``cwd``."""
         where, params = ("WHERE cwd = ?", [cwd]) if cwd is not None else ("", [])
         sql = f"{_SELECT} {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?"
-        rows = self._db.execute(sql, (*params, -1 if limit is None else limit, offset))
+        rows = self._sql(sql, (*params, -1 if limit is None else limit, offset))
         return [_record(row) for row in rows]
 
     def update(
@@ -145,9 +194,7 @@ class SessionDatabase:
         with self._transaction():
             self._touch(session_id)
             for column, value in columns.items():  # column names come from the code above
-                self._db.execute(
-                    f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id)
-                )
+                self._sql(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
         return self._require(session_id)
 
     def set_config_value(self, session_id: str, key: str, value: Any) -> SessionRecord:
@@ -179,9 +226,10 @@ class SessionDatabase:
         """Add messages at the end of the session's history."""
         self.append(session_id, messages=messages)
 
+    @_sqlite_errors
     def messages(self, session_id: str) -> list[Message]:
         """The session's history, in order."""
-        rows = self._db.execute(
+        rows = self._sql(
             "SELECT role, backend, parts FROM messages WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
@@ -195,16 +243,17 @@ class SessionDatabase:
         rows = [_message_row(m) for m in messages]
         with self._transaction():
             self._touch(session_id)
-            self._db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            self._sql("DELETE FROM messages WHERE session_id = ?", (session_id,))
             self._insert("messages", _MESSAGE_COLUMNS, session_id, rows)
 
     def append_updates(self, session_id: str, updates: Iterable[Mapping[str, Any]]) -> None:
         """Add ``session/update`` payloads to the transcript."""
         self.append(session_id, updates=updates)
 
+    @_sqlite_errors
     def updates(self, session_id: str) -> list[dict[str, Any]]:
         """The transcript to replay on ``session/load``, in order."""
-        rows = self._db.execute(
+        rows = self._sql(
             "SELECT payload FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         return [json.loads(payload) for (payload,) in rows]
@@ -212,7 +261,7 @@ class SessionDatabase:
     def delete(self, session_id: str) -> bool:
         """Remove the session with its history and transcript; False when there was none."""
         with self._transaction():
-            cursor = self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            cursor = self._sql("DELETE FROM sessions WHERE id = ?", (session_id,))
         return cursor.rowcount > 0
 
     def close(self) -> None:
@@ -231,30 +280,37 @@ class SessionDatabase:
     def _transaction(self) -> Iterator[None]:
         # IMMEDIATE takes the write lock at once: the MAX(seq) read and the inserts that
         # follow it cannot interleave with another writer's.
-        self._db.execute("BEGIN IMMEDIATE")
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                rollback(self._db)
+                raise
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
+
+    def _sql(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """``execute`` with every text parameter made encodable (module doc)."""
+        return self._db.execute(sql, _encodable(params))
 
     def _insert(
         self, table: str, columns: str, session_id: str, rows: list[tuple[Any, ...]]
     ) -> None:
         if not rows:
             return
-        (last,) = self._db.execute(
+        (last,) = self._sql(
             f"SELECT COALESCE(MAX(seq), -1) FROM {table} WHERE session_id = ?", (session_id,)
         ).fetchone()
         marks = ", ".join("?" * (len(rows[0]) + 2))
         self._db.executemany(
             f"INSERT INTO {table} (session_id, seq, {columns}) VALUES ({marks})",
-            [(session_id, last + 1 + i, *row) for i, row in enumerate(rows)],
+            [_encodable((session_id, last + 1 + i, *row)) for i, row in enumerate(rows)],
         )
 
     def _touch(self, session_id: str) -> None:
-        cursor = self._db.execute(
+        cursor = self._sql(
             "UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?",
             (self._clock(), session_id),
         )
@@ -273,6 +329,10 @@ _SELECT = (
     "SELECT id, cwd, additional_dirs, created_at, updated_at, title, backend, mode, config"
     " FROM sessions"
 )
+
+
+def _encodable(params: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(encodable(p) if isinstance(p, str) else p for p in params)
 
 
 def _message_row(message: Message) -> tuple[str, str | None, str]:
@@ -299,5 +359,6 @@ __all__ = [
     "SessionDatabase",
     "SessionNotFoundError",
     "SessionRecord",
+    "StoreError",
     "default_db_path",
 ]

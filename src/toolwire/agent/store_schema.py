@@ -9,11 +9,12 @@ than guessed at.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
 
-from toolwire.errors import UsageError
+from toolwire.errors import ToolwireError, UsageError
 
 MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: sessions, their history, and the transcript replayed on session/load.
@@ -55,6 +56,26 @@ class SchemaVersionError(UsageError):
     """The database was written by a newer toolwire."""
 
 
+class StoreError(ToolwireError):
+    """The session database could not be read or written (locked, disk full, ...)."""
+
+
+def store_error(exc: sqlite3.Error, path: str, busy_timeout: float) -> StoreError:
+    """``exc`` as one line that says what happened to which file and what to do."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreError(
+            f"the session database {path} is locked by another process (waited "
+            f"{busy_timeout:g} s); try again once it is done"
+        )
+    if code == sqlite3.SQLITE_FULL:
+        return StoreError(
+            f"the disk holding the session database {path} is full; free some space and try again"
+        )
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return StoreError(f"the session database {path} failed: {detail}")
+
+
 def default_db_path() -> Path:
     """``$XDG_DATA_HOME/toolwire/sessions.db``, by default ``~/.local/share/toolwire/...``."""
     base = os.environ.get("XDG_DATA_HOME", "")
@@ -90,10 +111,23 @@ def migrate(db: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) ->
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {version + 1}")
         except BaseException:
-            db.execute("ROLLBACK")
+            rollback(db)
             raise
         db.execute("COMMIT")
     return int(start)
+
+
+def rollback(db: sqlite3.Connection) -> None:
+    """End a failed transaction, keeping the error that failed it.
+
+    SQLite may already have rolled back on its own (on SQLITE_FULL, SQLITE_IOERR,
+    SQLITE_BUSY, SQLITE_NOMEM: https://www.sqlite.org/lang_transaction.html), and then
+    a ROLLBACK fails with "cannot rollback - no transaction is active", which would
+    hide the real cause.
+    """
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 def _statements(script: str) -> list[str]:
@@ -105,7 +139,10 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "SchemaVersionError",
+    "StoreError",
     "default_db_path",
     "migrate",
     "prepare_file",
+    "rollback",
+    "store_error",
 ]

@@ -5,11 +5,13 @@ One module per provider (``anthropic``, ``openai_chat``, ``openai_responses``,
 that streams over httpx; ``replay`` serves cassettes, ``record`` writes them;
 ``factory.create_backend`` builds any of them from configuration. The contract every
 backend keeps is in ``base``. ``http_client()`` makes the HTTP client backends share;
-its maker closes it.
+its maker closes it. ``encodable``/``encodable_json`` clean lone surrogates out of text
+before it is serialized (``_text``).
 """
 
 from __future__ import annotations
 
+from toolwire.backends._text import encodable, encodable_json
 from toolwire.backends._wire import http_client
 from toolwire.backends.base import (
     PROVIDERS,
@@ -40,5 +42,7 @@ __all__ = [
     "TappableBackend",
     "create_backend",
     "demo_cassette",
+    "encodable",
+    "encodable_json",
     "http_client",
 ]

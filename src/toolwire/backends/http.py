@@ -30,6 +30,7 @@ import httpx2
 
 from toolwire.backends._failures import one_line, provider_message, reason, retry_after
 from toolwire.backends._secrets import scrub
+from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
@@ -93,10 +94,13 @@ class HTTPBackend(ABC):
 
         Kept until the request is sent: the proxy sizes a request (its token estimate)
         before sending it, and a long history should be built and serialized once.
+        Always encodable as UTF-8: a lone surrogate anywhere in the history is sent as
+        U+FFFD (``_text``), or it would fail this request and every later one.
         """
         if self._body is None or self._body[0] is not request:
             body = self.build_body(request)
             text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = encodable(text)
             self._body = (request, text)
         return self._body[1]
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from toolwire.config.schema import BackendConfig
 
 _BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
-_TABLES = ("limits", "handoff")
+_TABLES = ("limits", "handoff", "tools")
 
 
 def config(
@@ -55,10 +55,17 @@ def render(cfg: Config, environ: Any) -> list[str]:
     for section in _TABLES:
         values = getattr(cfg, section).model_dump()
         lines += ["", f"[{section}]"]
-        lines += _table([(k, f"{v:g}", cfg.source(f"{section}.{k}")) for k, v in values.items()])
+        lines += _table([(k, _show(v), cfg.source(f"{section}.{k}")) for k, v in values.items()])
     if cfg.notice:
         lines += ["", f"# {cfg.notice}"]
     return lines
+
+
+def _show(value: Any) -> str:
+    """A table value as the file would write it (lists as TOML arrays)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(f'"{item}"' for item in value) + "]"
+    return f"{value:g}"
 
 
 def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tuple[str, str, str]]:

@@ -22,6 +22,8 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
 
     [limits]                           # see schema.LimitsConfig
     [handoff]                          # see schema.HandoffConfig
+    [tools]                            # see schema.ToolsConfig
+    env_allow = []                     # key variables Bash commands may still see
 
 Environment: ``TOOLWIRE_CONFIG``, ``TOOLWIRE_BACKEND`` (a name, or ``replay:CASSETTE``),
 ``TOOLWIRE_MODEL`` (the selected backend's model), ``TOOLWIRE_MODE``, ``TOOLWIRE_PROFILE``.
@@ -44,7 +46,7 @@ from toolwire.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolwire.config.load import DETECTED, Config, config_path, load_config
-    from toolwire.config.schema import BackendConfig, HandoffConfig, LimitsConfig
+    from toolwire.config.schema import BackendConfig, HandoffConfig, LimitsConfig, ToolsConfig
 
 # The loader and the schema import pydantic; the fixed sets (``choices``) are used by the
 # pure update engine, which must not. So the package loads those two on first use.
@@ -56,6 +58,7 @@ _LAZY = {
     "BackendConfig": "schema",
     "HandoffConfig": "schema",
     "LimitsConfig": "schema",
+    "ToolsConfig": "schema",
 }
 
 
@@ -73,6 +76,7 @@ __all__ = [
     "ConfigError",
     "HandoffConfig",
     "LimitsConfig",
+    "ToolsConfig",
     "config_path",
     "load_config",
 ]

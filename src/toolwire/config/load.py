@@ -23,6 +23,7 @@ from toolwire.config.schema import (
     ConfigFile,
     HandoffConfig,
     LimitsConfig,
+    ToolsConfig,
     validate,
 )
 from toolwire.samples import DEMO_CASSETTE
@@ -47,6 +48,7 @@ class Config:
     profile: Profile | None = None
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     handoff: HandoffConfig = field(default_factory=HandoffConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
     file: Path | None = None
     file_found: bool = False
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -101,7 +103,11 @@ def load_config(
         ("$TOOLWIRE_PROFILE", env.get("TOOLWIRE_PROFILE")),
         (where, data.profile),
     )
-    for section, table in (("limits", data.limits), ("handoff", data.handoff)):
+    for section, table in (
+        ("limits", data.limits),
+        ("handoff", data.handoff),
+        ("tools", data.tools),
+    ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})
     return Config(
         backends=backends,
@@ -110,6 +116,7 @@ def load_config(
         profile=_choice("profile", chosen_profile, PROFILES, sources["profile"]),
         limits=data.limits,
         handoff=data.handoff,
+        tools=data.tools,
         file=file,
         file_found=file.exists(),
         sources=sources,

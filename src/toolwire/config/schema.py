@@ -94,6 +94,27 @@ class HandoffConfig(Table):
     """Most recent turns passed verbatim instead of summarized."""
 
 
+class ToolsConfig(Table):
+    """``[tools]``: what the agent's tools may do."""
+
+    env_allow: list[str] = Field(
+        default_factory=list, description="a list of environment variable names"
+    )
+    """Key variables a command may still see. ``Bash`` commands never get the configured
+    backends' ``api_key_env`` nor the providers' well-known key variables
+    (``toolwire.tools.terminal.KEY_VARIABLES``); a name listed here is passed through."""
+
+    @field_validator("env_allow")
+    @classmethod
+    def _variable_names(cls, names: list[str]) -> list[str]:
+        if not all(_ENV_NAME.fullmatch(name) for name in names):
+            raise ValueError(
+                "tools.env_allow must list the NAMES of environment variables "
+                '(e.g. ["OPENAI_API_KEY"]), not their values'
+            )
+        return names
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
@@ -169,6 +190,7 @@ class ConfigFile(Table):
     backends: dict[str, BackendTable] = Field(default_factory=dict)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     handoff: HandoffConfig = Field(default_factory=HandoffConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
 
@@ -198,6 +220,7 @@ __all__ = [
     "HandoffConfig",
     "LimitsConfig",
     "Table",
+    "ToolsConfig",
     "mask",
     "validate",
 ]

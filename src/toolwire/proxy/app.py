@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
-from toolwire.backends import http_client
+from toolwire.backends import encodable_json, http_client
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import BadRequestError, BodyTooLargeError, ProxyError, UnauthorizedError
 from toolwire.proxy.metrics import Metrics
@@ -156,11 +156,15 @@ class Proxy:
         return work()
 
     async def _body(self, request: Request) -> Any:
-        """The request's JSON, from an authorized client, within ``max_body_bytes``."""
+        """The request's JSON, from an authorized client, within ``max_body_bytes``.
+
+        A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
+        downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
+        """
         self._authorize(request)
         raw = await self._read(request)
         try:
-            return json.loads(raw)
+            return encodable_json(raw, json.loads(raw))
         except ValueError as e:
             raise BadRequestError(f"the body is not JSON: {e}") from e
 

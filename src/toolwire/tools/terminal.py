@@ -15,7 +15,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
@@ -27,6 +27,58 @@ _READ_SIZE = 65536
 _DRAIN_GRACE_S = 1.0
 # Commands the model runs must never wait on a pager or a prompt.
 _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+#: The model providers' well-known key variables: a command never sees them (nor the
+#: configured backends' ``api_key_env``), or ``echo $ANTHROPIC_API_KEY`` would put the
+#: key in the editor, the session database and the next model request (docs/agent.md,
+#: "Commands and keys"). ``[tools] env_allow`` lets one through.
+KEY_VARIABLES: frozenset[str] = frozenset(
+    {
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "OPENAI_API_KEY",
+        "AZURE_OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENERATIVE_AI_API_KEY",
+        "VERTEX_API_KEY",
+        "MISTRAL_API_KEY",
+        "GROQ_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "OPENROUTER_API_KEY",
+        "XAI_API_KEY",
+        "TOGETHER_API_KEY",
+        "FIREWORKS_API_KEY",
+        "COHERE_API_KEY",
+        "CO_API_KEY",
+        "PERPLEXITY_API_KEY",
+        "CEREBRAS_API_KEY",
+        "DASHSCOPE_API_KEY",
+        "MOONSHOT_API_KEY",
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+    }
+)
+
+
+def hidden_variables(
+    key_variables: Iterable[str] = (), allow: Iterable[str] = ()
+) -> frozenset[str]:
+    """What commands must not see: ``KEY_VARIABLES`` and ``key_variables`` (the configured
+    backends' ``api_key_env``), less the ``allow`` list."""
+    return (KEY_VARIABLES | frozenset(key_variables)) - frozenset(allow)
+
+
+def command_env(
+    hidden: Iterable[str] = KEY_VARIABLES,
+    extra: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment a command runs with: ``environ`` (default: this process's) without
+    the ``hidden`` variables, with the quiet settings and ``extra`` on top."""
+    hide = frozenset(hidden)
+    base = os.environ if environ is None else environ
+    return {k: v for k, v in base.items() if k not in hide} | _QUIET_ENV | dict(extra or {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +135,17 @@ class Terminal(Protocol):
 
 
 class LocalTerminal:
-    """Commands as local ``bash -c`` subprocesses. ``extra_env`` overrides the environment."""
+    """Commands as local ``bash -c`` subprocesses, in ``command_env(hidden, extra_env)``:
+    the agent's environment without the key variables (``KEY_VARIABLES`` by default)."""
 
-    def __init__(self, *, extra_env: Mapping[str, str] | None = None, shell: str = "bash") -> None:
-        self._env = {**os.environ, **_QUIET_ENV, **(extra_env or {})}
+    def __init__(
+        self,
+        *,
+        extra_env: Mapping[str, str] | None = None,
+        shell: str = "bash",
+        hidden: Iterable[str] = KEY_VARIABLES,
+    ) -> None:
+        self._env = command_env(hidden, extra_env)
         self._shell = shell
         self._background: list[asyncio.subprocess.Process] = []
 
@@ -247,4 +306,13 @@ async def _reap(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) ->
             await reader
 
 
-__all__ = ["BackgroundJob", "CommandResult", "LocalTerminal", "OutputCallback", "Terminal"]
+__all__ = [
+    "KEY_VARIABLES",
+    "BackgroundJob",
+    "CommandResult",
+    "LocalTerminal",
+    "OutputCallback",
+    "Terminal",
+    "command_env",
+    "hidden_variables",
+]
