@@ -21,6 +21,7 @@ from tests.agent.support import (
     APP,
     KEY,
     ScriptedClient,
+    agent,
     alive,
     calls_by_id,
     check_full_turn,
@@ -36,6 +37,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
+from toolwire.agent.store import SessionDatabase
 from toolwire.testing.streams import write_cassette
 
 pytestmark = pytest.mark.e2e
@@ -165,3 +167,55 @@ async def _after_restart(
         with pytest.raises(RequestError):
             await run.conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
         check_wire(run.wire)
+
+
+def test_a_killed_agent_issued_ids_are_not_issued_again(tmp_path: Path) -> None:
+    """An agent killed mid-step (its calls shown, the step not yet saved) leaves their ids
+    on disk: the next agent (in this process, on the same database) gives a provider's
+    repeat of one another id."""
+    root = project(tmp_path)
+    write = ("tool", "Write", {"file_path": "new.txt", "content": "x"}, "call_0")
+    first = write_cassette(tmp_path / "first.jsonl", [response(write)])
+    again = write_cassette(
+        tmp_path / "again.jsonl",
+        [response(("tool", "Read", {"file_path": "app.py"}, "call_0")), response(("text", "ok"))],
+    )
+    client = ScriptedClient(answers=["wait"])  # the permission is never answered
+
+    async def killed_mid_step() -> str:
+        async with spawn_agent(tmp_path, client, "--backend", f"replay:{first}") as run:
+            sid = await start(run.conn, root)
+            prompt = asyncio.get_running_loop().create_task(
+                run.conn.prompt(session_id=sid, prompt=[text_block("Write it")])
+            )
+            while not client.permissions:
+                await asyncio.sleep(0.02)
+            assert client.permissions[0].tool_call_id == "call_0"
+            data = tmp_path / "data" / "toolwire" / "sessions.db"
+            for _ in range(250):  # the id is written as it is issued, not at the step's end
+                with SessionDatabase(data) as db:
+                    if "call_0" in db.call_ids(sid):
+                        break
+                await asyncio.sleep(0.02)
+            run.process.kill()
+            await run.process.wait()
+            prompt.cancel()
+            client.cancelled.set()
+            return sid
+
+    async def next_agent(sid: str) -> list[str]:
+        second = ScriptedClient()
+        async with agent(tmp_path, second, "--backend", f"replay:{again}") as run:
+            await run.conn.initialize(protocol_version=1)
+            await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+            before = len(run.notifications())
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Read it")])
+            assert result.stop_reason == "end_turn"
+            check_wire(run.wire)
+            return list(calls_by_id(run.notifications()[before:]))
+
+    sid = asyncio.run(killed_mid_step())
+    issued = asyncio.run(next_agent(sid))
+    assert len(issued) == 1
+    assert issued != ["call_0"]
+    assert not (root / "new.txt").exists()

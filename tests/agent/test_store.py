@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -11,10 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from toolwire.agent.ids import IdGuard
 from toolwire.agent.store import SessionDatabase, SessionNotFoundError, default_db_path
-from toolwire.agent.store_schema import SCHEMA_VERSION, SchemaVersionError, migrate
+from toolwire.agent.store_schema import MIGRATIONS, SCHEMA_VERSION, SchemaVersionError, migrate
 from toolwire.agent.store_worker import StoreWorker
+from toolwire.events import ToolCallEnd, ToolCallStart
 from toolwire.history import (
     Message,
     TextPart,
@@ -49,6 +54,9 @@ HISTORY = [
     ),
     Message("assistant", (TextPart("Done."),), backend="glm"),
 ]
+
+# Few distinct ids, some shaped like the ones the guard makes, so collisions are common.
+_PROVIDER_IDS = st.sampled_from(["call_0", "call_1", "call_0-2", "call_0-2-2", "toolu_a", "x-3"])
 
 
 def clock() -> Callable[[], float]:
@@ -271,3 +279,86 @@ def test_the_store_worker_keeps_one_thread_and_the_order_even_for_cancelled_call
         await worker.aclose()
 
     asyncio.run(scenario())
+
+
+def test_issued_call_ids_are_kept_per_session_and_go_with_it(store: SessionDatabase) -> None:
+    one, two = store.create("/p"), store.create("/p")
+    store.add_call_ids(one.id, ["call_0", "call_0-2"])
+    store.add_call_ids(one.id, ["call_0"])  # kept once
+    store.add_call_ids(two.id, ["call_0"])
+    assert store.call_ids(one.id) == {"call_0", "call_0-2"}
+    assert store.call_ids(two.id) == {"call_0"}
+    with pytest.raises(SessionNotFoundError):
+        store.add_call_ids("nope", ["x"])
+    store.delete(one.id)
+    assert store.call_ids(one.id) == set()
+
+
+def test_config_values_merge_in_one_write(store: SessionDatabase) -> None:
+    session = store.create("/p", backend="a", config={"keep": 1, "active_backend": "a"})
+    record = store.update(session.id, backend="b", config_values={"active_backend": "b"})
+    assert (record.backend, dict(record.config)) == ("b", {"keep": 1, "active_backend": "b"})
+    record = store.set_config_value(session.id, "handoff_switch_at", 3)
+    assert dict(record.config) == {"keep": 1, "active_backend": "b", "handoff_switch_at": 3}
+
+
+def test_a_version_1_database_gets_the_call_ids_its_transcripts_show(tmp_path: Path) -> None:
+    """Sessions stored before ids were kept: their transcripts' toolCallIds count as issued."""
+    path = tmp_path / "v1.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    migrate(db, MIGRATIONS[:1])
+    db.execute(
+        "INSERT INTO sessions (id, cwd, created_at, updated_at) VALUES ('s', '/p', 1, 1), "
+        "('t', '/p', 1, 1)"
+    )
+    payloads = [
+        ("s", {"sessionUpdate": "tool_call", "toolCallId": "call_0", "title": "Read"}),
+        ("s", {"sessionUpdate": "tool_call", "toolCallId": "call_0-2", "title": "Read"}),
+        ("s", {"sessionUpdate": "tool_call_update", "toolCallId": "call_0", "status": "failed"}),
+        ("s", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}),
+        ("t", {"sessionUpdate": "tool_call", "toolCallId": "toolu_1", "title": "Bash"}),
+    ]
+    for seq, (sid, payload) in enumerate(payloads):
+        db.execute(
+            "INSERT INTO transcript (session_id, seq, ts, payload) VALUES (?, ?, 1, ?)",
+            (sid, seq, json.dumps(payload)),
+        )
+    db.execute("INSERT INTO transcript VALUES ('t', 99, 1, 'not json')")  # survives
+    db.close()
+    with SessionDatabase(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.call_ids("s") == {"call_0", "call_0-2"}
+        assert store.call_ids("t") == {"toolu_1"}
+        assert len(store.updates("s")) == 4  # the transcript itself is untouched
+
+
+@settings(max_examples=60)
+@given(
+    processes=st.lists(
+        st.lists(st.lists(_PROVIDER_IDS, unique=True, max_size=4), max_size=4),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_call_ids_stay_unique_over_any_restarts(processes: list[list[list[str]]]) -> None:
+    """Whatever ids providers repeat, and wherever the agent restarts, none is issued twice.
+
+    Each process seeds its guard from the store as ``SessionFactory.reopen`` does and
+    records each id as it is issued, as the turn does.
+    """
+    issued: list[str] = []
+    with SessionDatabase(":memory:") as store:
+        sid = store.create("/p").id
+        for responses in processes:
+            used = store.call_ids(sid)
+            for provider_ids in responses:
+                guard = IdGuard(used)
+                for index, provider_id in enumerate(provider_ids):
+                    start = guard.event(ToolCallStart(provider_id, "Read", index))
+                    assert isinstance(start, ToolCallStart)
+                    store.add_call_ids(sid, [start.id])
+                    issued.append(start.id)
+                    end = guard.event(ToolCallEnd(provider_id, {}))
+                    assert isinstance(end, ToolCallEnd)
+                    assert end.id == start.id
+    assert len(set(issued)) == len(issued)

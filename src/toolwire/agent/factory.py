@@ -18,7 +18,7 @@ from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import SWITCH_KEY, rebuild
+from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
 
@@ -37,25 +37,41 @@ class SessionFactory:
         config = self._rt.config
         tools = self._tools(session_id, cwd, dirs)
         backend, mode = config.default_backend, config.mode
+        active = {ACTIVE_KEY: backend}
         await self._rt.store.call(
-            lambda db: db.create(cwd, dirs, session_id=session_id, backend=backend, mode=mode)
+            lambda db: db.create(
+                cwd, dirs, session_id=session_id, backend=backend, mode=mode, config=active
+            )
         )
         outbox = Outbox(self._sink, session_id, held=True)
         log.info("session %s: new in %s on %s", session_id, cwd, backend)
         return Session(session_id, cwd, dirs, mode, backend, outbox, tools)
 
     async def reopen(self, record: SessionRecord, cwd: str, dirs: tuple[str, ...]) -> Session:
-        """A stored session, live again with its history, backend and mode."""
+        """A stored session, live again with its history, backend and mode.
+
+        ``record.backend`` is the backend the user chose; ``ACTIVE_KEY`` the one that
+        answered last. When they differ the switch is still to come, and the next prompt
+        makes it (in this process or any other). A backend no longer configured is
+        replaced by the default, without a handoff, as before there was a switch.
+        """
         config = self._rt.config
         tools = self._tools(record.id, cwd, dirs)
-        backend = config.default_backend
+        chosen = config.default_backend
         if record.backend is not None and record.backend in config.backends:
-            backend = record.backend
+            chosen = record.backend
+        active = record.config.get(ACTIVE_KEY)
+        if not isinstance(active, str) or active not in config.backends:
+            active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
         mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
         outbox = Outbox(self._sink, record.id)
-        history = await self._rt.store.call(lambda db: db.messages(record.id))
+        sid = record.id
+        history = await self._rt.store.call(lambda db: db.messages(sid))
+        used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
-        session = Session(record.id, cwd, dirs, mode, backend, outbox, tools, history=history)
+        session = Session(
+            sid, cwd, dirs, mode, active, outbox, tools, history, pending=chosen, call_ids=used
+        )
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
         rebuild(session, self._rt, record.config.get(SWITCH_KEY))

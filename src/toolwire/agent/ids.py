@@ -13,12 +13,19 @@ class IdGuard:
 
     A replayed cassette, or a text-format model numbering ``call_0`` in every response,
     would otherwise reuse an id the editor already shows (Zed upserts onto the old card).
-    The history keeps the provider's ids; only the editor's ids are renamed.
+    The history keeps the provider's ids; only the editor's ids are renamed. ``used`` is
+    the session's set, seeded on reopen from every id it issued in any process (the store
+    keeps them, ``SessionDatabase.call_ids``), so a restart or ``session/load`` never
+    hands out one again.
     """
 
     def __init__(self, used: set[str]) -> None:
         self._used = used
         self._map: dict[str, str] = {}
+
+    def issued(self) -> list[str]:
+        """The ACP ids this response's calls were given."""
+        return list(self._map.values())
 
     def acp_id(self, provider_id: str) -> str:
         """The ACP id of a call of this response."""

@@ -10,6 +10,9 @@ Two records per session, each authoritative for its reader:
   ``plan``), never the stream of deltas. A history cannot rebuild what the editor was
   shown (titles, diffs, locations, exit codes), so the editor's view is kept as is.
 
+Next to them, ``tool_call_ids``: every ``toolCallId`` the session ever issued, written
+as it is issued, so no later process issues one again (``ids.IdGuard``).
+
 One connection per store, WAL, foreign keys on; use a store from the thread that opened
 it (the agent's: ``store_worker``, off the event loop). Schema and file: ``store_schema``.
 
@@ -185,22 +188,40 @@ class SessionDatabase:
         backend: str | None = _UNSET,
         mode: str | None = _UNSET,
         config: Mapping[str, Any] = _UNSET,
+        config_values: Mapping[str, Any] | None = None,
     ) -> SessionRecord:
-        """Set the given fields (None clears a text field); ``updated_at`` moves on."""
+        """Set the given fields (None clears a text field); ``updated_at`` moves on.
+
+        ``config`` replaces the whole config; ``config_values`` sets those keys, keeping
+        the others (read in the same transaction, so another process's keys stay).
+        """
         changes = {"title": title, "backend": backend, "mode": mode}
         columns = {k: v for k, v in changes.items() if v is not _UNSET}
-        if config is not _UNSET:
-            columns["config"] = dumps(dict(config))
         with self._transaction():
             self._touch(session_id)
+            if config_values:
+                base = self._require(session_id).config if config is _UNSET else config
+                config = {**base, **config_values}
+            if config is not _UNSET:
+                columns["config"] = dumps(dict(config))
             for column, value in columns.items():  # column names come from the code above
                 self._sql(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
         return self._require(session_id)
 
     def set_config_value(self, session_id: str, key: str, value: Any) -> SessionRecord:
         """Set one config value, keeping the others."""
-        record = self._require(session_id)
-        return self.update(session_id, config={**record.config, key: value})
+        return self.update(session_id, config_values={key: value})
+
+    def add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
+        """Record ``toolCallId``s the session issued (each is kept once)."""
+        with self._transaction():
+            self._touch(session_id)
+            self._add_call_ids(session_id, ids)
+
+    def call_ids(self, session_id: str) -> set[str]:
+        """Every ``toolCallId`` the session issued, in any process."""
+        rows = self._db.execute("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
+        return {call_id for (call_id,) in rows}
 
     def append(
         self,
@@ -208,11 +229,13 @@ class SessionDatabase:
         *,
         messages: Iterable[Message] = (),
         updates: Iterable[Mapping[str, Any]] = (),
+        call_ids: Iterable[str] = (),
     ) -> None:
         """Add to the history and the transcript together, in one transaction.
 
         ``updates`` are ``session/update`` payloads (the ``update`` objects, without the
-        session id). A turn recorded this way is on disk whole or not at all.
+        session id); ``call_ids`` the ``toolCallId``s they issued. A turn recorded this
+        way is on disk whole or not at all.
         """
         message_rows = [_message_row(m) for m in messages]
         now = self._clock()
@@ -221,6 +244,7 @@ class SessionDatabase:
             self._touch(session_id)
             self._insert("messages", _MESSAGE_COLUMNS, session_id, message_rows)
             self._insert("transcript", "ts, payload", session_id, update_rows)
+            self._add_call_ids(session_id, call_ids)
 
     def append_messages(self, session_id: str, messages: Iterable[Message]) -> None:
         """Add messages at the end of the session's history."""
@@ -307,6 +331,12 @@ class SessionDatabase:
         self._db.executemany(
             f"INSERT INTO {table} (session_id, seq, {columns}) VALUES ({marks})",
             [_encodable((session_id, last + 1 + i, *row)) for i, row in enumerate(rows)],
+        )
+
+    def _add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
+        self._db.executemany(
+            "INSERT OR IGNORE INTO tool_call_ids (session_id, id) VALUES (?, ?)",
+            [(session_id, i) for i in ids],
         )
 
     def _touch(self, session_id: str) -> None:

@@ -48,6 +48,19 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (session_id, seq)
     ) WITHOUT ROWID;
     """,
+    # 1 -> 2: every toolCallId a session issued, so none is issued twice after a restart;
+    # filled from the tool calls the transcripts already show the editor.
+    """
+    CREATE TABLE tool_call_ids (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        PRIMARY KEY (session_id, id)
+    ) WITHOUT ROWID;
+    INSERT OR IGNORE INTO tool_call_ids (session_id, id)
+    SELECT session_id, CASE WHEN json_valid(payload)
+        THEN json_extract(payload, '$.toolCallId') END AS call_id
+    FROM transcript WHERE call_id IS NOT NULL
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

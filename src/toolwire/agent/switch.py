@@ -9,7 +9,10 @@ a replay backend (which would serve a recorded answer instead) it is the offline
 extractive one. The raw history is kept: a later switch is computed from it.
 
 The switch point is stored with the session, so a session loaded after a restart builds
-the same handoff again (offline) instead of sending the whole raw history.
+the same handoff again (offline) instead of sending the whole raw history. So is the
+backend that answers (``ACTIVE_KEY``) next to the one chosen (the ``backend`` column,
+written by ``set_config_option``): a switch chosen in one process and not yet made is
+still pending in the next, and the prompt that makes it records it in the same write.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from toolwire.history import Message
 
 log = logging.getLogger("toolwire.agent")
 SWITCH_KEY = "handoff_switch_at"
+#: The backend that answers the session (its ``backend`` column is the one chosen).
+ACTIVE_KEY = "active_backend"
 SUMMARY_TIMEOUT_S = 60.0
 
 
@@ -50,8 +55,10 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     )
     session.active, session.backend_impl, session.handoff = new, None, handoff
     sid = session.id
-    await runtime.store.call(lambda db: db.update(sid, backend=new))
-    await runtime.store.call(lambda db: db.set_config_value(sid, SWITCH_KEY, switch_at))
+    # One write, so the switch is made once in any process. The chosen backend (the
+    # ``backend`` column) is left alone: the user may have chosen again meanwhile.
+    done = {SWITCH_KEY: switch_at, ACTIVE_KEY: new}
+    await runtime.store.call(lambda db: db.update(sid, config_values=done))
     return _notice(old, new, handoff)
 
 
@@ -88,4 +95,4 @@ def _notice(old: str, new: str, handoff: Handoff) -> str:
     )
 
 
-__all__ = ["SWITCH_KEY", "rebuild", "request_messages", "switch"]
+__all__ = ["ACTIVE_KEY", "SWITCH_KEY", "rebuild", "request_messages", "switch"]

@@ -39,6 +39,7 @@ from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
 from toolwire.errors import TransportError
+from toolwire.events import ToolCallStart
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
@@ -170,13 +171,25 @@ class Turn:
             async with contextlib.aclosing(backend.stream(request)) as events:
                 async for event in events:
                     step.collector.feed(event)
-                    self.ticker.send(step.translator.feed(step.guard.event(event)))
+                    unique = step.guard.event(event)
+                    if isinstance(unique, ToolCallStart):
+                        self._issued(unique.id)
+                    self.ticker.send(step.translator.feed(unique))
                     await session.outbox.drain()
         except TransportError as exc:  # before the first byte, by the backend contract
             await self._say(f"The request to {backend.name} ({backend.model}) failed: {exc}")
             await self._close_step("the request to the model failed")
             return None
         return step
+
+    def _issued(self, call_id: str) -> None:
+        """Record an issued id now, for a crash before the step is saved (which records
+        it again). Not awaited: a lock another window holds must not stall the stream."""
+        sid = self.session.id
+        task = asyncio.ensure_future(
+            self.runtime.store.call(lambda db: db.add_call_ids(sid, [call_id]))
+        )
+        task.add_done_callback(_logged)
 
     def _backend(self) -> TappableBackend:
         session, config = self.session, self.runtime.config
@@ -239,9 +252,16 @@ class Turn:
             message, step.guard.acp_id, self.engine, step.results, self.executor.plan
         )
         self.executor.plan = None
-        sid, saved = self.session.id, [*updates, *step.tail]
-        await self.runtime.store.call(lambda db: db.append(sid, messages=messages, updates=saved))
+        sid, saved, ids = self.session.id, [*updates, *step.tail], step.guard.issued()
+        await self.runtime.store.call(
+            lambda db: db.append(sid, messages=messages, updates=saved, call_ids=ids)
+        )
         self.session.history.extend(messages)
+
+
+def _logged(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("could not record a tool call id yet (the step's save will): %s", exc)
 
 
 def _not_run(stop: str | None) -> str:
