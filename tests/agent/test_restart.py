@@ -98,6 +98,48 @@ def test_tool_call_ids_never_repeat_across_restarts_and_loads(tmp_path: Path) ->
     assert len(set(issued)) == len(issued), f"a toolCallId was issued twice: {issued}"
 
 
+def test_two_windows_on_one_session_never_issue_the_same_id(tmp_path: Path) -> None:
+    """Two agents (two editor windows) with the same session open prompt it in turn."""
+    root = project(tmp_path)
+    cassette = write_cassette(
+        tmp_path / "calls.jsonl",
+        [
+            response(("tool", "Read", READ, "call_0")),
+            response(("text", "Done."), n=1),
+            response(("tool", "Read", READ, "call_0"), n=2),
+            response(("text", "Done again."), n=3),
+        ],
+    )
+    backend = ("--backend", f"replay:{cassette}")
+    issued: list[str] = []
+
+    async def prompt(run: Any, sid: str) -> None:
+        before = len(run.notifications())
+        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Read it")])
+        assert result.stop_reason == "end_turn"
+        issued.extend(_started_ids(run.notifications()[before:]))
+
+    async def scenario() -> None:
+        async with (
+            agent(tmp_path, ScriptedClient(), *backend) as one,
+            agent(tmp_path, ScriptedClient(), *backend) as two,
+        ):
+            sid = await start(one.conn, root)
+            await two.conn.initialize(protocol_version=1)
+            await two.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+            for run in (one, two, one, two):
+                await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+                await prompt(run, sid)
+            await prompt(two, sid)  # the same live session again, no reload between
+            await prompt(one, sid)
+            check_wire(one.wire)
+            check_wire(two.wire)
+
+    asyncio.run(scenario())
+    assert len(issued) == 6
+    assert len(set(issued)) == len(issued), f"a toolCallId was issued twice: {issued}"
+
+
 def _two_models(tmp_path: Path) -> Path:
     one = write_cassette(
         tmp_path / "one.jsonl",

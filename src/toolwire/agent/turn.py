@@ -115,6 +115,8 @@ class Turn:
         session.history.append(message)
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
+        # Another window may have the session open too, and issued ids since it was opened.
+        session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
         if not session.titled:
             session.titled = True
             title = shorten(text, 60) or "Untitled"
