@@ -218,9 +218,10 @@ class SessionDatabase:
             self._touch(session_id)
             self._add_call_ids(session_id, ids)
 
+    @_sqlite_errors
     def call_ids(self, session_id: str) -> set[str]:
         """Every ``toolCallId`` the session issued, in any process."""
-        rows = self._db.execute("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
+        rows = self._sql("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
         return {call_id for (call_id,) in rows}
 
     def append(
@@ -336,7 +337,7 @@ class SessionDatabase:
     def _add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
         self._db.executemany(
             "INSERT OR IGNORE INTO tool_call_ids (session_id, id) VALUES (?, ?)",
-            [(session_id, i) for i in ids],
+            [_encodable((session_id, i)) for i in ids],
         )
 
     def _touch(self, session_id: str) -> None:
