@@ -200,8 +200,8 @@ class Proxy:
                     if len(data) > limit:
                         raise BodyTooLargeError(too_large)
         except TimeoutError as e:
-            seconds = f"{self.settings.body_timeout:g}"
-            raise RequestTimeoutError(f"the request body took over {seconds} s (body_timeout)") from e
+            took = f"the request body took over {self.settings.body_timeout:g} s (body_timeout)"
+            raise RequestTimeoutError(took) from e
         return bytes(data)
 
     def _authorize(self, request: Request) -> None:

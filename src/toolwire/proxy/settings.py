@@ -14,7 +14,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     retries = 0                      # upstream retries (Claude Code retries on its own)
     header_timeout = 10.0            # seconds a client has to send a request's headers
     body_timeout = 60.0              # seconds it then has to send the whole body
-    keep_alive_timeout = 5.0         # seconds an idle connection is kept between requests
+    keep_alive_timeout = 5           # seconds an idle connection is kept between requests
     max_connections = 256            # more get 529 (but /healthz answers), then are refused
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
@@ -39,7 +39,7 @@ DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several
 # client must not hold a socket for ever, nor a crowd of them take every descriptor.
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 60.0
-DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0  # uvicorn's default
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
 DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
 
 
@@ -55,7 +55,7 @@ class ProxyTable(Table):
     retries: NonNegativeInt = 0
     header_timeout: PositiveFloat = DEFAULT_HEADER_TIMEOUT
     body_timeout: PositiveFloat = DEFAULT_BODY_TIMEOUT
-    keep_alive_timeout: PositiveFloat = DEFAULT_KEEP_ALIVE_TIMEOUT
+    keep_alive_timeout: PositiveInt = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: PositiveInt = DEFAULT_MAX_CONNECTIONS
     models: dict[str, str] = Field(
         default_factory=dict,
@@ -77,7 +77,7 @@ class ProxySettings:
     retries: int = 0
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     body_timeout: float = DEFAULT_BODY_TIMEOUT
-    keep_alive_timeout: float = DEFAULT_KEEP_ALIVE_TIMEOUT
+    keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     models: Mapping[str, str] = field(default_factory=dict)
 

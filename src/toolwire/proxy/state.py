@@ -123,4 +123,11 @@ class SessionState:
         return switched
 
 
-__all__ = ["IMPLICIT_SESSION", "MAX_PRODUCED", "SESSION_HEADERS", "SessionState", "check_session", "session_id"]
+__all__ = [
+    "IMPLICIT_SESSION",
+    "MAX_PRODUCED",
+    "SESSION_HEADERS",
+    "SessionState",
+    "check_session",
+    "session_id",
+]
