@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -110,6 +111,16 @@ def test_an_upstream_error_event_is_the_end(position: int, cuts: list[int]) -> N
     assert out == b"".join([*STREAM[:position], error])
 
 
+@pytest.mark.parametrize("position", [3, 5])
+def test_an_event_nested_too_deeply_ends_the_stream_with_an_error(position: int) -> None:
+    deep = _event(b"[" * 100_000)
+    before = len(b"".join(STREAM[:position]))  # the deep event arrives in a later read
+    out = _relayed([*STREAM[:position], deep, *STREAM[position:]], [before])
+    payloads = _check_ends_once(out)
+    assert payloads[-1] == {"type": "error", "error": {"type": "api_error", "message": MALFORMED}}
+    assert out.startswith(b"".join(STREAM[:position]))
+
+
 def test_a_stream_cut_after_message_delta_gets_its_message_stop() -> None:
     out = _relayed(STREAM[:-1], [])
     assert sse_payloads(out)[-1] == {"type": "message_stop"}
@@ -129,3 +140,17 @@ def test_a_malformed_event_through_the_proxy(tmp_path: Path) -> None:
     payloads = _check_ends_once(reply.content)
     assert payloads[-1]["error"] == {"type": "api_error", "message": MALFORMED}
     assert reply.content.startswith(b"".join(STREAM[:3]))
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_first_event_nested_too_deeply_is_a_502(tmp_path: Path, stream: bool) -> None:
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        anthropic_up.script(Reply(chunks=[_event(b"[" * 100_000), *STREAM]))
+        settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
+        with running(settings) as url:
+            body = request_body([{"role": "user", "content": "x"}], model="claude,claude-up")
+            body["stream"] = stream
+            reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+    assert reply.status_code == 502
+    assert reply.json()["error"]["type"] == "api_error"
+    assert "nested too deeply" in reply.json()["error"]["message"]
