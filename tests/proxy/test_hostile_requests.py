@@ -84,7 +84,8 @@ def test_deep_nesting_is_an_anthropic_400(
     # the endpoint makes of the rest (here: no upstream to reach), in the same shape.
     assert reply.headers["content-type"].startswith("application/json"), reply.text
     assert reply.status_code == 200 or reply.json()["type"] == "error"
-    if depth >= 3000:
+    parsed = not (where == "user_id" and endpoint == "/control/switch")  # a string to it
+    if depth >= 3000 and parsed:
         _assert_400(reply, "nested too deeply")
 
 
