@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toolwire.cli import app
+from toolwire.proxy.serving import GuardedProtocol
 
 runner = CliRunner()
 
@@ -58,7 +59,12 @@ def test_proxy_with_no_command_serves(
 ) -> None:
     result = runner.invoke(app, ["proxy", *argv, "--config", _config(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert served == [{"host": host, "port": port, "log_level": "warning"}]
+    (options,) = served
+    http = options.pop("http")
+    assert options == {"host": host, "port": port, "log_level": "warning", "timeout_keep_alive": 5}
+    # The read deadlines and connection cap of [proxy] (tests/proxy/test_limits.py).
+    assert issubclass(http, GuardedProtocol)
+    assert (http.header_timeout, http.max_connections) == (10.0, 256)
 
 
 def test_serve_warns_when_bound_beyond_loopback_without_a_token(

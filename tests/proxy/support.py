@@ -21,6 +21,7 @@ from tests.fakes.http import sse
 from toolwire.decode import decoder_for
 from toolwire.events import Event, StopReason
 from toolwire.proxy import ProxySettings, create_app, load_settings
+from toolwire.proxy.serving import uvicorn_config
 from toolwire.proxy.stores import ProxyStore
 from toolwire.testing import streams
 
@@ -58,9 +59,9 @@ def running(settings: ProxySettings, store: ProxyStore | None = None) -> Iterato
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(settings, store), log_level="warning", lifespan="off", ws="none"
-    )
+    # The limits ``toolwire proxy serve`` serves with (toolwire.proxy.serving).
+    app = create_app(settings, store)
+    config = uvicorn_config(app, settings, log_level="warning", lifespan="off", ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

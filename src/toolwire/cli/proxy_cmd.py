@@ -54,6 +54,7 @@ def serve(
 
     from toolwire.config.schema import ConfigError
     from toolwire.proxy import create_app, load_settings
+    from toolwire.proxy.serving import uvicorn_options
 
     try:
         settings = load_settings(config)
@@ -66,7 +67,9 @@ def serve(
             err=True,
         )
     # Access logs would carry nothing secret, but request bodies and keys never reach them.
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    # Read deadlines and the connection cap come from [proxy] (toolwire.proxy.serving).
+    limits = uvicorn_options(settings)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", **limits)
 
 
 @proxy.command("switch")

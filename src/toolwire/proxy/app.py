@@ -24,17 +24,25 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.proxy.encode import error_payload
-from toolwire.proxy.errors import BadRequestError, BodyTooLargeError, ProxyError, UnauthorizedError
+from toolwire.proxy.errors import (
+    BadRequestError,
+    BodyTooLargeError,
+    ProxyError,
+    RequestTimeoutError,
+    UnauthorizedError,
+)
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import SessionState
+from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
 
 _T = TypeVar("_T")
+NESTED = "the request is nested too deeply"
+UNENCODABLE = "the request holds text that cannot be encoded (a lone surrogate?)"
 
 
 class Proxy:
@@ -62,7 +70,14 @@ class Proxy:
                 Endpoint("/control/switch", self.switch, methods=["POST"]),
             ],
             lifespan=self._lifespan,
-            exception_handlers={ProxyError: self._error},
+            exception_handlers={
+                ProxyError: self._error,
+                # Python's own limits met by the client's input: nesting deeper than the
+                # recursion limit, text with lone surrogates (which no encoding takes).
+                RecursionError: self._unusable,
+                UnicodeError: self._unusable,
+                Exception: self._crashed,  # anything else: still Anthropic's shape
+            },
         )
 
     @asynccontextmanager
@@ -107,7 +122,9 @@ class Proxy:
         return JSONResponse({"status": "ok"})
 
     async def render_metrics(self, request: Request) -> Response:
-        """``GET /metrics``: Prometheus text."""
+        """``GET /metrics``: Prometheus text (behind the token, like every route but
+        ``/healthz``: the counters name the backends and their traffic)."""
+        self._authorize(request)
         return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
 
     async def switch(self, request: Request) -> Response:
@@ -115,7 +132,7 @@ class Proxy:
         data = await self._body(request)
         if not isinstance(data, dict):
             raise BadRequestError("the body must be a JSON object")
-        name, sid = data.get("backend"), data.get("session") or "default"
+        name, sid = data.get("backend"), check_session(str(data.get("session") or "default"))
         if not isinstance(name, str) or name not in self.settings.config.backends:
             known = ", ".join(self.settings.config.backends)
             raise BadRequestError(f"unknown backend {name!r}; defined: {known}")
@@ -167,6 +184,8 @@ class Proxy:
             return encodable_json(raw, json.loads(raw))
         except ValueError as e:
             raise BadRequestError(f"the body is not JSON: {e}") from e
+        except RecursionError as e:
+            raise BadRequestError(NESTED) from e
 
     async def _read(self, request: Request) -> bytes:
         limit = self.settings.max_body_bytes
@@ -175,18 +194,28 @@ class Proxy:
         if declared.isdigit() and int(declared) > limit:
             raise BodyTooLargeError(too_large)
         data = bytearray()
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > limit:
-                raise BodyTooLargeError(too_large)
+        try:
+            # A client that sends its body slowly or not at all would hold the request
+            # open forever: the whole body has ``body_timeout`` seconds.
+            async with asyncio.timeout(self.settings.body_timeout):
+                async for chunk in request.stream():
+                    data += chunk
+                    if len(data) > limit:
+                        raise BodyTooLargeError(too_large)
+        except TimeoutError as e:
+            took = f"the request body took over {self.settings.body_timeout:g} s (body_timeout)"
+            raise RequestTimeoutError(took) from e
         return bytes(data)
 
     def _authorize(self, request: Request) -> None:
         token = self.settings.token
         if not token:
             return
-        bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        offered = [request.headers.get("x-api-key", ""), bearer]
+        # The auth scheme is case-insensitive (RFC 9110, section 11.1).
+        scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
+        offered = [request.headers.get("x-api-key", "")]
+        if scheme.lower() == "bearer":
+            offered.append(bearer.strip())
         if not any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o):
             raise UnauthorizedError("missing or wrong proxy token")
 
@@ -195,7 +224,19 @@ class Proxy:
         if not isinstance(exc, ProxyError):  # registered for ProxyError only
             raise exc
         self.metrics.add("toolwire_proxy_errors_total", kind=exc.kind)
-        return JSONResponse(error_payload(exc.kind, exc.message), status_code=exc.status)
+        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else None
+        payload = error_payload(exc.kind, exc.message)
+        return JSONResponse(payload, status_code=exc.status, headers=headers)
+
+    async def _unusable(self, request: Request, exc: Exception) -> Response:
+        """Input past what Python can hold or encode: a 400 saying which."""
+        message = NESTED if isinstance(exc, RecursionError) else UNENCODABLE
+        return await self._error(request, BadRequestError(message))
+
+    async def _crashed(self, request: Request, exc: Exception) -> Response:
+        """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
+        message = f"internal proxy error ({type(exc).__name__})"
+        return await self._error(request, ProxyError(message))
 
 
 def _force(backend: str, state: SessionState) -> None:

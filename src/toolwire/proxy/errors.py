@@ -39,6 +39,13 @@ class BodyTooLargeError(ProxyError):
     kind = "request_too_large"
 
 
+class RequestTimeoutError(ProxyError):
+    """The request body did not arrive within ``body_timeout``."""
+
+    status = 408
+    kind = "timeout_error"
+
+
 class UpstreamError(ProxyError):
     """The upstream refused, could not be reached, or failed: its status and kind."""
 
@@ -52,6 +59,7 @@ __all__ = [
     "BadRequestError",
     "BodyTooLargeError",
     "ProxyError",
+    "RequestTimeoutError",
     "UnauthorizedError",
     "UpstreamError",
 ]

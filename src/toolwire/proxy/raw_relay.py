@@ -25,7 +25,7 @@ from toolwire.proxy.encode import Payload, accumulate, error_payload, sse_bytes
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.upstream import Opened
-from toolwire.sse import SSEEvent
+from toolwire.sse import SSEDecoder, SSEEvent
 
 MALFORMED = "malformed stream event: not a JSON object"  # the decoders' words for it
 
@@ -41,6 +41,8 @@ class RawRelay:
         # Parsed by the decoder: not yet relayed (streaming), or all of them (collect).
         self._events: list[tuple[str, Payload | None]] = []
         self.sent_error = False
+        self.ended = False
+        """The client got the stream's end: ``message_stop``, or an ``error`` event."""
 
     @property
     def tap(self) -> Tap:
@@ -55,17 +57,37 @@ class RawRelay:
         self._events.append((sse.event, payload))
 
     def take(self) -> bytes:
-        """The complete SSE events received since the last take (a partial one waits)."""
+        """The complete SSE events received since the last take (a partial one waits).
+
+        The stream ends at ``message_stop`` or at an ``error`` event: nothing after it
+        goes out. An event that is not a JSON object is not relayed: an ``error`` event
+        in its place ends the stream (as the translated path ends on a ``StreamError``).
+        """
         boundary = self._decoder.boundary if self._decoder is not None else 0
         cut = boundary - self._relayed
-        if cut <= 0:
+        if cut <= 0 or self.ended:
+            self._events.clear()
             return b""
         out = bytes(self._data[:cut])
         del self._data[:cut]
         self._relayed += cut
-        self.sent_error = self.sent_error or any(kind == "error" for kind, _ in self._events)
-        self._events.clear()
-        return out
+        events, self._events = self._events, []
+        last = next((i for i, e in enumerate(events) if _ends(e)), None)
+        if last is None:
+            return out
+        # Rare (once per stream at most): where that event ends, from a parse of these
+        # bytes alone (they start at an event boundary).
+        ends = _event_ends(out)
+        payload = events[last][1]
+        self.ended = True
+        # An event ``close()`` delivered without its blank line is past ``out``'s events.
+        ends.append(len(out))
+        if payload is None:  # the events before it, then the error in its place
+            self.sent_error = True
+            keep = ends[min(last, len(ends)) - 1] if last else 0
+            return out[:keep] + sse_bytes(error_payload("api_error", MALFORMED))
+        self.sent_error = payload.get("type") == "error"
+        return out[: ends[min(last, len(ends) - 1)]]
 
     def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:
         """The streamed answer: the upstream's own events, as they arrive."""
@@ -74,7 +96,7 @@ class RawRelay:
 
     async def _relay(self, opened: Opened, metrics: Metrics) -> AsyncGenerator[bytes]:
         failure = opened.first.message if isinstance(opened.first, StreamError) else None
-        ended = isinstance(opened.first, MessageEnd)
+        ended = isinstance(opened.first, MessageEnd) and opened.first.stop_reason != "error"
         sent = 0  # added to the metrics once, as on the translated path
         try:
             chunk = self.take()
@@ -82,27 +104,40 @@ class RawRelay:
                 yield chunk
                 sent += len(chunk)
             async for event in opened.rest:
+                if self.sent_error:
+                    break  # the client has its error: the upstream's rest is not read
                 if isinstance(event, StreamError):
                     failure = event.message
-                ended = ended or isinstance(event, MessageEnd)
+                if isinstance(event, MessageEnd):
+                    ended = event.stop_reason != "error"
                 chunk = self.take()
                 if chunk:
                     yield chunk
                     sent += len(chunk)
+        except RecursionError:
+            # An event nested deeper than the JSON parser goes: malformed, like any other.
+            failure = MALFORMED
         finally:
             metrics.add("toolwire_proxy_bytes_total", sent)
             await opened.rest.aclose()
         if failure is not None or not ended:
             metrics.add("toolwire_proxy_errors_total", kind="upstream_stream")
-            if not self.sent_error:
-                message = failure or "the upstream stream ended before its message did"
-                yield sse_bytes(error_payload("api_error", message))
+        if self.ended:
+            return
+        if ended and failure is None:
+            # ``message_delta`` came (the content is complete): only ``message_stop`` was lost.
+            yield sse_bytes({"type": "message_stop"})
+        else:
+            message = failure or "the upstream stream ended before its message did"
+            yield sse_bytes(error_payload("api_error", message))
 
     async def collect(self, opened: Opened) -> Payload:
         """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
         try:
             async for _ in opened.rest:
                 pass
+        except RecursionError as e:  # an event nested deeper than the JSON parser goes
+            raise UpstreamError(502, "api_error", MALFORMED) from e
         finally:
             await opened.rest.aclose()
         payloads = _payloads(self._events)  # the events that ended: a partial one is cut
@@ -118,6 +153,22 @@ class RawRelay:
         except (LookupError, TypeError, ValueError) as e:
             message = f"the upstream's events do not make one message ({type(e).__name__})"
             raise UpstreamError(500, "api_error", message) from e
+
+
+def _ends(event: tuple[str, Payload | None]) -> bool:
+    """Whether the client's stream ends with (or in place of) this event."""
+    payload = event[1]
+    return payload is None or payload.get("type") in ("message_stop", "error")
+
+
+def _event_ends(data: bytes) -> list[int]:
+    """Where each event in ``data`` ends (just past its blank line), in order."""
+    decoder = SSEDecoder()
+    ends: list[int] = []
+    for line in data.splitlines(keepends=True):
+        if decoder.feed(line):
+            ends.append(decoder.boundary)
+    return ends
 
 
 def _payloads(events: list[tuple[str, Payload | None]]) -> list[Payload]:

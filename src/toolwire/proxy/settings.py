@@ -12,6 +12,10 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     store = "memory"                 # or a SQLite file path, or "redis://host:6379/0"
     store_ttl = 0                    # Redis store: seconds an idle session is kept (0: forever)
     retries = 0                      # upstream retries (Claude Code retries on its own)
+    header_timeout = 10.0            # seconds a client has to send a request's headers
+    body_timeout = 60.0              # seconds it then has to send the whole body
+    keep_alive_timeout = 5           # seconds an idle connection is kept between requests
+    max_connections = 256            # more get 529 (but /healthz answers), then are refused
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -24,13 +28,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, NonNegativeInt, PositiveInt
+from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several MB
+# Read deadlines and the connection cap (docs/proxy.md, "Limits"): a slow or half-open
+# client must not hold a socket for ever, nor a crowd of them take every descriptor.
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 60.0
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
+DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
 
 
 class ProxyTable(Table):
@@ -43,6 +53,10 @@ class ProxyTable(Table):
     store: str = "memory"
     store_ttl: NonNegativeInt = 0
     retries: NonNegativeInt = 0
+    header_timeout: PositiveFloat = DEFAULT_HEADER_TIMEOUT
+    body_timeout: PositiveFloat = DEFAULT_BODY_TIMEOUT
+    keep_alive_timeout: PositiveInt = DEFAULT_KEEP_ALIVE_TIMEOUT
+    max_connections: PositiveInt = DEFAULT_MAX_CONNECTIONS
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -61,6 +75,10 @@ class ProxySettings:
     store: str = "memory"
     store_ttl: int = 0
     retries: int = 0
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
     models: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -78,6 +96,10 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySett
         "store": table.store or "memory",
         "store_ttl": table.store_ttl,
         "retries": table.retries,
+        "header_timeout": table.header_timeout,
+        "body_timeout": table.body_timeout,
+        "keep_alive_timeout": table.keep_alive_timeout,
+        "max_connections": table.max_connections,
         "models": dict(table.models),
     }
     values.update({k: v for k, v in overrides.items() if v is not None})

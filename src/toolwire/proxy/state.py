@@ -15,20 +15,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire.proxy.errors import BadRequestError
+
 IMPLICIT_SESSION = "default"
 SESSION_HEADERS = ("x-claude-code-session-id", "x-toolwire-session")
 _LEGACY = re.compile(r"_session_([0-9A-Za-z-]+)$")
 # Provenance keys kept per session (a few per assistant turn): the oldest go first, and
 # a turn older than that only loses its thinking, never its text or tool calls.
 MAX_PRODUCED = 4096
+# A session id is a store key and is echoed in the ``x-toolwire-session`` response header,
+# which HTTP restricts to visible ASCII (RFC 9110, section 5.5): Claude Code's ids are UUIDs.
+MAX_SESSION_ID = 256
+_SESSION_ID = re.compile(rf"[\x20-\x7e]{{1,{MAX_SESSION_ID}}}")
 
 
 def session_id(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     """The session of a request: ``metadata.user_id``, else a header, else the implicit one.
 
     Current Claude Code sends ``user_id`` as a JSON string holding ``session_id``; older
-    versions end it with ``_session_<uuid>``.
+    versions end it with ``_session_<uuid>``. ``BadRequestError`` for an id that is not
+    ``check_session``'s.
     """
+    return check_session(_found_session(body, headers))
+
+
+def check_session(sid: str) -> str:
+    """``sid`` if it is a usable session id (1 to 256 visible ASCII characters or spaces),
+    else ``BadRequestError``: it must encode as a store key and as a header value."""
+    if _SESSION_ID.fullmatch(sid) is None:
+        raise BadRequestError(
+            f"invalid session id {sid[:40]!r}: 1 to {MAX_SESSION_ID} printable ASCII characters"
+        )
+    return sid
+
+
+def _found_session(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     metadata = body.get("metadata")
     user_id = metadata.get("user_id") if isinstance(metadata, dict) else None
     if isinstance(user_id, str) and user_id:
@@ -102,4 +123,11 @@ class SessionState:
         return switched
 
 
-__all__ = ["IMPLICIT_SESSION", "MAX_PRODUCED", "SESSION_HEADERS", "SessionState", "session_id"]
+__all__ = [
+    "IMPLICIT_SESSION",
+    "MAX_PRODUCED",
+    "SESSION_HEADERS",
+    "SessionState",
+    "check_session",
+    "session_id",
+]

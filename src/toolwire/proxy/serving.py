@@ -1,0 +1,130 @@
+"""Serving the proxy with uvicorn: read deadlines and a connection cap (docs/proxy.md, "Limits").
+
+uvicorn starts no timer before a request's headers are complete, so a client that
+connects and sends nothing, or its headers a byte at a time, holds a socket for ever;
+and its ``limit_concurrency`` answers 503 to every request past the limit, ``/healthz``
+included. ``GuardedProtocol`` (uvicorn's httptools protocol, the one it picks when
+httptools is installed, as it is with toolwire) adds what is missing:
+
+* ``header_timeout``: from a connection's first byte wait (or a request's first byte on
+  a kept-alive connection) to the end of the headers; then the connection is closed.
+* ``body_timeout``: the app answers a body that is not complete in time with a 408
+  (``app.py``); past that plus ``BODY_GRACE`` the protocol closes the connection, also
+  for a body that no endpoint reads.
+* ``max_connections``: a request on a connection past the cap is answered ``529
+  overloaded_error`` (connection closed), except ``GET /healthz``, which still answers;
+  past the cap plus ``HEALTH_RESERVE`` a connection is closed as soon as it is accepted,
+  so descriptors stay bounded whatever clients do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from toolwire.proxy.encode import error_payload
+from toolwire.proxy.settings import ProxySettings
+
+HEALTH_PATH = b"/healthz"
+HEALTH_RESERVE = 16
+"""Connections past ``max_connections`` accepted all the same, for health checks."""
+BODY_GRACE = 1.0
+"""Seconds past ``body_timeout`` before the protocol closes: the app's 408 comes first."""
+OVERLOADED = "the proxy is at its connection limit (max_connections); retry shortly"
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol with read deadlines and a connection cap (module doc)."""
+
+    header_timeout: float = 10.0
+    body_timeout: float = 60.0
+    max_connections: int = 256
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections + HEALTH_RESERVE:
+            transport.close()
+            return
+        self._arm(self.header_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._deadline is None:  # a new request on a kept-alive connection
+            self._arm(self.header_timeout)
+
+    def on_headers_complete(self) -> None:
+        self._arm(self.body_timeout + BODY_GRACE)
+        path = self.url.partition(b"?")[0]
+        if len(self.connections) <= self.max_connections or path == HEALTH_PATH:
+            super().on_headers_complete()
+            return
+        app, self.app = self.app, _overloaded  # uvicorn reads ``self.app`` right here
+        try:
+            super().on_headers_complete()
+        finally:
+            self.app = app
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+async def _overloaded(scope: Any, receive: Any, send: Any) -> None:
+    """The answer to a request past the connection cap, in Anthropic's error shape."""
+    body = json.dumps(error_payload("overloaded_error", OVERLOADED)).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": 529, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def guarded_protocol(settings: ProxySettings) -> type[GuardedProtocol]:
+    """``GuardedProtocol`` with ``settings``' deadlines and cap."""
+    limits = {
+        "header_timeout": settings.header_timeout,
+        "body_timeout": settings.body_timeout,
+        "max_connections": settings.max_connections,
+    }
+    return type("GuardedProtocol", (GuardedProtocol,), limits)
+
+
+def uvicorn_options(settings: ProxySettings) -> dict[str, Any]:
+    """The ``uvicorn.run``/``uvicorn.Config`` options that serve within ``settings``' limits."""
+    return {"http": guarded_protocol(settings), "timeout_keep_alive": settings.keep_alive_timeout}
+
+
+def uvicorn_config(app: Any, settings: ProxySettings, **options: Any) -> uvicorn.Config:
+    """The uvicorn configuration that serves ``app`` within ``settings``' limits."""
+    return uvicorn.Config(app, **uvicorn_options(settings), **options)
+
+
+__all__ = ["GuardedProtocol", "guarded_protocol", "uvicorn_config", "uvicorn_options"]
