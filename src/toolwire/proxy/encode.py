@@ -16,6 +16,7 @@ import json
 import uuid
 from typing import Any
 
+from toolwire.backends import encodable
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -210,8 +211,11 @@ _TEXT_DELTA = (
 
 def sse_bytes(payload: Payload) -> bytes:
     """One payload framed as an SSE event named after its type."""
-    data = _JSON.encode(payload)
-    return f"event: {payload['type']}\ndata: {data}\n\n".encode()
+    text = f"event: {payload['type']}\ndata: {_JSON.encode(payload)}\n\n"
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate in the upstream's text: never on the fast path
+        return encodable(text).encode()
 
 
 def accumulate(payloads: list[Payload]) -> Payload:

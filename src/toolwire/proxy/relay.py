@@ -15,6 +15,7 @@ from typing import Protocol
 
 from starlette.responses import Response
 
+from toolwire.backends import encodable
 from toolwire.backends.base import Tap
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
@@ -102,7 +103,11 @@ async def relay(
 
 
 def json_bytes(payload: Payload) -> bytes:
-    return json.dumps(payload, ensure_ascii=False).encode()
+    text = json.dumps(payload, ensure_ascii=False)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate in the upstream's text
+        return encodable(text).encode()
 
 
 __all__ = ["Relay", "TranslatedRelay", "json_bytes", "relay"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -55,7 +56,11 @@ class SQLiteStore:
                 result = change(state)
                 self._db.execute(_UPSERT, (session, state.to_json()))
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite may have rolled back on its own (a full disk, a busy timeout): a
+                # second ROLLBACK would fail and hide why (sqlite.org/lang_transaction.html).
+                if self._db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
             return result
