@@ -272,3 +272,58 @@ def test_round_trip(params: dict[str, tuple[str, Any]], before: str, cuts: list[
     assert merge_adjacent(events) == merge_adjacent(decode_whole(factory, text))
     [end] = ends_of(events)
     assert isinstance(end, ToolCallEnd)
+
+
+# -- literal markup inside a value: a tag counts only where the structure allows it --------
+
+_PLAIN = st.text(st.sampled_from([*"ab =\"'(){}>/\t é"]), max_size=12)
+_ANY_TAG = st.sampled_from(
+    ["<tool_call>", "</tool_call>", "<function=f>", "</function>", "<parameter=k>", "</parameter>"]
+)
+_LINE = st.one_of(
+    _PLAIN,
+    # a tag quoted in code: never at the start of its line
+    st.tuples(_PLAIN.filter(bool), _ANY_TAG, _PLAIN).map("".join),
+    # on a line of its own but not where the structure allows it
+    st.just("<parameter=path>"),  # a key this call already gave
+    st.tuples(st.sampled_from(["</parameter>", "</function>"]), _PLAIN.filter(str.strip)).map(
+        lambda p: f"{p[0]} {p[1].strip()}"
+    ),
+    # a whole call the value quotes, as a file of tests or templates does
+    st.tuples(_KEYS, _KEYS, _PLAIN).map(
+        lambda p: (
+            f"<tool_call>\n<function={p[0]}>\n<parameter={p[1]}>\n{p[2]}\n</parameter>\n"
+            "</function>\n</tool_call>"
+        )
+    ),
+    st.tuples(_KEYS, _PLAIN).map(
+        lambda p: f"<function={p[0]}>\n<parameter=path>\n{p[1]}\n</parameter>\n</function>"
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_LINE, min_size=1, max_size=6), cuts=cut_points(400))
+def test_markup_inside_a_value_is_value_text(lines: list[str], cuts: list[int]) -> None:
+    """A literal ``</function>`` does not end the call, a literal ``<parameter=path>`` does
+    not overwrite ``path`` (a write to fixture.py once became a write to literal/value)."""
+    content = "\n".join(lines)
+    args = {"path": "fixture.py", "content": content}
+    text = render_qwen("write_file", args) + "\nDone."
+    schema = {"write_file": {"properties": {"path": {"type": "string"}}}}
+    for factory in (Qwen3CoderDecoder, partial(Qwen3CoderDecoder, schema)):
+        events = decode_split(factory, text, cuts)
+        assert calls_of(events) == [("write_file", args)]
+        assert text_of(events) == "\nDone."
+        assert merge_adjacent(events) == merge_adjacent(decode_whole(factory, text))
+
+
+def test_a_nested_call_in_a_value_does_not_end_the_call() -> None:
+    content = (
+        'doc = """\n<tool_call>\n<function=write_file>\n<parameter=path>\nliteral/value\n'
+        '</parameter>\n</function>\n</tool_call>\n"""'
+    )
+    text = render_qwen("write_file", {"path": "fixture.py", "content": content})
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [
+        ("write_file", {"path": "fixture.py", "content": content})
+    ]
