@@ -12,7 +12,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # user_properties travel from xdist workers to the controller with the report, so
     # the tally of test_conformance.py is printed once, whatever the number of workers.
     if report.when == "call":
-        _TALLIES.extend(v for k, v in report.user_properties if k == "conformance_tally")
+        _TALLIES.extend(str(v) for k, v in report.user_properties if k == "conformance_tally")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
