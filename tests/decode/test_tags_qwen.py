@@ -6,6 +6,7 @@ import json
 from functools import partial
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,7 +108,7 @@ def test_schema_types_the_values() -> None:
                 "tags": ["x"],
                 "either": False,
                 "port": "not a number",  # does not parse as its type: kept as written
-                "maybe": "null",  # a string is allowed: the text is the value
+                "maybe": None,  # null is allowed: JSON null, as the peers read it
                 "extra": "7",  # not in the schema
             },
         )
@@ -327,3 +328,44 @@ def test_a_nested_call_in_a_value_does_not_end_the_call() -> None:
     assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [
         ("write_file", {"path": "fixture.py", "content": content})
     ]
+
+
+# -- typing against the schema, as the production parsers do ---------------------------------
+
+_NULLABLE = [
+    {"type": "integer"},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "object"},
+    {"type": "array"},
+    {"type": ["string", "null"]},
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+]
+
+
+def _typed(schema: dict[str, Any], raw: str) -> Any:
+    text = render_qwen("T", {"v": raw})
+    factory = partial(Qwen3CoderDecoder, {"T": {"properties": {"v": schema}}})
+    [(_, args)] = calls_of(decode_whole(factory, text))
+    return args["v"]
+
+
+@pytest.mark.parametrize("schema", _NULLABLE)
+@pytest.mark.parametrize("raw", ["null", "None", " null "])
+def test_null_is_json_null_where_the_schema_is_not_only_a_string(
+    schema: dict[str, Any], raw: str
+) -> None:
+    assert _typed(schema, raw) is None
+    assert _typed({"type": "string"}, raw) == raw
+
+
+@settings(max_examples=100, deadline=None)
+@given(number=st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False)))
+def test_integer_and_number_follow_the_written_json(number: float) -> None:
+    written = json.dumps(number)
+    assert _typed({"type": "number"}, written) == number
+    assert _typed({"type": "float"}, written) == number  # a Python name the peers accept
+    expected_int = number if isinstance(number, int) else written  # 2.0 is not an integer
+    assert _typed({"type": "integer"}, written) == expected_int
+    assert _typed({"type": "int"}, written) == expected_int

@@ -348,17 +348,40 @@ class Qwen3CoderDecoder(TagDecoder):
 
 
 def _convert(raw: str, schema: Any) -> Any:
-    """Type a value by its JSON schema; the text itself when it is a string or won't parse."""
+    """Type a value by its JSON schema, as the production parsers do (docs/decoding.md):
+
+    * ``null`` (or Python's ``None``) is JSON null where the schema allows null
+      (``anyOf [string, null]``, ``type: [string, null]``) and for every type but string;
+    * a string type keeps the text; otherwise the text is parsed as JSON (or the Python
+      spellings ``True``/``False``) and kept only if it fits a declared type, so an
+      integer parameter written ``2.5`` stays the text for the tool to refuse.
+    """
     types = _types(schema)
-    if not types or "string" in types:
+    if not types:
         return raw
     text = raw.strip(SPACE)
+    if text in ("null", "None") and ("null" in types or "string" not in types):
+        return None
+    if "string" in types:
+        return raw
     try:
         value = json.loads(text)
     except ValueError:
         # Python spellings models trained on Python sometimes use.
-        value = {"True": True, "False": False, "None": None}.get(text, raw)
+        value = {"True": True, "False": False}.get(text, raw)
     return value if _fits(value, types) else raw
+
+
+# Type names that are not JSON Schema's but that tool schemas written from Python or
+# other languages carry; the peers read them as these (vLLM maps "float" to a number).
+_ALIASES = {
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+}
 
 
 def _types(schema: Any) -> frozenset[str]:
@@ -366,9 +389,9 @@ def _types(schema: Any) -> frozenset[str]:
         return frozenset()
     declared = schema.get("type")
     if isinstance(declared, str):
-        return frozenset({declared})
+        return frozenset({_ALIASES.get(declared, declared)})
     if isinstance(declared, list):
-        return frozenset(t for t in declared if isinstance(t, str))
+        return frozenset(_ALIASES.get(t, t) for t in declared if isinstance(t, str))
     alternatives = schema.get("anyOf") or schema.get("oneOf") or []
     return frozenset().union(*(_types(s) for s in alternatives))
 
