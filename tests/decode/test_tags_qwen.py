@@ -283,8 +283,9 @@ _ANY_TAG = st.sampled_from(
 )
 _LINE = st.one_of(
     _PLAIN,
-    # a tag quoted in code: never at the start of its line
-    st.tuples(_PLAIN.filter(bool), _ANY_TAG, _PLAIN).map("".join),
+    # a tag quoted in code: never at the start or the end of its line (a line ending
+    # ``</parameter>`` before one starting ``</function>`` is the close, for every peer)
+    st.tuples(_PLAIN.filter(bool), _ANY_TAG, _PLAIN.filter(str.strip)).map("".join),
     # on a line of its own but not where the structure allows it
     st.just("<parameter=path>"),  # a key this call already gave
     st.tuples(st.sampled_from(["</parameter>", "</function>"]), _PLAIN.filter(str.strip)).map(
@@ -369,3 +370,27 @@ def test_integer_and_number_follow_the_written_json(number: float) -> None:
     expected_int = number if isinstance(number, int) else written  # 2.0 is not an integer
     assert _typed({"type": "integer"}, written) == expected_int
     assert _typed({"type": "int"}, written) == expected_int
+
+
+# -- variants models really write (docs/decoding.md, "Variants") ------------------------------
+
+
+@pytest.mark.parametrize("drift", ["</parameter1>", "</parameter_function>", "</parameter"])
+@pytest.mark.parametrize("after", ["<parameter=days>\n3\n</parameter>\n", ""])
+def test_a_drifted_close_marker_alone_on_the_last_line_closes_the_value(
+    drift: str, after: str
+) -> None:
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\nShanghai\n{drift}\n"
+        f"{after}</function>\n</tool_call>"
+    )
+    args = {"city": "Shanghai", **({"days": "3"} if after else {})}
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [("get_weather", args)]
+
+
+@pytest.mark.parametrize(
+    "value", ["<config>\n</parameters>", "x </parameterList>", "</parameter1> x"]
+)
+def test_a_value_closed_properly_keeps_what_looks_like_a_drifted_marker(value: str) -> None:
+    text = render_qwen("f", {"a": value, "b": "1"})
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [("f", {"a": value, "b": "1"})]

@@ -45,7 +45,9 @@ States::
     open, its tags are value text.
   - a missing ``</parameter>`` is accepted when, at a line start and outside any literal
     call, such a ``<parameter=KEY>`` follows, or a ``</function>`` followed by
-    ``</tool_call>``, another ``<function=`` or the end of the text.
+    ``</tool_call>``, another ``<function=`` or the end of the text. A drifted close
+    marker alone on the value's last line (``</parameter1>``, ``</parameter_function>``,
+    ``</parameter``) is then dropped from the value.
 * after: whitespace, then ``</tool_call>``, or another ``<function=`` in the same block;
   anything else is text, with the whitespace before it.
 * skip: after malformed markup, up to ``</function>`` or ``</tool_call>``; the call fails.
@@ -71,6 +73,8 @@ _VALUE_TAGS = TagSet(
     "</parameter>", "<parameter=", "</function>", "<function=", "<tool_call>", "</tool_call>"
 )
 _FUNCTION_NEXT = ("</tool_call>", "<function=")
+# A close marker drifted from ``</parameter>``, alone on the last line of a value.
+_DRIFT = re.compile(r"\n</parameter[A-Za-z0-9_-]*>?[ \t\r]*\n?\Z")
 _NEXT = ("<parameter=", "</function>")
 _SKIP_END = TagSet("</function>", "</tool_call>")
 
@@ -226,7 +230,7 @@ class Qwen3CoderDecoder(TagDecoder):
             if ends is None:
                 return False
             if ends:  # the params state reads the tag again
-                self._close_param()
+                self._close_param(implicit=True)
                 return True
         self._value.append(tag)
         self._line_start = False
@@ -243,10 +247,15 @@ class Qwen3CoderDecoder(TagDecoder):
         ends: bool | None = False
         if opt == "<parameter=":
             ends = self._key_ahead(self._pos)
-            if ends is None:
-                return False
+        elif opt == "</function>":
+            # Confirmed at once, so a field completes on the chunk that closes it; a
+            # value line ending ``</parameter>`` before one starting ``</function>``
+            # reads as the close, as it does for every peer.
+            ends = True
+        if ends is None:
+            return False
         # Inside a literal call the value quotes, its tags are its own.
-        ends = opt is not None and not self._functions and (opt == "</function>" or ends)
+        ends = ends and not self._functions
         if not ends:  # the ``</parameter>`` was text of the value
             ws = "".join(self._ws)
             self._value.append("</parameter>" + ws)
@@ -284,8 +293,13 @@ class Qwen3CoderDecoder(TagDecoder):
         opt = expect(self._buf, after, _FUNCTION_NEXT)
         return None if opt == "" else opt is not None
 
-    def _close_param(self) -> None:
+    def _close_param(self, *, implicit: bool = False) -> None:
         raw = "".join(self._value)
+        if implicit:
+            # No ``</parameter>`` came: a drifted one (``</parameter1>``) on the value's
+            # last line was meant as it (docs/decoding.md, "Variants").
+            drift = _DRIFT.search(raw)
+            raw = raw if drift is None else raw[: drift.start() + 1]
         raw = raw[1:] if raw.startswith("\n") else raw
         raw = raw[:-1] if raw.endswith("\n") else raw
         schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
@@ -327,16 +341,15 @@ class Qwen3CoderDecoder(TagDecoder):
         return True
 
     def _close_call(self, rest: str) -> None:
+        implicit = self._state == _VALUE and self._line_start and not self._blocks
         if (
-            self._state == _VALUE
+            (implicit or self._state == _VALUE_END)
+            and not self._functions
             and rest.startswith("</function>")
             and not rest[len("</function>") :].strip(SPACE)
-            and self._line_start
-            and not self._functions
-            and not self._blocks
         ):
             # The text ended after a ``</function>`` whose ``</tool_call>`` never came.
-            self._close_param()
+            self._close_param(implicit=implicit)
             self._delta(rest)
             self._end(self._params)
             return
