@@ -42,7 +42,75 @@ _FINISH = {
     "error": "error",
 }
 
-DIFFERENCES: dict[str, str] = {}
+_BARE_FUNCTION = (
+    "a bare <function=...> without <tool_call> is text: <tool_call> is a special token of "
+    "these models, and Llama 3.1 writes <function=name>{json}</function> in prose; the "
+    "prefix alone cannot tell the two apart"
+)
+_LENIENT_HERMES = (
+    "llama.cpp's Hermes 2 Pro parser also takes other wrappers (<function=...>, <tool>, "
+    "<response>, <json>, code fences, bare JSON, JSON after prose); toolwire takes only "
+    "<tool_call>, so JSON a model quotes in prose or code is never run"
+)
+_PYTHON_REPR = (
+    "a value written as a Python literal, not JSON, stays the text the model wrote: the "
+    "tool's own validation reports it, rather than a second parser guessing"
+)
+
+DIFFERENCES: dict[str, str] = {
+    "responses_web_search_server_tool": (
+        "the AI SDK names the server-run web search 'webSearch' (its own provider-tool "
+        "name); toolwire names a server-run item by its wire type without _call: "
+        "'web_search' (ids, arguments, text and stop reason agree)"
+    ),
+    "vllm-hermes-non_streaming_invalid_json": (
+        "only the final '}' is missing before the text ends: toolwire ends the call when "
+        "its last member is complete (documented leniency); vLLM reports no call"
+    ),
+    "vllm-qwen3-fallback_no_tags": _BARE_FUNCTION,
+    "vllm-qwen3coder-streaming_missing_opening_tag": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-single_tool_call": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-single_tool_call_with_text": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-double_tool_call": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-random_fragmentation": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-implicit_parameter_close": _BARE_FUNCTION,
+    "sglang-qwen3coder-cases-complex_schema": _BARE_FUNCTION,
+    "vllm-qwen3-complex_type_with_single_quote": _PYTHON_REPR,
+    "vllm-qwen3-double_encoded_object_param": _PYTHON_REPR,
+    "vllm-qwen3-content_with_param_like_lines": (
+        "vLLM drops a <parameter=NAME> the tool's schema lacks into the value before it; "
+        "toolwire reads it as a parameter (one not given yet), so the tool refuses it "
+        "visibly instead of a file silently getting markup"
+    ),
+    "sglang-qwen25-valid_call_survives_malformed_sibling": (
+        "a JSON array of calls in one <tool_call> is not a call: the templates write one "
+        "object per block, and an array with a broken member would run in part; it stays "
+        "visible text with a stream_error"
+    ),
+    **{
+        f"llamacpp-hermes-lenient_{name}": _LENIENT_HERMES
+        for name in (
+            "function_eq",
+            "function_name_attr",
+            "tool_tag",
+            "tools_tag",
+            "response_tag",
+            "fenced_xml_response",
+            "fenced_xml",
+            "fenced_indented",
+            "fenced",
+            "fenced_json",
+            "fenced_json_function_call",
+            "json_tag",
+            "xml_tag",
+            "JSON_tag",
+            "bare_json",
+            "bare_json_newline",
+            "multiple_function_eq",
+            "not_a_tool_call_prose",
+        )
+    },
+}
 """Case id -> why toolwire deliberately differs (each also in docs/decoding.md)."""
 
 
