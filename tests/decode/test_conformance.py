@@ -4,7 +4,7 @@ The cases live in ``../shared/conformance`` (recorded provider streams in ``stre
 model texts in ``text-tool-calls/``; each folder's SOURCES.md says where every case comes
 from) and are read at test time, never copied here. One test loops over all of them, so
 that the tally ``N/M agree, K documented differences`` is printed once, also under xdist
-(tests/decode/conftest.py prints it at the end of the session). Every case that
+(tests/conftest.py prints it at the end of the session). Every case that
 disagrees must be listed in ``DIFFERENCES`` with its reason, and each reason is written
 in docs/decoding.md ("Where toolwire differs from its peers").
 """
