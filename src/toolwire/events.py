@@ -59,12 +59,17 @@ class ToolCallStart:
 
     ``signature`` is an opaque provider token bound to the call (Gemini
     ``thoughtSignature``) that must be echoed back to the same provider.
+
+    ``server`` marks a call the provider runs itself (Anthropic ``server_tool_use``, an
+    OpenAI Responses ``web_search_call``): it is shown, never executed by the agent, and
+    its ``ToolCallEnd`` carries the provider's ``result``.
     """
 
     id: str
     name: str
     index: int
     signature: str | None = None
+    server: bool = False
     type: ClassVar[Literal["tool_call_start"]] = "tool_call_start"
 
 
@@ -97,6 +102,8 @@ class ToolCallEnd:
     arguments: Any = None
     error: str | None = None
     raw: str | None = None
+    result: Any = None
+    """A server-run call's result as the provider sent it (``None`` for client calls)."""
     type: ClassVar[Literal["tool_call_end"]] = "tool_call_end"
 
     @property
@@ -106,7 +113,8 @@ class ToolCallEnd:
 
 @dataclass(frozen=True, slots=True)
 class MessageEnd:
-    """The response is over. A response that made tool calls ends ``tool_use`` unless cut."""
+    """The response is over. A response that made client tool calls ends ``tool_use``
+    unless cut; server-run calls leave the provider's stop reason as it was."""
 
     stop_reason: StopReason
     usage: Usage | None = None
@@ -146,14 +154,17 @@ EVENT_TYPES: tuple[str, ...] = (
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON form of an event: its ``type`` first, then fields that are set.
 
-    ``None`` optionals and empty ``fields`` are left out, except ``ToolCallEnd.arguments``
-    which is always present when the call succeeded (``{}`` and ``null`` are answers).
+    ``None`` optionals, empty ``fields`` and ``server: false`` are left out, except
+    ``ToolCallEnd.arguments`` which is always present when the call succeeded (``{}`` and
+    ``null`` are answers).
     """
     out: dict[str, Any] = {"type": event.type}
     for f in fields(event):
         if f.name == "values":
             continue  # in-process only: the values are already in the delta's text
         value = getattr(event, f.name)
+        if value is False and f.name == "server":
+            continue  # client calls, the usual case, read as before
         if isinstance(value, Usage):
             value = {k.name: getattr(value, k.name) for k in fields(value)}
             value = {k: v for k, v in value.items() if v is not None}

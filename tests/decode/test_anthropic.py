@@ -239,10 +239,48 @@ def test_context_window_exceeded_is_a_cut_like_max_tokens() -> None:
 
 def test_pause_turn_with_a_server_tool_asks_to_continue() -> None:
     events = _decode(_data("anthropic_server_tool_pause"))
-    assert _of(events, ToolCallStart) == [ToolCallStart("srvtoolu_own_search", "web_search", 0)]
-    assert _of(events, ToolCallEnd)[0].arguments == {"query": "agent client protocol"}
+    # pause_turn maps to tool_use (send the response back to continue), a call made by
+    # the server stays marked as such, and its end carries the result block's content.
+    assert _of(events, ToolCallStart) == [
+        ToolCallStart("srvtoolu_own_search", "web_search", 0, server=True)
+    ]
+    (end,) = _of(events, ToolCallEnd)
+    assert end.arguments == {"query": "agent client protocol"}
+    assert end.result[0]["url"] == "https://agentclientprotocol.com"
     assert isinstance(events[-1], MessageEnd)
     assert events[-1].stop_reason == "tool_use"
+
+
+def test_server_tool_use_is_marked_and_keeps_the_providers_stop_reason() -> None:
+    """A server_tool_use answered in the same message, then end_turn: the turn is over.
+
+    The call is the provider's (server=True) and must not make the response tool_use, or
+    the agent would try to run web_search itself; any interleaving of text, client and
+    server calls keeps one end per call and the result on the server call's end.
+    """
+
+    def block(i: int, kind: str, extra: str) -> str:
+        return (
+            f'event: content_block_start\ndata: {{"type":"content_block_start","index":{i},'
+            f'"content_block":{{"type":"{kind}",{extra}}}}}\n\n'
+            f'event: content_block_stop\ndata: {{"type":"content_block_stop","index":{i}}}\n\n'
+        )
+
+    body = (
+        'event: message_start\ndata: {"type":"message_start","message":{"usage":{}}}\n\n'
+        + block(0, "server_tool_use", '"id":"srv_1","name":"web_search","input":{"query":"q"}')
+        + block(1, "web_search_tool_result", '"tool_use_id":"srv_1","content":[{"url":"u"}]')
+        + block(2, "text", '"text":"found it"')
+        + "event: message_delta\n"
+        + 'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"}}\n\n'
+        + 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    ).encode()
+    events = _decode(body)
+    assert _of(events, ToolCallStart) == [ToolCallStart("srv_1", "web_search", 0, server=True)]
+    assert _of(events, ToolCallEnd) == [
+        ToolCallEnd("srv_1", arguments={"query": "q"}, result=[{"url": "u"}])
+    ]
+    assert events[-1] == MessageEnd("end_turn")
 
 
 def test_error_event_fails_the_open_call_then_ends_the_message() -> None:

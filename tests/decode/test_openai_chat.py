@@ -413,3 +413,13 @@ def test_payloads_fed_without_sse_framing_decode_the_same() -> None:
             events += decoder.feed_payload(json.loads(sse.data))
     events += decoder.close()  # no [DONE] this way: the finish_reason seen ends the message
     assert events == _decode(data)
+
+
+def test_an_error_event_keeps_its_code_in_the_message() -> None:
+    # Groq's tool_use_failed: the code says what happened, the message only how.
+    body = (
+        b'event: error\ndata: {"error":{"message":"Tool call validation failed",'
+        b'"type":"invalid_request_error","code":"tool_use_failed"}}\n\n'
+    )
+    errors = [ev for ev in _decode(body) if isinstance(ev, StreamError)]
+    assert errors[0].message == "tool_use_failed: Tool call validation failed"

@@ -354,3 +354,26 @@ def test_a_server_that_repeats_one_sequence_number_loses_nothing() -> None:
     events = _decode(_frame([text("a"), text("b"), text("b"), completed]))
     assert "".join(ev.text for ev in _of(events, TextDelta)) == "abb"
     assert events[-1] == MessageEnd("end_turn")
+
+
+def test_server_run_items_are_marked_server_calls_and_keep_the_stop_reason() -> None:
+    """A web_search_call is the provider's own call: shown, with its item as the result,
+    never a client call; a response with only such calls ends end_turn, as Anthropic's
+    server_tool_use does."""
+    item = {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}
+    done = {**item, "status": "completed", "action": {"type": "search", "query": "acp"}}
+    events = _decode(
+        _frame(
+            [
+                {"type": "response.output_item.added", "output_index": 0, "item": item},
+                {"type": "response.output_item.done", "output_index": 0, "item": done},
+                {"type": "response.output_text.delta", "output_index": 1, "delta": "ok"},
+                {"type": "response.completed", "response": {"output": [done]}},
+            ]
+        )
+    )
+    assert _of(events, ToolCallStart) == [ToolCallStart("ws_1", "web_search", 0, server=True)]
+    (end,) = _of(events, ToolCallEnd)
+    assert end.arguments == {}
+    assert end.result == {"status": "completed", "action": {"type": "search", "query": "acp"}}
+    assert events[-1] == MessageEnd("end_turn")

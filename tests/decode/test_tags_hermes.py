@@ -260,3 +260,24 @@ def test_round_trip(
     assert calls_of(events) == [("Tool", args)]
     assert text_of(events) == before + "\nbye"
     assert merge_adjacent(events) == merge_adjacent(decode_whole(HermesDecoder, text))
+
+
+# -- variants models really write (docs/decoding.md, "Variants") ------------------------------
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    names=st.lists(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), min_size=1, max_size=3),
+    cuts=cut_points(200),
+)
+def test_a_json_array_of_calls_in_one_block_is_visible_text_never_a_call(
+    names: list[str], cuts: list[int]
+) -> None:
+    """Decided: not a call (the templates write one object per block; an array with a
+    broken member would run in part). The block stays visible, with a stream_error."""
+    block = json.dumps([{"name": n, "arguments": {"x": 1}} for n in names])
+    text = f"<tool_call>\n{block}\n</tool_call>after"
+    events = decode_split(HermesDecoder, text, cuts)
+    assert calls_of(events) == []
+    assert text_of(events) == text
+    assert errors_of(events)

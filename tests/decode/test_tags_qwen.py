@@ -6,6 +6,7 @@ import json
 from functools import partial
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,7 +108,7 @@ def test_schema_types_the_values() -> None:
                 "tags": ["x"],
                 "either": False,
                 "port": "not a number",  # does not parse as its type: kept as written
-                "maybe": "null",  # a string is allowed: the text is the value
+                "maybe": None,  # null is allowed: JSON null, as the peers read it
                 "extra": "7",  # not in the schema
             },
         )
@@ -272,3 +273,124 @@ def test_round_trip(params: dict[str, tuple[str, Any]], before: str, cuts: list[
     assert merge_adjacent(events) == merge_adjacent(decode_whole(factory, text))
     [end] = ends_of(events)
     assert isinstance(end, ToolCallEnd)
+
+
+# -- literal markup inside a value: a tag counts only where the structure allows it --------
+
+_PLAIN = st.text(st.sampled_from([*"ab =\"'(){}>/\t é"]), max_size=12)
+_ANY_TAG = st.sampled_from(
+    ["<tool_call>", "</tool_call>", "<function=f>", "</function>", "<parameter=k>", "</parameter>"]
+)
+_LINE = st.one_of(
+    _PLAIN,
+    # a tag quoted in code: never at the start or the end of its line (a line ending
+    # ``</parameter>`` before one starting ``</function>`` is the close, for every peer)
+    st.tuples(_PLAIN.filter(bool), _ANY_TAG, _PLAIN.filter(str.strip)).map("".join),
+    # on a line of its own but not where the structure allows it
+    st.just("<parameter=path>"),  # a key this call already gave
+    st.tuples(st.sampled_from(["</parameter>", "</function>"]), _PLAIN.filter(str.strip)).map(
+        lambda p: f"{p[0]} {p[1].strip()}"
+    ),
+    # a whole call the value quotes, as a file of tests or templates does
+    st.tuples(_KEYS, _KEYS, _PLAIN).map(
+        lambda p: (
+            f"<tool_call>\n<function={p[0]}>\n<parameter={p[1]}>\n{p[2]}\n</parameter>\n"
+            "</function>\n</tool_call>"
+        )
+    ),
+    st.tuples(_KEYS, _PLAIN).map(
+        lambda p: f"<function={p[0]}>\n<parameter=path>\n{p[1]}\n</parameter>\n</function>"
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_LINE, min_size=1, max_size=6), cuts=cut_points(400))
+def test_markup_inside_a_value_is_value_text(lines: list[str], cuts: list[int]) -> None:
+    """A literal ``</function>`` does not end the call, a literal ``<parameter=path>`` does
+    not overwrite ``path`` (a write to fixture.py once became a write to literal/value)."""
+    content = "\n".join(lines)
+    args = {"path": "fixture.py", "content": content}
+    text = render_qwen("write_file", args) + "\nDone."
+    schema = {"write_file": {"properties": {"path": {"type": "string"}}}}
+    for factory in (Qwen3CoderDecoder, partial(Qwen3CoderDecoder, schema)):
+        events = decode_split(factory, text, cuts)
+        assert calls_of(events) == [("write_file", args)]
+        assert text_of(events) == "\nDone."
+        assert merge_adjacent(events) == merge_adjacent(decode_whole(factory, text))
+
+
+def test_a_nested_call_in_a_value_does_not_end_the_call() -> None:
+    content = (
+        'doc = """\n<tool_call>\n<function=write_file>\n<parameter=path>\nliteral/value\n'
+        '</parameter>\n</function>\n</tool_call>\n"""'
+    )
+    text = render_qwen("write_file", {"path": "fixture.py", "content": content})
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [
+        ("write_file", {"path": "fixture.py", "content": content})
+    ]
+
+
+# -- typing against the schema, as the production parsers do ---------------------------------
+
+_NULLABLE = [
+    {"type": "integer"},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "object"},
+    {"type": "array"},
+    {"type": ["string", "null"]},
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+]
+
+
+def _typed(schema: dict[str, Any], raw: str) -> Any:
+    text = render_qwen("T", {"v": raw})
+    factory = partial(Qwen3CoderDecoder, {"T": {"properties": {"v": schema}}})
+    [(_, args)] = calls_of(decode_whole(factory, text))
+    return args["v"]
+
+
+@pytest.mark.parametrize("schema", _NULLABLE)
+@pytest.mark.parametrize("raw", ["null", "None", " null "])
+def test_null_is_json_null_where_the_schema_is_not_only_a_string(
+    schema: dict[str, Any], raw: str
+) -> None:
+    assert _typed(schema, raw) is None
+    assert _typed({"type": "string"}, raw) == raw
+
+
+@settings(max_examples=100, deadline=None)
+@given(number=st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False)))
+def test_integer_and_number_follow_the_written_json(number: float) -> None:
+    written = json.dumps(number)
+    assert _typed({"type": "number"}, written) == number
+    assert _typed({"type": "float"}, written) == number  # a Python name the peers accept
+    expected_int = number if isinstance(number, int) else written  # 2.0 is not an integer
+    assert _typed({"type": "integer"}, written) == expected_int
+    assert _typed({"type": "int"}, written) == expected_int
+
+
+# -- variants models really write (docs/decoding.md, "Variants") ------------------------------
+
+
+@pytest.mark.parametrize("drift", ["</parameter1>", "</parameter_function>", "</parameter"])
+@pytest.mark.parametrize("after", ["<parameter=days>\n3\n</parameter>\n", ""])
+def test_a_drifted_close_marker_alone_on_the_last_line_closes_the_value(
+    drift: str, after: str
+) -> None:
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\nShanghai\n{drift}\n"
+        f"{after}</function>\n</tool_call>"
+    )
+    args = {"city": "Shanghai", **({"days": "3"} if after else {})}
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [("get_weather", args)]
+
+
+@pytest.mark.parametrize(
+    "value", ["<config>\n</parameters>", "x </parameterList>", "</parameter1> x"]
+)
+def test_a_value_closed_properly_keeps_what_looks_like_a_drifted_marker(value: str) -> None:
+    text = render_qwen("f", {"a": value, "b": "1"})
+    assert calls_of(decode_whole(Qwen3CoderDecoder, text)) == [("f", {"a": value, "b": "1"})]

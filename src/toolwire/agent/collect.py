@@ -49,6 +49,7 @@ class ResponseCollector:
         self._thinking: list[str] = []
         self.calls: dict[str, CollectedCall] = {}
         self.stop_reason: StopReason | None = None
+        self._server: set[str] = set()
         self.usage: Usage | None = None
         self.errors: list[str] = []
 
@@ -60,6 +61,12 @@ class ResponseCollector:
                 self._text.append(event.text)
             case ThinkingDelta():
                 self._thinking_delta(event)
+            case ToolCallStart() if event.server:
+                # The provider ran it and answered in this same response: never executed
+                # here, not a call of the history that would wait for a result.
+                self._server.add(event.id)
+            case ToolCallEnd() if event.id in self._server:
+                pass
             case ToolCallStart():
                 self._close_text()
                 self._close_thinking()

@@ -5,8 +5,8 @@ provider can break them (docs/design.md, "Normalized events"):
 
 * a call starts once, gets deltas only while open, and ends exactly once;
 * a stream ends with exactly one ``MessageEnd``; calls still open then end with an error;
-* a response that made tool calls ends ``tool_use`` unless it was cut (``max_tokens``) or
-  failed (``error``).
+* a response that made client tool calls ends ``tool_use`` unless it was cut
+  (``max_tokens``) or failed (``error``); server-run calls do not change the stop reason.
 
 Calls whose arguments are JSON text (every JSON provider, Hermes) are parsed here with
 ``JsonStream``; decoders of markup formats (XML tags, Qwen3-Coder) build the arguments
@@ -57,6 +57,8 @@ class ToolCalls:
         self._ids: set[str] = set()
         self.started = 0
         """How many calls this response started."""
+        self.client_started = 0
+        """How many of them the agent runs (not ``server``): these make it ``tool_use``."""
         self.message_ended = False
 
     def is_open(self, key: Hashable) -> bool:
@@ -70,6 +72,7 @@ class ToolCalls:
         signature: str | None = None,
         *,
         json_args: bool = True,
+        server: bool = False,
     ) -> ToolCallStart:
         """Start a call. The id is made unique within the response if the provider's is
         empty (``call_<n>``) or was already used (``<id>_<n>``)."""
@@ -83,7 +86,8 @@ class ToolCalls:
         self._ids.add(call_id)
         self._open[key] = _Open(call_id, JsonStream() if json_args else None)
         self.started += 1
-        return ToolCallStart(call_id, name, self.started - 1, signature)
+        self.client_started += not server
+        return ToolCallStart(call_id, name, self.started - 1, signature, server)
 
     def delta(
         self,
@@ -148,7 +152,9 @@ class ToolCalls:
                 stop_reason, "the response ended before the call's arguments ended"
             )
             out.extend(self.fail_all(why))
-        if self.started and stop_reason not in _KEEP_STOP:
+        # Only calls the agent must run ask for their results; the provider's own
+        # (server-run) calls leave its stop reason standing (end_turn, pause_turn).
+        if self.client_started and stop_reason not in _KEEP_STOP:
             stop_reason = "tool_use"
         out.append(MessageEnd(stop_reason, usage))
         return out

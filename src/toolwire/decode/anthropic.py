@@ -16,19 +16,33 @@ keyed by block index, owns the start/delta/end invariants.
 * ``message_delta`` means the content is complete: if the body then closes without
   ``message_stop`` the message still ends with the known stop reason. A body that closes
   before it was cut (the base class reports that).
+* ``server_tool_use`` (web search, code execution, ...) is a call the API runs itself: it
+  starts with ``server=True`` and its end is held until the block that answers it (a
+  ``*_tool_result`` block naming its id) so the end carries that ``result``; a call never
+  answered ends, without a result, when the message does. These calls never turn the
+  stop reason into ``tool_use``: the provider's stands (docs/decoding.md).
 * Unknown event, block and delta types are ignored: the API docs say clients must expect
   new ones. The dispatch key is the payload's ``type``, not the SSE ``event:`` line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
 
 from toolwire.decode._base import SSEJSONDecoder
 from toolwire.decode._fields import get_dict, get_int, get_str
-from toolwire.events import Event, StopReason, StreamError, TextDelta, ThinkingDelta, Usage
+from toolwire.events import (
+    Event,
+    StopReason,
+    StreamError,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEnd,
+    Usage,
+)
 from toolwire.sse import SSEEvent
 
 _STOP_REASONS: dict[str, StopReason] = {
@@ -68,6 +82,8 @@ class AnthropicDecoder(SSEJSONDecoder):
         # Tool input sent whole in content_block_start (the Anthropic API always sends
         # ``{}`` there): used only if no argument text follows, as the SDK does.
         self._start_input: dict[int | None, str] = {}
+        self._server: set[int | None] = set()  # open blocks that are server_tool_use
+        self._unanswered: dict[str, ToolCallEnd] = {}  # ended server calls, by call id
 
     # -- dispatch ---------------------------------------------------------------------
 
@@ -82,6 +98,7 @@ class AnthropicDecoder(SSEJSONDecoder):
             handler(self, payload, out)
 
     def _on_close(self, out: list[Event]) -> None:
+        self._flush_unanswered(out)
         if not self._calls.message_ended and self._stop is not None:
             # message_delta came, so the content is complete: only message_stop was lost.
             out.extend(self._calls.end_message(self._stop, self._usage_now()))
@@ -99,6 +116,7 @@ class AnthropicDecoder(SSEJSONDecoder):
         self._merge_usage(get_dict(payload, "usage"))
 
     def _message_stop(self, payload: dict[str, Any], out: list[Event]) -> None:
+        self._flush_unanswered(out)
         out.extend(self._calls.end_message(self._stop or "end_turn", self._usage_now()))
 
     def _error(self, payload: dict[str, Any], raw: str, out: list[Event]) -> None:
@@ -109,6 +127,7 @@ class AnthropicDecoder(SSEJSONDecoder):
             message = f"{kind}: {text}" if kind and text else kind or text
         else:
             message = error if isinstance(error, str) else ""
+        self._flush_unanswered(out)
         out.extend(self._calls.fail_message(message or "the provider reported an error", raw))
 
     def _merge_usage(self, usage: dict[str, Any]) -> None:
@@ -129,6 +148,8 @@ class AnthropicDecoder(SSEJSONDecoder):
         match kind:
             case "tool_use" | "server_tool_use":
                 self._tool_start(index, block, out)
+            case str() if kind.endswith("_tool_result") and "tool_use_id" in block:
+                self._server_result(block, out)
             case "text" if block.get("text"):
                 out.append(TextDelta(get_str(block, "text")))
             case "thinking" if block.get("thinking"):
@@ -141,7 +162,12 @@ class AnthropicDecoder(SSEJSONDecoder):
         if self._calls.is_open(index):
             out.append(StreamError(f"content block {index} started twice", json.dumps(block)))
             return
-        out.append(self._calls.start(index, get_str(block, "id"), get_str(block, "name")))
+        server = block.get("type") == "server_tool_use"
+        out.append(
+            self._calls.start(index, get_str(block, "id"), get_str(block, "name"), server=server)
+        )
+        if server:
+            self._server.add(index)
         start_input = block.get("input")
         if isinstance(start_input, dict) and start_input:
             self._start_input[index] = json.dumps(start_input, ensure_ascii=False)
@@ -179,7 +205,22 @@ class AnthropicDecoder(SSEJSONDecoder):
         event = None if whole is None else self._calls.delta(index, whole)
         if event is not None:
             out.append(event)
-        out.append(self._calls.end(index))
+        end = self._calls.end(index)
+        if index in self._server and end.ok:
+            self._server.discard(index)
+            self._unanswered[end.id] = end  # until its result block comes
+            return
+        self._server.discard(index)
+        out.append(end)
+
+    def _server_result(self, block: dict[str, Any], out: list[Event]) -> None:
+        end = self._unanswered.pop(get_str(block, "tool_use_id"), None)
+        if end is not None:
+            out.append(dataclasses.replace(end, result=block.get("content")))
+
+    def _flush_unanswered(self, out: list[Event]) -> None:
+        out.extend(self._unanswered.values())
+        self._unanswered.clear()
 
 
 _Handler = Callable[[AnthropicDecoder, dict[str, Any], list[Event]], None]

@@ -128,6 +128,9 @@ class OpenAIChatDecoder(SSEJSONDecoder):
     def _on_error(self, error: Any, raw: str, out: list[Event]) -> None:
         # e.g. data: {"error": {"message": "...", "type": "server_error", "code": 502}}
         message = get_str(error, "message") if isinstance(error, dict) else str(error)
+        code = error.get("code") if isinstance(error, dict) else None
+        if isinstance(code, str) and code and message and code not in message:
+            message = f"{code}: {message}"  # "tool_use_failed": what the user can act on
         out.extend(self._calls.fail_message(message or "the provider reported an error", raw))
 
     def _on_choice(self, choice: dict[str, Any], out: list[Event]) -> None:

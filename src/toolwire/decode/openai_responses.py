@@ -22,10 +22,18 @@ and it is the provider's final word:
   missing suffix is sent as a delta, so the deltas still add up to the arguments;
 * anything else: streamed deltas cannot be taken back, so a ``StreamError`` says the
   deltas were wrong and the call ends with the final text's arguments.
+
+Items the API runs itself (``web_search_call``, ``file_search_call``,
+``code_interpreter_call``, ``image_generation_call``) are server-run calls, as Anthropic's
+``server_tool_use`` is: a ``ToolCallStart(server=True)`` named by the item type without
+``_call`` when the item is added, and a ``ToolCallEnd`` with arguments ``{}`` and the
+finished item (its action, status, outputs) as ``result`` when it is done. They never make
+the response ``tool_use`` (docs/decoding.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +52,9 @@ from toolwire.events import (
 from toolwire.sse import SSEEvent
 
 _CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
+_SERVER_TYPES = frozenset(
+    {"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call"}
+)
 
 _Handler = Callable[["OpenAIResponsesDecoder", dict[str, Any], str, list[Event]], None]
 
@@ -90,6 +101,7 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
         self._by_index: dict[int, str] = {}  # output_index -> call key
         self._thinking_part: tuple[Any, Any, Any] | None = None  # the part thinking is in
         self._refused = False
+        self._server: set[str] = set()  # open server-run items, by key
 
     def _on_payload(self, payload: dict[str, Any], sse: SSEEvent, out: list[Event]) -> None:
         # A payload fed without SSE framing (``feed_payload``) has no text of its own.
@@ -145,6 +157,9 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
 
     def _on_item_added(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
         item = get_dict(p, "item")
+        if item.get("type") in _SERVER_TYPES:
+            self._server_item(item, p.get("output_index"), out, done=False)
+            return
         if item.get("type") not in _CALL_TYPES:
             return
         key = self._key(item, p.get("output_index"))
@@ -163,6 +178,26 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
         item = get_dict(p, "item")
         if item.get("type") in _CALL_TYPES:
             self._settle(item, p.get("output_index"), out)
+        elif item.get("type") in _SERVER_TYPES:
+            self._server_item(item, p.get("output_index"), out, done=True)
+
+    def _server_item(
+        self, item: dict[str, Any], index: Any, out: list[Event], *, done: bool
+    ) -> None:
+        """A server-run item: start it once; end it, with the item as result, when done."""
+        key = self._key(item, index)
+        if key in self._ended:
+            return
+        if key not in self._server:
+            kind = str(item.get("type"))
+            call_id = _str(item, "id") or key
+            out.append(self._calls.start(key, call_id, kind.removesuffix("_call"), server=True))
+            self._server.add(key)
+        if done or item.get("status") == "completed":
+            self._server.discard(key)
+            self._ended.add(key)
+            result = {k: v for k, v in item.items() if k not in ("id", "type")}
+            out.append(dataclasses.replace(self._calls.end(key), result=result))
 
     def _on_args_delta(self, p: dict[str, Any], raw: str, out: list[Event]) -> None:
         call = self._find(_str(p, "item_id"), p.get("output_index"))
@@ -248,6 +283,8 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
             # A call still open here never got its done events; the final item settles it.
             if isinstance(item, dict) and self._find(_str(item, "id"), index) is not None:
                 self._settle(item, index, out)
+            elif isinstance(item, dict) and self._key(item, index) in self._server:
+                self._server_item(item, index, out, done=True)
         stop: StopReason = "refusal" if self._refused else "end_turn"
         out.extend(self._calls.end_message(stop, _usage(get_dict(response, "usage"))))
 

@@ -13,7 +13,9 @@ arguments failed to parse or were cut ends ``failed`` with the error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
 from toolwire.errors import LifecycleError
 from toolwire.events import (
@@ -50,6 +52,7 @@ class ResponseTranslator:
         self.stop_reason: StopReason | None = None
         self.errors: list[str] = []
         self._limits = (tail_bytes, result_bytes)
+        self._server: set[str] = set()  # ids of calls the provider runs itself
 
     def feed(self, event: Event, now: float | None = None) -> list[Notification]:
         """The notifications this event causes (possibly none: most deltas change nothing)."""
@@ -66,7 +69,13 @@ class ResponseTranslator:
                 return self._start(event, now)
             case ToolCallEnd():
                 call = self._call(event.id)
-                return engine.update(call, now=now) if call.end_arguments(event) else []
+                changed = call.end_arguments(event)
+                if event.id in self._server and event.ok:
+                    # Run by the provider, never by the agent: it ends here, completed,
+                    # with the provider's result (docs/decoding.md, server-run tools).
+                    call.run()
+                    changed = call.complete(_result_text(event.result), raw_output=event.result)
+                return engine.update(call, now=now) if changed else []
             case MessageEnd():
                 self.stop_reason = event.stop_reason
                 out = engine.flush(now)
@@ -105,6 +114,8 @@ class ResponseTranslator:
             event.id, event.name, cwd=self.cwd, tail_bytes=tail, result_bytes=result
         )
         self.calls[event.id] = call
+        if event.server:
+            self._server.add(event.id)
         return self.engine.start(call, now)
 
     def _call(self, call_id: str) -> ToolCallLifecycle:
@@ -112,6 +123,12 @@ class ResponseTranslator:
         if call is None:
             raise LifecycleError(f"tool call {call_id}: event before its start")
         return call
+
+
+def _result_text(result: Any) -> str:
+    if result is None:
+        return "Run by the provider."
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 __all__ = ["ResponseTranslator"]

@@ -29,14 +29,25 @@ States::
   holding that ``>``. Everything from then to ``</function>`` (exclusive) goes out as
   ``ToolCallDelta.text``: the markup as written. A JSON body (``{``) is malformed.
 * value: raw text. It streams as it arrives (vllm #30439, sglang #27005 buffered it):
-  only a suffix that could begin ``</parameter>``, ``<parameter=`` or ``</function>`` is
-  held back. One leading and one trailing newline are dropped (the template adds them);
-  then the tool's JSON schema, when known, types it (``_convert``).
-* value_end: after ``</parameter>``, whitespace and then ``<parameter=`` or
-  ``</function>`` confirm the close and the key goes out in ``fields``. Anything else
-  means the ``</parameter>`` belonged to the value (code that writes this format), so it
-  is kept and the value goes on. A missing ``</parameter>`` is accepted when the next
-  ``<parameter=`` or ``</function>`` follows.
+  only a suffix that could begin a tag is held back. One leading and one trailing
+  newline are dropped (the template adds them); then the tool's JSON schema, when known,
+  types it (``_convert``).
+* A tag inside a value counts only where the structure allows it (a value is often code
+  that writes this very format), so a literal tag can neither end the call early nor
+  start a parameter that overwrites one already given:
+
+  - value_end: after ``</parameter>``, whitespace and then ``</function>``, or
+    ``<parameter=KEY>`` with a KEY this call has not given yet, confirm the close and the
+    key goes out in ``fields``. Anything else: the ``</parameter>`` was value text.
+  - other markup counts only at the start of a line, where the template puts it (a tag
+    quoted in code is value text). A literal call the value holds on lines of its own
+    (``<tool_call>``, ``<function=NAME>`` ... ``</function>``) is counted: while one is
+    open, its tags are value text.
+  - a missing ``</parameter>`` is accepted when, at a line start and outside any literal
+    call, such a ``<parameter=KEY>`` follows, or a ``</function>`` followed by
+    ``</tool_call>``, another ``<function=`` or the end of the text. A drifted close
+    marker alone on the value's last line (``</parameter1>``, ``</parameter_function>``,
+    ``</parameter``) is then dropped from the value.
 * after: whitespace, then ``</tool_call>``, or another ``<function=`` in the same block;
   anything else is text, with the whitespace before it.
 * skip: after malformed markup, up to ``</function>`` or ``</tool_call>``; the call fails.
@@ -58,7 +69,12 @@ _VALUE, _VALUE_END, _AFTER = "value", "value_end", "after"
 _MAX_WORD = 256  # a function or parameter name
 _WORD = re.compile(r"[^\s<>]+")
 _WORD_END = TagSet(">", "<", "\n")
-_VALUE_TAGS = TagSet("</parameter>", "<parameter=", "</function>")
+_VALUE_TAGS = TagSet(
+    "</parameter>", "<parameter=", "</function>", "<function=", "<tool_call>", "</tool_call>"
+)
+_FUNCTION_NEXT = ("</tool_call>", "<function=")
+# A close marker drifted from ``</parameter>``, alone on the last line of a value.
+_DRIFT = re.compile(r"\n</parameter[A-Za-z0-9_-]*>?[ \t\r]*\n?\Z")
 _NEXT = ("<parameter=", "</function>")
 _SKIP_END = TagSet("</function>", "</tool_call>")
 
@@ -85,6 +101,10 @@ class Qwen3CoderDecoder(TagDecoder):
         self._key = ""
         self._value: list[str] = []
         self._ws: list[str] = []
+        # Literal ``<function=NAME>`` and ``<tool_call>`` opened inside the current value.
+        self._functions = 0
+        self._blocks = 0
+        self._line_start = True  # the value so far is empty or ends with a newline
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {
@@ -173,21 +193,48 @@ class Qwen3CoderDecoder(TagDecoder):
         if key is None:
             self._malformed("not a parameter name")
             return True
-        self._key, self._value = key, []
+        self._key, self._value, self._functions, self._blocks = key, [], 0, 0
+        self._line_start = True
         self._state = _VALUE
         return True
 
     def _on_value(self) -> bool:
         start, tag = _VALUE_TAGS.scan(self._buf, self._pos)
-        self._value.append(self._buf[self._pos : start])
-        self._delta_to(start)
+        if start > self._pos:
+            self._value.append(self._buf[self._pos : start])
+            self._line_start = self._buf[start - 1] == "\n"
+            self._delta_to(start)
         if tag is None:
             return False
-        if tag == "</parameter>":
+        if tag == "</parameter>":  # the close, if what follows confirms it
             self._delta_to(start + len(tag))
             self._state, self._ws = _VALUE_END, []
-        else:
-            self._close_param()
+            return True
+        # Markup counts only on a line of its own, where the template puts it: a tag
+        # quoted in code (``"<function=" + name``) is value text.
+        line = self._line_start
+        if tag == "<function=" and line:
+            name = self._word_ahead(start + len(tag))
+            if name is None:
+                return False
+            self._functions += bool(name)  # a literal call opened in the value
+        elif tag == "<tool_call>":
+            self._blocks += line
+        elif tag == "</tool_call>":
+            self._blocks -= bool(self._blocks)
+        elif tag == "</function>" and self._functions:
+            self._functions -= 1
+        elif tag != "<function=" and line and not self._functions and not self._blocks:
+            # A missing ``</parameter>``, if what follows confirms it.
+            ends = self._key_ahead(start) if tag == "<parameter=" else self._function_ahead(start)
+            if ends is None:
+                return False
+            if ends:  # the params state reads the tag again
+                self._close_param(implicit=True)
+                return True
+        self._value.append(tag)
+        self._line_start = False
+        self._delta_to(start + len(tag))
         return True
 
     def _on_value_end(self) -> bool:
@@ -197,15 +244,62 @@ class Qwen3CoderDecoder(TagDecoder):
         opt = expect(self._buf, self._pos, _NEXT)
         if opt == "":
             return False
-        if opt is None:  # the ``</parameter>`` was text of the value
-            self._value.append("</parameter>" + "".join(self._ws))
+        ends: bool | None = False
+        if opt == "<parameter=":
+            ends = self._key_ahead(self._pos)
+        elif opt == "</function>":
+            # Confirmed at once, so a field completes on the chunk that closes it; a
+            # value line ending ``</parameter>`` before one starting ``</function>``
+            # reads as the close, as it does for every peer.
+            ends = True
+        if ends is None:
+            return False
+        # Inside a literal call the value quotes, its tags are its own.
+        ends = ends and not self._functions
+        if not ends:  # the ``</parameter>`` was text of the value
+            ws = "".join(self._ws)
+            self._value.append("</parameter>" + ws)
+            self._line_start = ws.endswith("\n")
             self._state = _VALUE
         else:
             self._close_param()
         return True
 
-    def _close_param(self) -> None:
+    def _word_ahead(self, first: int) -> str | None:
+        """The ``NAME`` of a ``<tag=NAME>`` whose name starts at ``first``; ``""`` when it is
+        not one; None when the buffer ends before that is known."""
+        end = self._buf.find(">", first, first + _MAX_WORD + 1)
+        if end < 0:
+            rest = self._buf[first : first + _MAX_WORD + 1]
+            short = len(rest) <= _MAX_WORD and _WORD_END.scan(rest, 0)[1] is None
+            return None if short else ""
+        word = self._buf[first:end].strip(SPACE)
+        return word if _WORD.fullmatch(word) else ""
+
+    def _key_ahead(self, at: int) -> bool | None:
+        """Whether the ``<parameter=KEY>`` at ``at`` may open a parameter of this call: a
+        KEY not given yet (None: not known yet)."""
+        key = self._word_ahead(at + len("<parameter="))
+        # Not filtered by the tool's schema: a parameter the tool does not take is the
+        # tool's to refuse, visibly, not text to fold into the value before it.
+        return None if key is None else bool(key) and key not in self._params and key != self._key
+
+    def _function_ahead(self, at: int) -> bool | None:
+        """Whether the ``</function>`` at ``at`` ends the call: ``</tool_call>`` or another
+        ``<function=`` follows (None: not known yet; the end of the text also ends it)."""
+        after = skip_space(self._buf, at + len("</function>"))
+        if after == len(self._buf):
+            return None
+        opt = expect(self._buf, after, _FUNCTION_NEXT)
+        return None if opt == "" else opt is not None
+
+    def _close_param(self, *, implicit: bool = False) -> None:
         raw = "".join(self._value)
+        if implicit:
+            # No ``</parameter>`` came: a drifted one (``</parameter1>``) on the value's
+            # last line was meant as it (docs/decoding.md, "Variants").
+            drift = _DRIFT.search(raw)
+            raw = raw if drift is None else raw[: drift.start() + 1]
         raw = raw[1:] if raw.startswith("\n") else raw
         raw = raw[:-1] if raw.endswith("\n") else raw
         schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
@@ -246,23 +340,61 @@ class Qwen3CoderDecoder(TagDecoder):
         self._state, self._ws = (_AFTER if tag == "</function>" else TEXT), []
         return True
 
+    def _close_call(self, rest: str) -> None:
+        implicit = self._state == _VALUE and self._line_start and not self._blocks
+        if (
+            (implicit or self._state == _VALUE_END)
+            and not self._functions
+            and rest.startswith("</function>")
+            and not rest[len("</function>") :].strip(SPACE)
+        ):
+            # The text ended after a ``</function>`` whose ``</tool_call>`` never came.
+            self._close_param(implicit=implicit)
+            self._delta(rest)
+            self._end(self._params)
+            return
+        super()._close_call(rest)
+
     def _close_text(self, rest: str) -> None:
         self._emit_text("".join(self._ws) + rest)
         self._ws = []
 
 
 def _convert(raw: str, schema: Any) -> Any:
-    """Type a value by its JSON schema; the text itself when it is a string or won't parse."""
+    """Type a value by its JSON schema, as the production parsers do (docs/decoding.md):
+
+    * ``null`` (or Python's ``None``) is JSON null where the schema allows null
+      (``anyOf [string, null]``, ``type: [string, null]``) and for every type but string;
+    * a string type keeps the text; otherwise the text is parsed as JSON (or the Python
+      spellings ``True``/``False``) and kept only if it fits a declared type, so an
+      integer parameter written ``2.5`` stays the text for the tool to refuse.
+    """
     types = _types(schema)
-    if not types or "string" in types:
+    if not types:
         return raw
     text = raw.strip(SPACE)
+    if text in ("null", "None") and ("null" in types or "string" not in types):
+        return None
+    if "string" in types:
+        return raw
     try:
         value = json.loads(text)
     except ValueError:
         # Python spellings models trained on Python sometimes use.
-        value = {"True": True, "False": False, "None": None}.get(text, raw)
+        value = {"True": True, "False": False}.get(text, raw)
     return value if _fits(value, types) else raw
+
+
+# Type names that are not JSON Schema's but that tool schemas written from Python or
+# other languages carry; the peers read them as these (vLLM maps "float" to a number).
+_ALIASES = {
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+}
 
 
 def _types(schema: Any) -> frozenset[str]:
@@ -270,9 +402,9 @@ def _types(schema: Any) -> frozenset[str]:
         return frozenset()
     declared = schema.get("type")
     if isinstance(declared, str):
-        return frozenset({declared})
+        return frozenset({_ALIASES.get(declared, declared)})
     if isinstance(declared, list):
-        return frozenset(t for t in declared if isinstance(t, str))
+        return frozenset(_ALIASES.get(t, t) for t in declared if isinstance(t, str))
     alternatives = schema.get("anyOf") or schema.get("oneOf") or []
     return frozenset().union(*(_types(s) for s in alternatives))
 
