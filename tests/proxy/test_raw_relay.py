@@ -143,7 +143,8 @@ def test_a_malformed_event_through_the_proxy(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("stream", [True, False])
-def test_a_first_event_nested_too_deeply_is_a_502(tmp_path: Path, stream: bool) -> None:
+def test_a_first_event_nested_too_deeply_is_a_malformed_event(tmp_path: Path, stream: bool) -> None:
+    """Past the JSON parser's depth an event is malformed like any other, also the first."""
     with FakeServer() as openai_up, FakeServer() as anthropic_up:
         anthropic_up.script(Reply(chunks=[_event(b"[" * 100_000), *STREAM]))
         settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
@@ -151,6 +152,10 @@ def test_a_first_event_nested_too_deeply_is_a_502(tmp_path: Path, stream: bool) 
             body = request_body([{"role": "user", "content": "x"}], model="claude,claude-up")
             body["stream"] = stream
             reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
-    assert reply.status_code == 502
-    assert reply.json()["error"]["type"] == "api_error"
-    assert "nested too deeply" in reply.json()["error"]["message"]
+    malformed = {"type": "api_error", "message": MALFORMED}
+    if stream:
+        assert reply.status_code == 200
+        assert _check_ends_once(reply.content)[-1] == {"type": "error", "error": malformed}
+    else:
+        assert reply.status_code == 500
+        assert reply.json()["error"] == malformed

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.fakes.http import FakeServer, Reply
 from tests.proxy.support import (
@@ -22,6 +24,8 @@ from tests.proxy.support import (
     running,
     settings_for,
 )
+from toolwire.proxy.encode import sse_bytes
+from toolwire.proxy.relay import json_bytes
 
 #: How a lone surrogate can arrive in a body: escaped (high, low, a pair split by
 #: other text), or as the raw CESU-8 bytes of one.
@@ -68,3 +72,20 @@ def test_a_lone_surrogate_in_a_request_is_sent_as_the_replacement_character(
         assert "\ufffd" in text
         assert "\\ud83d" not in text.lower()
         assert "\\ude00" not in text.lower()
+
+
+@given(
+    before=st.text(),
+    lone=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    after=st.text(),
+)
+def test_a_reply_with_a_lone_surrogate_is_still_utf8(before: str, lone: str, after: str) -> None:
+    """An upstream may stream a lone surrogate escape; the proxy's reply still encodes."""
+    text = before + lone + after
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": text},
+    }
+    for data in (sse_bytes(delta), json_bytes({"type": "message", "content": text})):
+        data.decode("utf-8")  # valid UTF-8, whatever the text held

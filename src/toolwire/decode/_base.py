@@ -76,7 +76,7 @@ class SSEJSONDecoder(ABC):
             return  # whatever follows the end of the message (keep-alives, [DONE]) says nothing
         try:
             payload = json.loads(sse.data)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's limit: malformed too
             payload = None
         if self.watch is not None:
             self.watch(sse, payload if isinstance(payload, dict) else None)

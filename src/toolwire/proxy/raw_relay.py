@@ -114,9 +114,6 @@ class RawRelay:
                 if chunk:
                     yield chunk
                     sent += len(chunk)
-        except RecursionError:
-            # An event nested deeper than the JSON parser goes: malformed, like any other.
-            failure = MALFORMED
         finally:
             metrics.add("toolwire_proxy_bytes_total", sent)
             await opened.rest.aclose()
@@ -136,8 +133,6 @@ class RawRelay:
         try:
             async for _ in opened.rest:
                 pass
-        except RecursionError as e:  # an event nested deeper than the JSON parser goes
-            raise UpstreamError(502, "api_error", MALFORMED) from e
         finally:
             await opened.rest.aclose()
         payloads = _payloads(self._events)  # the events that ended: a partial one is cut

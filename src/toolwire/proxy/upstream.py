@@ -144,9 +144,6 @@ async def open_stream(
         raise UpstreamError(502, "api_error", str(e)) from e
     except StopAsyncIteration as e:
         raise UpstreamError(502, "api_error", "the upstream sent an empty response") from e
-    except RecursionError as e:  # an event nested deeper than the JSON parser goes
-        await events.aclose()
-        raise UpstreamError(502, "api_error", "the upstream sent an event nested too deeply") from e
     return Opened(first, events, time.monotonic() - started)
 
 
