@@ -171,14 +171,15 @@ def test_the_local_file_system_refuses_a_fifo_both_ways(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
-def test_a_search_thread_stuck_in_the_kernel_does_not_hold_the_process_at_exit() -> None:
-    """The worker thread of a cancelled call is a daemon: interpreter exit does not wait."""
+def _exits_with_a_thread_stuck(setup: str, call: str) -> None:
+    """A fresh interpreter starts ``call`` (a coroutine that blocks a worker thread for
+    ever), cancels it, and must still exit: the thread cannot hold the process."""
     script = (
         "import asyncio, threading\n"
-        "from toolwire.tools.search import in_thread\n"
         "stuck = threading.Event()\n"
+        f"{setup}\n"
         "async def main():\n"
-        "    task = asyncio.create_task(in_thread(lambda stop: stuck.wait()))\n"
+        f"    task = asyncio.create_task({call})\n"
         "    await asyncio.sleep(0.05)\n"
         "    task.cancel()\n"
         "asyncio.run(main())\n"
@@ -188,26 +189,21 @@ def test_a_search_thread_stuck_in_the_kernel_does_not_hold_the_process_at_exit()
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=30
     )
     assert done.stdout == "exited\n", done.stderr
+
+
+def test_a_search_thread_stuck_in_the_kernel_does_not_hold_the_process_at_exit() -> None:
+    """The worker thread of a cancelled call is a daemon: interpreter exit does not wait."""
+    _exits_with_a_thread_stuck(
+        "from toolwire.tools.search import in_thread", "in_thread(lambda stop: stuck.wait())"
+    )
 
 
 def test_a_file_read_stuck_in_the_kernel_does_not_hold_the_process_at_exit() -> None:
-    script = (
-        "import asyncio, threading\n"
-        "from pathlib import Path\n"
-        "from toolwire.tools import fs\n"
-        "stuck = threading.Event()\n"
-        "fs.read_regular = lambda path: stuck.wait()\n"
-        "async def main():\n"
-        "    task = asyncio.create_task(fs.LocalFileSystem().read_text(Path('/x')))\n"
-        "    await asyncio.sleep(0.05)\n"
-        "    task.cancel()\n"
-        "asyncio.run(main())\n"
-        "print('exited')\n"
+    _exits_with_a_thread_stuck(
+        "from pathlib import Path\nfrom toolwire.tools import fs\n"
+        "fs.read_regular = lambda path: stuck.wait()",
+        "fs.LocalFileSystem().read_text(Path('/x'))",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30
-    )
-    assert done.stdout == "exited\n", done.stderr
 
 
 def test_cancelled_search_threads_still_end_on_stop() -> None:
