@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from toolwire.handoff.extract import canonical_json
 from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history.pairing import orphan_text
+from toolwire.history.pairing import orphans_message
 
 
 def tail_start(history: Sequence[Message], end: int, keep_last: int) -> int:
@@ -53,7 +53,7 @@ def sanitize_tail(messages: Sequence[Message], target: str | None) -> list[Messa
         message = messages[i]
         i += 1
         if message.role == "tool":
-            out.extend(_orphans(message.parts))
+            out.extend(orphans_message(message.parts))
         elif message.role == "user":
             parts = tuple(p for p in message.parts if not isinstance(p, ThinkingPart))
             out.append(message if len(parts) == len(message.parts) else Message("user", parts))
@@ -100,17 +100,8 @@ def _assistant_turn(
         out.append(Message("assistant", tuple(parts), message.backend))
     if paired:
         out.append(Message("tool", tuple(paired)))
-    out.extend(_orphans(unused))
+    out.extend(orphans_message(unused))
     return out
-
-
-def _orphans(parts: Sequence[Part]) -> list[Message]:
-    texts = [
-        orphan_text(p.name, p.content, is_error=p.is_error)
-        for p in parts
-        if isinstance(p, ToolResultPart)
-    ]
-    return [Message("user", tuple(TextPart(t) for t in texts))] if texts else []
 
 
 __all__ = ["interrupted_text", "sanitize_tail", "tail_start"]

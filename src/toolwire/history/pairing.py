@@ -42,7 +42,7 @@ def repair(messages: Iterable[Message]) -> list[Message]:
         message = items[i]
         i += 1
         if message.role == "tool":
-            out.extend(_orphans(message.parts))
+            out.extend(orphans_message(message.parts))
             continue
         out.append(message)
         calls = message.tool_calls() if message.role == "assistant" else []
@@ -54,7 +54,7 @@ def repair(messages: Iterable[Message]) -> list[Message]:
             i += 1
         paired, orphans = _pair(calls, results)
         out.append(Message("tool", tuple(paired)))
-        out.extend(_orphans(orphans))
+        out.extend(orphans_message(orphans))
     return out
 
 
@@ -93,7 +93,8 @@ def _pair(
     return paired, [results[i] for i in left]
 
 
-def _orphans(parts: Iterable[Any]) -> list[Message]:
+def orphans_message(parts: Iterable[Any]) -> list[Message]:
+    """The results among ``parts`` as one user message of ``orphan_text`` (or nothing)."""
     texts = [
         orphan_text(p.name, p.content, is_error=p.is_error)
         for p in parts
@@ -179,6 +180,7 @@ __all__ = [
     "arguments_json",
     "as_object",
     "orphan_text",
+    "orphans_message",
     "own_thinking",
     "pair",
     "repair",
