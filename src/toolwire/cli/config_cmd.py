@@ -13,8 +13,16 @@ if TYPE_CHECKING:
     from toolwire.config import Config
     from toolwire.config.schema import BackendConfig
 
-_BACKEND_FIELDS = ("provider", "model", "base_url", "tool_format", "cassette", "passthrough")
-_TABLES = ("limits", "handoff", "tools")
+_BACKEND_FIELDS = (
+    "provider",
+    "model",
+    "base_url",
+    "tool_format",
+    "cassette",
+    "passthrough",
+    "prompt_cache",
+)
+_TABLES = ("limits", "handoff", "compaction", "tools")
 
 
 def config(
@@ -65,6 +73,10 @@ def _show(value: Any) -> str:
     """A table value as the file would write it (lists as TOML arrays)."""
     if isinstance(value, list):
         return "[" + ", ".join(f'"{item}"' for item in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
     return f"{value:g}"
 
 
@@ -76,9 +88,39 @@ def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tup
         if value in (None, "") and (key != "model" or backend.provider == "replay"):
             continue
         source = cfg.sources.get(f"backends.{backend.name}.{key}", whole or "default")
-        rows.append((key, str(value) if value else "(none)", source))
+        shown = _show(value) if isinstance(value, bool) else str(value) if value else "(none)"
+        rows.append((key, shown, source))
     if backend.provider != "replay":
+        rows += _window_rows(cfg, backend, whole or "default")
         rows.append(("api_key", *_key(backend, environ)))
+    return rows
+
+
+def _window_rows(cfg: Config, backend: BackendConfig, whole: str) -> list[tuple[str, str, str]]:
+    """``context_window`` and ``max_output_tokens`` as the agent will use them, and the
+    price when one is set."""
+    from toolwire.context import backend_window
+
+    window = backend_window(backend, cfg.limits)
+
+    def source(key: str, fallback: str) -> str:
+        return cfg.sources.get(f"backends.{backend.name}.{key}", fallback)
+
+    size_source = source("context_window", whole) if window.source == "config" else window.source
+    if not window.known:
+        size_source = "unknown model: a conservative default; set context_window"
+    rows = [
+        ("context_window", str(window.size), size_source),
+        (
+            "max_output_tokens",
+            str(window.reserved),
+            source("max_output_tokens", "limits.max_tokens or the model's limit"),
+        ),
+    ]
+    price = backend.price_per_mtok
+    if price is not None:
+        per = ", ".join(f"{k} = {_show(v)}" for k, v in price.model_dump(exclude_none=True).items())
+        rows.append(("price_per_mtok", "{" + per + "}", source("price_per_mtok", whole)))
     return rows
 
 

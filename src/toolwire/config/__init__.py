@@ -22,6 +22,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
 
     [limits]                           # see schema.LimitsConfig
     [handoff]                          # see schema.HandoffConfig
+    [compaction]                       # see schema.CompactionConfig
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
 
@@ -46,7 +47,13 @@ from toolwire.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolwire.config.load import DETECTED, Config, config_path, load_config
-    from toolwire.config.schema import BackendConfig, HandoffConfig, LimitsConfig, ToolsConfig
+    from toolwire.config.schema import (
+        BackendConfig,
+        CompactionConfig,
+        HandoffConfig,
+        LimitsConfig,
+        ToolsConfig,
+    )
 
 # The loader and the schema import pydantic; the fixed sets (``choices``) are used by the
 # pure update engine, which must not. So the package loads those two on first use.
@@ -56,6 +63,7 @@ _LAZY = {
     "config_path": "load",
     "load_config": "load",
     "BackendConfig": "schema",
+    "CompactionConfig": "schema",
     "HandoffConfig": "schema",
     "LimitsConfig": "schema",
     "ToolsConfig": "schema",
@@ -72,6 +80,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DETECTED",
     "BackendConfig",
+    "CompactionConfig",
     "Config",
     "ConfigError",
     "HandoffConfig",

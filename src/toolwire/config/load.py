@@ -20,6 +20,7 @@ from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.schema import (
     BackendConfig,
+    CompactionConfig,
     ConfigFile,
     HandoffConfig,
     LimitsConfig,
@@ -48,6 +49,7 @@ class Config:
     profile: Profile | None = None
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     handoff: HandoffConfig = field(default_factory=HandoffConfig)
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     file: Path | None = None
     file_found: bool = False
@@ -106,6 +108,7 @@ def load_config(
     for section, table in (
         ("limits", data.limits),
         ("handoff", data.handoff),
+        ("compaction", data.compaction),
         ("tools", data.tools),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})
@@ -116,6 +119,7 @@ def load_config(
         profile=_choice("profile", chosen_profile, PROFILES, sources["profile"]),
         limits=data.limits,
         handoff=data.handoff,
+        compaction=data.compaction,
         tools=data.tools,
         file=file,
         file_found=file.exists(),

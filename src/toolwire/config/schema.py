@@ -12,12 +12,13 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Self, TypeVar
+from typing import Annotated, Any, Final, Literal, Self, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
     PositiveFloat,
     PositiveInt,
     StringConstraints,
@@ -94,6 +95,19 @@ class HandoffConfig(Table):
     """Most recent turns passed verbatim instead of summarized."""
 
 
+class CompactionConfig(Table):
+    """``[compaction]``: when and how a session's context is compacted (docs/context.md)."""
+
+    enabled: bool = True
+    """Compact automatically before a request that would come too close to the window.
+    ``/compact`` and the recovery from a provider's context-length error work either way."""
+    threshold: float = Field(default=0.8, gt=0, le=1, description="a number in (0, 1]")
+    """Share of (window - reserved output) a request may fill before it is compacted."""
+    summary: Literal["model", "extractive"] = "model"
+    """Who writes the summary: the session's own model (the offline extractive summary
+    stands in when its call fails), or always the offline one (no model call, instant)."""
+
+
 class ToolsConfig(Table):
     """``[tools]``: what the agent's tools may do."""
 
@@ -115,6 +129,19 @@ class ToolsConfig(Table):
         return names
 
 
+class PriceTable(Table):
+    """``price_per_mtok = {input = 3.0, output = 15.0, cache_read = 0.3}``: what a
+    million tokens cost, for the ``cost`` in ``usage_update``."""
+
+    input: NonNegativeFloat
+    output: NonNegativeFloat
+    cache_read: NonNegativeFloat | None = None
+    """Default: ``input`` (a provider without a cache discount)."""
+    cache_write: NonNegativeFloat | None = None
+    """Default: ``input``."""
+    currency: NonEmpty = "USD"
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
@@ -126,6 +153,14 @@ class BackendTable(Table):
     cassette: NonEmpty | None = None
     passthrough: PassthroughLevel | None = None
     """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
+    context_window: PositiveInt | None = None
+    """Tokens the model can take in (None: the built-in table, ``toolwire.context.windows``)."""
+    max_output_tokens: PositiveInt | None = None
+    """Tokens reserved for the answer (None: the table's, at most ``limits.max_tokens``)."""
+    price_per_mtok: PriceTable | None = None
+    """Prices per million tokens; with them ``usage_update`` carries the session's cost."""
+    prompt_cache: bool = True
+    """Anthropic: mark ``cache_control`` breakpoints (tools, system, the latest messages)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -191,6 +226,7 @@ class ConfigFile(Table):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     handoff: HandoffConfig = Field(default_factory=HandoffConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
 
@@ -215,10 +251,12 @@ __all__ = [
     "DEFAULT_KEY_ENV",
     "BackendConfig",
     "BackendTable",
+    "CompactionConfig",
     "ConfigError",
     "ConfigFile",
     "HandoffConfig",
     "LimitsConfig",
+    "PriceTable",
     "Table",
     "ToolsConfig",
     "mask",

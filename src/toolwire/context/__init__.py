@@ -1,0 +1,30 @@
+"""Context management: how big a backend's window is, how full a session's context is,
+and compaction, the handoff a session makes to itself when it would overflow.
+
+``windows`` knows the windows; ``tokens`` estimates a request before it is sent and is
+corrected by each response's usage (``meter``); ``overflow`` recognizes the providers'
+context-length errors; ``compact`` plans a compaction on top of ``toolwire.handoff``.
+The design and its reasons: docs/context.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolwire.context.windows import FAMILIES, UNKNOWN_WINDOW, Window, family, window_for
+
+if TYPE_CHECKING:
+    from toolwire.config.schema import BackendConfig, LimitsConfig
+
+
+def backend_window(backend: BackendConfig, limits: LimitsConfig) -> Window:
+    """The window the agent uses for ``backend``: its config, else the family table."""
+    return window_for(
+        backend.model,
+        context_window=backend.context_window,
+        max_output_tokens=backend.max_output_tokens,
+        max_tokens=limits.max_tokens,
+    )
+
+
+__all__ = ["FAMILIES", "UNKNOWN_WINDOW", "Window", "backend_window", "family", "window_for"]
