@@ -168,6 +168,7 @@ class Turn:
             messages=tuple(request_messages(session)),
             tools=tuple(tool_specs()),
             max_tokens=self.runtime.config.limits.max_tokens,
+            cache=self.runtime.config.backend(session.active).prompt_cache,
         )
         try:
             async with contextlib.aclosing(backend.stream(request)) as events:
