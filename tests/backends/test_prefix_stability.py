@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from toolwire.backends import anthropic, gemini, openai_chat, openai_responses
 from toolwire.backends.base import ModelRequest
+from toolwire.handoff import build_handoff
 from toolwire.history import (
     Message,
     TextPart,
@@ -129,6 +130,19 @@ def test_anthropic_keeps_the_previous_requests_last_breakpoint_where_it_was(fmt:
         assert older == [last - 2]
         assert "cache_control" not in later[last - 2]["content"][-1]
         assert _json(_unmarked(later[: last + 1])) == _json(_unmarked(earlier))
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_after_a_handoff_each_request_still_extends_the_one_before(provider: str) -> None:
+    # A switch (and a compaction, a handoff to the same backend) fixes a block at the
+    # start; the requests after it share that prefix and grow from it.
+    history = _loop(9)
+    handoff = build_handoff(history[:7], cwd="/work/proj", target="b")
+    for n in range(9, len(history) - 2, 2):
+        earlier = _body(provider, handoff.apply(history[:n]), "native", cache=True)
+        later = _body(provider, handoff.apply(history[: n + 2]), "native", cache=True)
+        before, after = _prefixes(provider, earlier, later)
+        assert after.startswith(before[:-1] + ",")
 
 
 # -- any conversation, including prompts after cancelled turns ----------------------------

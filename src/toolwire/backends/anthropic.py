@@ -65,7 +65,7 @@ def build_body(
 
 
 def mark_breakpoints(body: dict[str, Any]) -> None:
-    """Mark ``body``'s prompt-cache breakpoints in place, at most ``MAX_BREAKPOINTS``.
+    """Mark the breakpoints of a ``build_body`` body in place, at most ``MAX_BREAKPOINTS``.
 
     Anthropic caches the prefix (tools, then system, then messages) up to each marked
     block, and a later request reads it back when its own breakpoint, or one of the 20
