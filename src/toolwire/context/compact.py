@@ -168,10 +168,14 @@ class CompactionPlan:
         after = self.budget.fixed_tokens + self.budget.tokens(handoff.context())
         return Compaction(handoff, self.before_tokens, after, cuts, self.focus)
 
-    def extractive(self) -> Compaction:
-        """``finish`` with the offline summary: no model call, deterministic."""
+    def extractive_summary(self) -> Summary:
+        """The offline summary of the head: no model call, deterministic."""
         text = extractive_summary(self.plan.head, self.plan.head_items, cwd=self.cwd)
-        return self.finish(Summary(text, "extractive"))
+        return Summary(text, "extractive")
+
+    def extractive(self) -> Compaction:
+        """``finish`` with the offline summary."""
+        return self.finish(self.extractive_summary())
 
     def _summary_text(self, summary: Summary) -> str:
         # The model's notes retell the task in its words; the user's own stay verbatim

@@ -97,6 +97,14 @@ class ContextMeter:
             self.cost += response_cost(usage, wire_format, price)
             self.currency = price.currency
 
+    def refused(self, estimated: int, counted: int | None) -> None:
+        """A request estimated at ``estimated`` was refused as too long; ``counted`` is the
+        provider's own count when its error said it."""
+        if counted is not None and estimated > 0:
+            self.ratio = min(RATIO_BAND[1], max(self.ratio, counted / estimated))
+        else:  # it did not say: assume we were a quarter low
+            self.ratio = min(RATIO_BAND[1], self.ratio * 1.25)
+
     def update(self) -> dict[str, object]:
         """The ``usage_update`` session update (ACP v1 ``UsageUpdate``)."""
         line: dict[str, object] = {
