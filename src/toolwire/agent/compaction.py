@@ -64,12 +64,12 @@ def parse_command(text: str) -> tuple[str, str] | None:
 def meter(session: Session, runtime: Runtime) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over)."""
-    config = runtime.config
-    window = backend_window(config.backend(session.active), config.limits)
     current = session.meter
-    if current is not None and current.window == window:
+    if current is not None and current.owner == session.active:
         return current
-    fresh = ContextMeter(window)
+    config = runtime.config
+    fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
+    fresh.owner = session.active
     if current is not None:
         fresh.cost, fresh.currency = current.cost, current.currency
     session.meter = fresh
