@@ -248,3 +248,45 @@ def test_a_compaction_outlives_the_process(tmp_path: Path) -> None:
         # (docs/context.md, "Prompt caching").
         mark = ', "cache_control": {"type": "ephemeral"}'
         assert json.dumps(two).replace(mark, "").startswith(json.dumps(one).replace(mark, "")[:-1])
+
+
+def test_a_switch_to_a_smaller_window_hands_off_within_it(tmp_path: Path) -> None:
+    root = _project(tmp_path, files=6, size=12_000)  # ~24k tokens read on the big model
+    with FakeServer() as big, FakeServer() as small:
+        big.script(*_reads(6))
+        small.script(
+            Reply(chunks=[response(("text", "Task: read files."), n=8).encode()]),  # summary
+            Reply(chunks=[response(("text", "Here on the small one."), n=9).encode()]),
+        )
+        config = (
+            'default_backend = "big"\n'
+            f'[backends.big]\nprovider = "anthropic"\nmodel = "claude-big"\n'
+            f'base_url = "{big.url}"\napi_key_env = "TEST_KEY"\n'
+            f'[backends.small]\nprovider = "anthropic"\nmodel = "m"\nbase_url = "{small.url}"\n'
+            'api_key_env = "TEST_KEY"\ncontext_window = 16000\nmax_output_tokens = 2000\n'
+            '[compaction]\nsummary = "extractive"\n'
+        )
+        path = write_config(tmp_path, config)
+        env = environment(tmp_path, TEST_KEY=KEY)
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(path), env=env) as run:
+                sid = await start(run.conn, root)
+                await run.conn.prompt(session_id=sid, prompt=[text_block("Read the files")])
+                await run.conn.set_config_option(config_id="model", session_id=sid, value="small")
+                done = await run.conn.prompt(session_id=sid, prompt=[text_block("Go on")])
+                assert done.stop_reason == "end_turn"
+                said = text_of(run.notifications())
+                assert "Here on the small one." in said
+                assert "compacted to fit small's 16000-token window" in said
+
+        asyncio.run(scenario())
+        summary, first = small.requests
+        assert "tools" not in summary.json()
+        body = first.json()
+        tokens = len(json.dumps(body).encode()) / 3  # the agent's own (high) estimate
+        assert tokens + body["max_tokens"] <= 16_000
+        sent = _messages_text(first)
+        assert "# FILE 5" in sent  # the newest file
+        assert "Read the files" in sent
+        assert "Go on" in sent

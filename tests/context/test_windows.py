@@ -3,10 +3,13 @@ conservative default."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from tests.helpers import REPO
 from toolwire.config.schema import BackendConfig, LimitsConfig
-from toolwire.context import UNKNOWN_WINDOW, backend_window, family, window_for
+from toolwire.context import FAMILIES, UNKNOWN_WINDOW, backend_window, family, window_for
 
 
 @pytest.mark.parametrize(
@@ -54,3 +57,10 @@ def test_the_reserved_answer_is_what_each_request_asks_for() -> None:
     assert backend_window(sonnet, limits).reserved == 8192  # the table's 64k, capped
     small = BackendConfig(name="s", provider="anthropic", model="claude-3-haiku")
     assert backend_window(small, limits).reserved == 4096  # the model's own limit
+
+
+def test_the_documented_table_is_the_one_in_the_code() -> None:
+    doc = (REPO / "docs" / "context.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)` \| ([\d,]+) \| ([\d,]+) \|$", doc, re.MULTILINE)
+    documented = [(p, int(w.replace(",", "")), int(o.replace(",", ""))) for p, w, o in rows]
+    assert documented == list(FAMILIES)

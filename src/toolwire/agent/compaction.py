@@ -21,6 +21,7 @@ A cancel during the summary's model call cancels the compaction: nothing of it i
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -112,6 +113,7 @@ class Compactor:
                 )
             return None
         cid = f"compaction-{uuid.uuid4().hex[:12]}"
+        began = time.perf_counter()
         self._show(cid, "in_progress")
         try:
             compaction = planned.finish(await self._summary(planned))
@@ -126,7 +128,14 @@ class Compactor:
         gauge.used = compaction.after_tokens
         await self._keep(cid, compaction)
         session.outbox.update(gauge.update())
-        log.info("session %s: %s", session.id, compaction.describe())
+        took = (time.perf_counter() - began) * 1000
+        log.info(
+            "session %s: %s (%.0f ms)",
+            session.id,
+            compaction.describe(),
+            took,
+            extra={"compaction_ms": took},
+        )
         return compaction
 
     async def _summary(self, planned: CompactionPlan) -> Summary | None:
