@@ -26,19 +26,22 @@ The simulator (``PromptCache``):
 * entries never expire (the 5-minute TTL is refreshed by every hit of a live loop);
 * tokens: UTF-8 bytes of a block's JSON / 3, rounded up.
 
-PART 2 (the same loop under a 32k window: compactions) is not written yet: see the
-marked section at the end of the module.
+PART 2, compaction: ``bench/context_loop.py`` (the agent against a fake server that
+enforces a 32k window), run from the section at the end of this module.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import math
 import random
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -288,11 +291,28 @@ def _pct(part: float, whole: float) -> str:
 
 
 # -- PART 2: compaction under a 32k window ------------------------------------------------
-# Not written yet: the loop against a fake backend with a 32k window (failed prompts,
-# compactions, time per compaction, the newest file in each compacted request). It goes
-# here as a function ``part2_...(turns)``, registered in PARTS below.
 
-PARTS: dict[str, Callable[[int], None]] = {"caching": part1_prompt_caching}
+
+def part2_compaction(turns: int) -> None:
+    """``bench/context_loop.py``: the agent against a fake server enforcing a 32k window
+    (its own 200 turns; ``turns`` is not passed on)."""
+    del turns
+    # bench/ is not a package: load the sibling script by its path, whichever way this
+    # one was started (``python bench/context.py`` or ``python -m bench.context``).
+    path = Path(__file__).with_name("context_loop.py")
+    spec = importlib.util.spec_from_file_location("context_loop", path)
+    assert spec is not None
+    assert spec.loader is not None
+    loop = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loop  # dataclasses look their module up while defined
+    spec.loader.exec_module(loop)
+    print("\n### Compaction: " + "\n".join(loop.table()))
+
+
+PARTS: dict[str, Callable[[int], None]] = {
+    "caching": part1_prompt_caching,
+    "compaction": part2_compaction,
+}
 
 
 def main() -> None:
