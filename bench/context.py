@@ -306,7 +306,26 @@ def part2_compaction(turns: int) -> None:
     loop = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = loop  # dataclasses look their module up while defined
     spec.loader.exec_module(loop)
-    print("\n### Compaction: " + "\n".join(loop.table()))
+    bodies: list[dict[str, Any]] = []
+    print("\n### Compaction: " + "\n".join(loop.table(bodies)))
+    cache = PromptCache()
+    usages = [cache.send(body) for body in bodies]
+    total = _sum(usages)
+    after = [u for body, u in zip(bodies, usages, strict=True) if _first_after(body, bodies)]
+    print(
+        f"\nThe same {len(bodies)} requests through the prompt-cache simulator: "
+        f"{_pct(total.read, total.prompt)} of prompt tokens read from cache, input cost "
+        f"{_pct(total.cost, total.prompt)} of uncached; the {len(after)} requests right "
+        f"after a compaction read {_pct(_sum(after).read, _sum(after).prompt)} "
+        "(tools and system prompt: the compacted block is new to the cache once)."
+    )
+
+
+def _first_after(body: dict[str, Any], bodies: list[dict[str, Any]]) -> bool:
+    """Whether ``body`` is the first request with its compaction block."""
+    text = _json(body["messages"][0])
+    index = next(i for i, b in enumerate(bodies) if b is body)
+    return "[TOOLWIRE" in text and (index == 0 or _json(bodies[index - 1]["messages"][0]) != text)
 
 
 PARTS: dict[str, Callable[[int], None]] = {
