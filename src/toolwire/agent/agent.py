@@ -11,8 +11,8 @@ still answer the prompt, once, with ``cancelled``).
 Protocol rules kept here (ACP v1 schema and docs, https://agentclientprotocol.com):
 
 * ``initialize`` advertises only what works: ``loadSession``; ``session/list``,
-  ``resume``, ``close`` and ``additionalDirectories``; embedded context in prompts (no
-  images, no audio, no MCP servers);
+  ``resume``, ``close`` and ``additionalDirectories``; embedded context in prompts; MCP
+  servers over stdio, HTTP and SSE (no images, no audio);
 * a new session's outbox is held until the ``session/new`` response is written (the
   transport's ``on_sent``, matched to the request's id, opens it); its first update,
   the config options, follows;
@@ -49,6 +49,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from toolwire.agent import mcp_calls
 from toolwire.agent.compaction import commands_update
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.outbox import LineSink
@@ -140,11 +141,11 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         """A new session; nothing is sent for it before this response (outbox held)."""
-        _ignore_mcp(mcp_servers)
         dirs = tuple(additional_directories or ())
         session_id = str(uuid.uuid4())
         session = await self._factory().new(session_id, cwd, dirs)
         self._sessions[session_id] = session
+        mcp_calls.start(session, self._rt(), list(mcp_servers or ()))
         session.outbox.update(self._option_update(session))
         session.outbox.update(commands_update())
         return NewSessionResponse(
@@ -162,8 +163,7 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         """Reopen a stored session, replaying its transcript before the answer."""
-        _ignore_mcp(mcp_servers)
-        session = await self._reopen(session_id, cwd, additional_directories)
+        session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
             session.outbox.update(replayed(update, compaction=compaction))
@@ -182,8 +182,7 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         """Reopen a stored session without replaying it (the client kept its view)."""
-        _ignore_mcp(mcp_servers)
-        session = await self._reopen(session_id, cwd, additional_directories)
+        session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
         session.outbox.update(commands_update())
         return ResumeSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
@@ -319,7 +318,9 @@ class ToolwireAgent:
             )
         return session
 
-    async def _reopen(self, session_id: str, cwd: str, dirs: list[str] | None) -> Session:
+    async def _reopen(
+        self, session_id: str, cwd: str, dirs: list[str] | None, servers: list[Any] | None
+    ) -> Session:
         record = await self._store_call(lambda db: db.get(session_id))
         if record is None:
             raise RequestError.resource_not_found(session_id)
@@ -329,6 +330,7 @@ class ToolwireAgent:
         extra = tuple(dirs) if dirs is not None else record.additional_dirs
         session = await self._factory().reopen(record, cwd, extra)
         self._sessions[session_id] = session
+        mcp_calls.start(session, self._rt(), list(servers or ()))
         return session
 
     async def _set_mode(self, session: Session, mode_id: str) -> None:
@@ -355,12 +357,6 @@ def _session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
     return isinstance(session.get("compaction"), dict), isinstance(session.get("notices"), dict)
 
 
-def _ignore_mcp(servers: list[Any] | None) -> None:
-    """MCP servers are not advertised; a client that sends some anyway is logged."""
-    if servers:
-        log.warning("MCP servers are not supported yet; ignoring %d", len(servers))
-
-
 async def _stop(session: Session, *, cancel: bool) -> None:
     """End a session's turn (as a user cancel, or not) and its background commands."""
     await session.turn.stop(cancel=cancel)
@@ -368,6 +364,10 @@ async def _stop(session: Session, *, cancel: bool) -> None:
         await session.tools.terminal.aclose()
     except Exception:  # a command that will not die must not keep the session open
         log.exception("session %s: closing its commands failed", session.id)
+    try:
+        await mcp_calls.stop(session)
+    except Exception:  # a server that will not stop must not keep the session open
+        log.exception("session %s: stopping its MCP servers failed", session.id)
 
 
 __all__ = ["PAGE_SIZE", "ToolwireAgent"]

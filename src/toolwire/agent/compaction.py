@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from toolwire.agent import mcp_calls
 from toolwire.agent.session import Runtime, Session, system_prompt
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
@@ -79,7 +80,9 @@ def meter(session: Session, runtime: Runtime) -> ContextMeter:
 
 def fixed_tokens(session: Session) -> int:
     """What every request carries besides the messages: system prompt and tools."""
-    return estimate_text(system_prompt(session)) + estimate_tools(tool_specs())
+    return estimate_text(system_prompt(session)) + estimate_tools(
+        [*tool_specs(), *mcp_calls.specs(session)]
+    )
 
 
 class Compactor:
@@ -103,7 +106,12 @@ class Compactor:
             gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
         )
         planned = prepare_compaction(
-            session.history, budget, cwd=session.cwd, target=session.active, focus=focus
+            session.history,
+            budget,
+            cwd=session.cwd,
+            target=session.active,
+            focus=focus,
+            read_only_tools=mcp_calls.read_only_tools(session),
         )
         if planned.empty and not planned.extractive().cuts:
             if forced:

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from toolwire.agent import mcp_calls
 from toolwire.agent.collect import CollectedCall
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.permissions import (
@@ -37,6 +38,7 @@ from toolwire.agent.permissions import (
 from toolwire.agent.ports import ClientTerminal
 from toolwire.agent.session import Runtime, Session
 from toolwire.history import ToolResultPart
+from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
@@ -66,8 +68,11 @@ class Executor:
         if call.error is not None:  # the lifecycle already ended it failed, with the error
             return _error(call, f"Invalid tool arguments: {call.error}. Send valid JSON.")
         tool = get_tool(call.name)
+        extra = self.session.mcp.tool(call.name) if self.session.mcp is not None else None
+        if tool is None and extra is not None:
+            return await self._mcp(call, life, extra)
         if tool is None:
-            known = ", ".join(TOOLS)
+            known = ", ".join([*TOOLS, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         decision = decide(self.session.mode, tool, self.session.always)
@@ -83,8 +88,38 @@ class Executor:
                 self.session.always.add(tool.name)
         return await self._run(tool, call, life)
 
-    async def _ask(self, tool: Tool, args: Mapping[str, Any], life: ToolCallLifecycle) -> str:
-        shown = await preview(tool, args, self.session.tools)
+    async def _mcp(
+        self, call: CollectedCall, life: ToolCallLifecycle, tool: McpTool
+    ) -> ToolResultPart:
+        args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
+        decision = mcp_calls.decide(self.session.mode, tool, self.session.always)
+        if decision == "deny":
+            return self._refuse(call, life, mcp_calls.refusal(tool))
+        if decision == "ask":
+            choice = await self._ask(tool.model_name, None, life)
+            if choice == "cancelled":
+                raise PermissionCancelledError
+            if choice == "reject":
+                return self._refuse(call, life, f"The user rejected this {tool.model_name} call.")
+            if choice == "allow_always":
+                self.session.always.add(tool.model_name)
+
+        def send(changed: ToolCallLifecycle) -> None:
+            self.ticker.send(self.engine.update(changed))
+
+        runner = mcp_calls.McpRunner(self.session, self.runtime, send)
+        return await runner.run(call.id, call.name, args, life)
+
+    def _mcp_tools(self) -> list[McpTool]:
+        return [] if self.session.mcp is None else self.session.mcp.tools()
+
+    async def _ask(
+        self, tool: Tool | str, args: Mapping[str, Any] | None, life: ToolCallLifecycle
+    ) -> str:
+        name = tool if isinstance(tool, str) else tool.name
+        shown = None
+        if not isinstance(tool, str) and args is not None:
+            shown = await preview(tool, args, self.session.tools)
         if shown is not None:
             life.set_content(shown)  # what is being approved, shown before the question
             self.ticker.send(self.engine.update(life))
@@ -95,7 +130,7 @@ class Executor:
             response = await self.runtime.client.request_permission(
                 session_id=self.session.id,
                 tool_call=tool_call_model(payload),
-                options=options(tool),
+                options=options(name),
             )
             choice = answer(response.outcome)
         except BaseException:  # cancelled, or the client went away: nothing was applied

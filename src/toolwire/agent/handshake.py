@@ -17,14 +17,14 @@ PROTOCOL_VERSION: Final = 1
 
 def initialize_result() -> dict[str, Any]:
     """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
-    ``close`` and ``additionalDirectories``; embedded context in prompts. Not: images,
-    audio, MCP."""
+    ``close`` and ``additionalDirectories``; embedded context in prompts; MCP servers over
+    stdio (always), HTTP and SSE. Not: images, audio."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-            "mcpCapabilities": {"http": False, "sse": False},
+            "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "list": {},
                 "resume": {},

@@ -72,12 +72,12 @@ def refusal(tool: Tool) -> str:
     )
 
 
-def options(tool: Tool) -> list[PermissionOption]:
+def options(name: str) -> list[PermissionOption]:
     """Allow once, allow always (this tool, this session), reject."""
     return [
         PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
         PermissionOption(
-            option_id="allow_always", name=f"Always allow {tool.name}", kind="allow_always"
+            option_id="allow_always", name=f"Always allow {name}", kind="allow_always"
         ),
         PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
     ]

@@ -15,6 +15,7 @@ since the protocol is moving modes into config options.
 
 from __future__ import annotations
 
+import asyncio
 import platform
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from toolwire.config import Config
 from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import Message, ToolCallPart
+from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
 
@@ -79,6 +81,9 @@ class Session:
     backend_impl: TappableBackend | None = None
     handoff: Handoff | None = None
     meter: ContextMeter | None = None
+    mcp: McpHub | None = None
+    """The session's MCP servers (``agent.mcp_calls``), None when it has none."""
+    mcp_start: asyncio.Task[None] | None = None
     noticed: bool = False
     titled: bool = False
     turn: TurnState = field(default_factory=TurnState)

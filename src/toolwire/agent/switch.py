@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 
+from toolwire.agent import mcp_calls
 from toolwire.agent.compaction import COMPACTION_KEY, fixed_tokens
 from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
@@ -53,8 +54,15 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
     window = backend_window(chosen, config.limits)
     limits = config.handoff.model_dump()
+    read_only = mcp_calls.read_only_tools(session)
     offline = build_handoff(
-        session.history, switch_at, cwd=session.cwd, target=new, summary=False, **limits
+        session.history,
+        switch_at,
+        cwd=session.cwd,
+        target=new,
+        summary=False,
+        read_only_tools=read_only,
+        **limits,
     )
     fixed = fixed_tokens(session)
     room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
@@ -68,11 +76,16 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             cwd=session.cwd,
             target=new,
             timeout=SUMMARY_TIMEOUT_S,
+            read_only_tools=read_only,
             **limits,
         )
     else:  # the new window is smaller than the handoff: compact into it instead
         planned = prepare_compaction(
-            session.history[:switch_at], Budget(window, fixed), cwd=session.cwd, target=new
+            session.history[:switch_at],
+            Budget(window, fixed),
+            cwd=session.cwd,
+            target=new,
+            read_only_tools=read_only,
         )
         summary = await summarize(
             planned.head,

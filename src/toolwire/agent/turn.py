@@ -28,6 +28,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire.agent import mcp_calls
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.compaction import Compactor, meter, parse_command
 from toolwire.agent.execute import Executor, PermissionCancelledError
@@ -181,6 +182,7 @@ class Turn:
             return None
         gauge = meter(session, self.runtime)
         compaction = self.runtime.config.compaction
+        await mcp_calls.ready(session)  # its servers' tools are in the request
         request, raw = self._request(gauge)
         over = compaction.enabled and gauge.estimate(raw) > gauge.limit(compaction.threshold)
         if over and await self._compactor().run() is not None:
@@ -215,7 +217,7 @@ class Turn:
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(request_messages(session)),
-            tools=tuple(tool_specs()),
+            tools=(*tool_specs(), *mcp_calls.specs(session)),
             max_tokens=gauge.window.reserved,
             cache=self.runtime.config.backend(session.active).prompt_cache,
         )
@@ -223,7 +225,12 @@ class Turn:
 
     def _new_step(self) -> Step:
         tail = self.runtime.config.limits.max_live_output_chars
-        translator = ResponseTranslator(self.engine, cwd=self.session.cwd, tail_bytes=tail)
+        translator = ResponseTranslator(
+            self.engine,
+            cwd=self.session.cwd,
+            tail_bytes=tail,
+            describers=mcp_calls.describers(self.session),
+        )
         self.step = Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
         return self.step
 

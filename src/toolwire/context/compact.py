@@ -23,7 +23,7 @@ stored compaction (``record``/``restore``) rebuilds exactly in another process.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,8 +197,10 @@ def prepare_compaction(
     cwd: str | None = None,
     target: str | None = None,
     focus: str | None = None,
+    read_only_tools: Collection[str] = (),
 ) -> CompactionPlan:
-    """Plan the compaction of the whole ``history`` within ``budget``."""
+    """Plan the compaction of the whole ``history`` within ``budget`` (``read_only_tools``:
+    the session's tools that only read, deduplicated like reads)."""
     end = len(history)
     start = recent_start(history, end, budget.share(TAIL_SHARE), budget.ratio)
     tool_chars = budget.chars(budget.share(TOOLS_SHARE))
@@ -210,6 +212,7 @@ def prepare_compaction(
         max_tool_context_chars=tool_chars,
         max_tool_result_chars=tool_chars,
         tail_from=start,
+        read_only_tools=read_only_tools,
     )
     before = budget.fixed_tokens + budget.tokens(history)
     steer = (focus.strip() or None) if focus else None

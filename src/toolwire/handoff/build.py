@@ -13,7 +13,7 @@ tail. ``plan_handoff`` does all of it but the summary, in one pass over the hist
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -156,6 +156,7 @@ def plan_handoff(
     max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS,
     keep_last: int = DEFAULT_KEEP_LAST,
     tail_from: int | None = None,
+    read_only_tools: Collection[str] = (),
 ) -> HandoffPlan:
     """Split, extract, dedupe, fit and render the tool context of ``history[:switch_at]``.
 
@@ -163,7 +164,8 @@ def plan_handoff(
     ``target`` names the backend that will receive the handoff (its own call signatures
     in the tail are kept). ``tail_from`` sets where the verbatim tail starts instead of
     ``keep_last`` (a compaction cuts between steps of one turn); it must not be a tool
-    message, which belongs with the call before it. No model is called.
+    message, which belongs with the call before it. ``read_only_tools`` names the
+    session's tools that only read (they dedupe like reads). No model is called.
     """
     end = len(history) if switch_at is None else switch_at
     if not 0 <= end <= len(history):
@@ -173,7 +175,7 @@ def plan_handoff(
     start = tail_start(history, end, keep_last) if tail_from is None else tail_from
     if not 0 <= start <= end or (start < end and history[start].role == "tool"):
         raise UsageError(f"tail_from {start} does not start a step of history[:{end}]")
-    items = extract_items(history, end, cwd=cwd)
+    items = extract_items(history, end, cwd=cwd, read_only=read_only_tools)
     verdicts = dedupe(items)
     in_head = [(i, v) for i, v in zip(items, verdicts, strict=True) if i.message_index < start]
     placed = fit(

@@ -10,7 +10,8 @@ Rules, by category (``extract.category_of``):
   the latest success before it (a failed edit changed nothing).
 * ``command``: a read-only command's latest result per (cwd, normalized command) wins;
   a side-effecting command is kept every time it ran.
-* ``other``: kept every time.
+* ``other``: kept every time, unless the session knows the tool only reads (an MCP tool
+  with ``readOnlyHint``): then its latest result per (tool, arguments) wins.
 
 Everywhere, an error (or an interrupted call) is kept only if it is the latest item for
 its key: a failure that was retried says nothing the retry does not. Decisions depend
@@ -55,6 +56,8 @@ def policy_of(item: ToolItem) -> Policy:
     if item.category == "change":
         return "latest_success"
     if item.category == "command" and item.command is not None and item.command.read_only:
+        return "latest"
+    if item.read_only:
         return "latest"
     return "every"
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import posixpath
 import shlex
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 from toolwire.handoff.commands import CommandClass, classify_command
@@ -61,6 +61,9 @@ class ToolItem:
     command: CommandClass | None = None
     orphan: bool = False
     """A result whose call is not in the history (e.g. the history was cut)."""
+    read_only: bool = False
+    """A tool the session knows only reads (an MCP tool with ``readOnlyHint``): its items
+    dedupe like reads, latest per tool and arguments."""
 
     @property
     def interrupted(self) -> bool:
@@ -118,12 +121,17 @@ class _Batch:
 
 
 def extract_items(
-    history: Sequence[Message], end: int | None = None, *, cwd: str | None = None
+    history: Sequence[Message],
+    end: int | None = None,
+    *,
+    cwd: str | None = None,
+    read_only: Collection[str] = (),
 ) -> list[ToolItem]:
     """Every tool item of ``history[:end]``, in call order (interrupted calls included).
 
     A call still unanswered when the next user or assistant message starts (or at
-    ``end``) is interrupted; a result matching no open call is an orphan.
+    ``end``) is interrupted; a result matching no open call is an orphan. ``read_only``
+    names the session's own tools that only read (``ToolItem.read_only``).
     """
     stop = len(history) if end is None else end
     items: list[ToolItem] = []
@@ -138,6 +146,8 @@ def extract_items(
         batch.close(items, cwd)
         batch = _Batch(message if message.role == "assistant" else Message("user", ()), index)
     batch.close(items, cwd)
+    if read_only:
+        items = [replace(i, read_only=True) if i.tool in read_only else i for i in items]
     return items
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from toolwire.backends.base import Backend
 from toolwire.handoff.build import (
@@ -28,6 +28,7 @@ def build_handoff(
     max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS,
     keep_last: int = DEFAULT_KEEP_LAST,
     summary: Summary | bool = True,
+    read_only_tools: Collection[str] = (),
 ) -> Handoff:
     """The handoff without a model call.
 
@@ -42,6 +43,7 @@ def build_handoff(
         max_tool_context_chars=max_tool_context_chars,
         max_tool_result_chars=max_tool_result_chars,
         keep_last=keep_last,
+        read_only_tools=read_only_tools,
     )
     if isinstance(summary, Summary):
         return plan.finish(summary)
@@ -64,6 +66,7 @@ async def prepare_handoff(
     max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS,
     keep_last: int = DEFAULT_KEEP_LAST,
     timeout: float = 120.0,
+    read_only_tools: Collection[str] = (),
 ) -> Handoff:
     """The handoff with the summary written by ``summarizer`` (extractive without one, or
     when its call fails; ``Handoff.summary.error`` then says why). Summaries are looked up
@@ -77,6 +80,7 @@ async def prepare_handoff(
         max_tool_context_chars=max_tool_context_chars,
         max_tool_result_chars=max_tool_result_chars,
         keep_last=keep_last,
+        read_only_tools=read_only_tools,
     )
     if not include_summary:
         return plan.finish(None)

@@ -31,7 +31,7 @@ from typing import Any, Final, Literal, TypeAlias
 from toolwire.errors import LifecycleError
 from toolwire.events import ToolCallDelta, ToolCallEnd
 from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, cap_text
-from toolwire.updates.titles import describe
+from toolwire.updates.titles import Describer, describe
 from toolwire.updates.wire import (
     JsonObject,
     ToolCallState,
@@ -80,6 +80,7 @@ class ToolCallLifecycle:
     __slots__ = (
         "_args",
         "_cwd",
+        "_extra",
         "_frame_bytes",
         "_known",
         "_output",
@@ -97,16 +98,18 @@ class ToolCallLifecycle:
         cwd: str,
         tail_bytes: int = DEFAULT_TAIL_BYTES,
         result_bytes: int = DEFAULT_RESULT_BYTES,
+        describers: Mapping[str, Describer] | None = None,
     ) -> None:
         self.name = name
         self._cwd = cwd
+        self._extra = describers
         self._stage: Stage = "start"
         self._args: Arguments = "partial"
         self._known: dict[str, Any] = {}
         self._output = OutputWindow(tail_bytes, result_bytes)
         self._tail_dirty = False
         self._frame_bytes = 0
-        found = describe(name, {}, cwd)
+        found = describe(name, {}, cwd, describers)
         self._state = ToolCallState(
             tool_call_id, found.title, found.kind, "pending", (), found.locations
         )
@@ -274,7 +277,7 @@ class ToolCallLifecycle:
             self._args = "final"
 
     def _describe(self) -> bool:
-        found = describe(self.name, self._known, self._cwd)
+        found = describe(self.name, self._known, self._cwd, self._extra)
         old = self._state
         if (found.title, found.kind, found.locations) == (old.title, old.kind, old.locations):
             return False

@@ -174,9 +174,20 @@ _DESCRIBERS: Final[dict[str, Callable[[Mapping[str, Any], str], Description]]] =
 }
 
 
-def describe(name: str, args: Mapping[str, Any], cwd: str) -> Description:
-    """Title, kind and locations for tool ``name`` given the arguments known so far."""
-    describer = _DESCRIBERS.get(canonical_tool(name) or "")
+Describer = Callable[[Mapping[str, Any], str], Description]
+"""Title, kind and locations from the arguments known so far and the session's cwd."""
+
+
+def describe(
+    name: str, args: Mapping[str, Any], cwd: str, extra: Mapping[str, Describer] | None = None
+) -> Description:
+    """Title, kind and locations for tool ``name`` given the arguments known so far.
+
+    ``extra`` describes tools the session added (its MCP servers' tools), by exact name.
+    """
+    describer = extra.get(name) if extra else None
+    if describer is None:
+        describer = _DESCRIBERS.get(canonical_tool(name) or "")
     if describer is not None:
         return describer(args, cwd)
     path = _text(args, *_PATH_KEYS)
@@ -187,6 +198,7 @@ def describe(name: str, args: Mapping[str, Any], cwd: str) -> Description:
 __all__ = [
     "TITLE_MAX",
     "TOOL_ALIASES",
+    "Describer",
     "Description",
     "canonical_tool",
     "describe",

@@ -14,7 +14,7 @@ arguments failed to parse or were cut ends ``failed`` with the error.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolwire.errors import LifecycleError
@@ -32,6 +32,7 @@ from toolwire.events import (
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES
+from toolwire.updates.titles import Describer
 from toolwire.updates.wire import Notification
 
 
@@ -45,9 +46,11 @@ class ResponseTranslator:
         cwd: str,
         tail_bytes: int = DEFAULT_TAIL_BYTES,
         result_bytes: int = DEFAULT_RESULT_BYTES,
+        describers: Mapping[str, Describer] | None = None,
     ) -> None:
         self.engine = engine
         self.cwd = cwd
+        self.describers = describers
         self.calls: dict[str, ToolCallLifecycle] = {}
         self.stop_reason: StopReason | None = None
         self.errors: list[str] = []
@@ -111,7 +114,12 @@ class ResponseTranslator:
             raise LifecycleError(f"tool call {event.id}: started twice")
         tail, result = self._limits
         call = ToolCallLifecycle(
-            event.id, event.name, cwd=self.cwd, tail_bytes=tail, result_bytes=result
+            event.id,
+            event.name,
+            cwd=self.cwd,
+            tail_bytes=tail,
+            result_bytes=result,
+            describers=self.describers,
         )
         self.calls[event.id] = call
         if event.server:

@@ -1,0 +1,205 @@
+"""MCP tools in the agent: what the editor shows for them, who may run them, running them.
+
+A session's MCP servers (``toolwire.mcp.McpHub``: the editor's from ``mcpServers`` and
+the user's ``[mcp_servers.NAME]``) start in the background when the session opens; the
+first prompt waits for them (each has its own start timeout), and a server that fails is
+told to the user in one line while the session goes on without it.
+
+Their tools are offered next to the built-in ones as ``mcp__<server>__<tool>`` and go
+through the same pipeline: the card is named the moment the model names the tool, its
+title refined as arguments complete (``describer``), its arguments streamed and staged
+like a built-in tool's. Kind comes from the tool's annotations: ``readOnlyHint`` is
+``read`` (``search`` for a searching name), ``destructiveHint`` ``delete`` or ``edit``,
+``openWorldHint`` ``fetch``, anything else ``other``.
+
+Permission (``decide``): in ``ask`` and ``accept-edits`` every MCP call asks, unless
+the tool is read-only and its server trusted (``trusted = true`` in its config table);
+``read-only`` runs read-only tools and refuses the rest; "always allow" holds for the
+tool for the session. Progress notifications replace a progress line on the card (the
+engine throttles them); a cancel sends the MCP cancellation and ends the call failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from toolwire.agent.permissions import Decision
+from toolwire.agent.session import Runtime, Session
+from toolwire.history import ToolResultPart, ToolSpec
+from toolwire.mcp import McpHub, McpTool
+from toolwire.updates.lifecycle import ToolCallLifecycle
+from toolwire.updates.titles import Describer, Description, resolve, shorten
+from toolwire.updates.wire import ToolKind, location, text_content
+
+log = logging.getLogger("toolwire.agent")
+_SEARCHING = re.compile(r"search|find|query|list|lookup|grep", re.IGNORECASE)
+_DELETING = re.compile(r"delete|remove|drop|destroy|erase|purge", re.IGNORECASE)
+_PATHS = ("path", "file_path", "filePath", "file", "filename", "uri")
+_DETAIL_KEYS = ("query", "q", "url", "command", "name", "title", "id")
+
+
+def kind_of(tool: McpTool) -> ToolKind:
+    """The ACP kind from the tool's annotations (module doc)."""
+    if tool.read_only:
+        return "search" if _SEARCHING.search(tool.name) else "read"
+    if tool.destructive:
+        return "delete" if _DELETING.search(tool.name) else "edit"
+    if tool.open_world:
+        return "fetch"
+    return "other"
+
+
+def describer(tool: McpTool) -> Describer:
+    """Title and locations of a call of ``tool`` from the arguments known so far."""
+    kind, label = kind_of(tool), tool.title or tool.name
+
+    def describe(args: Mapping[str, Any], cwd: str) -> Description:
+        detail = next((args[k] for k in _DETAIL_KEYS if isinstance(args.get(k), str)), None)
+        path = next((args[k] for k in _PATHS if isinstance(args.get(k), str)), None)
+        shown = detail or path
+        title = shorten(f"{label}: {shown}" if shown else label)
+        places = (location(resolve(path, cwd)[1]),) if path and not path.startswith("http") else ()
+        return Description(title, kind, places)
+
+    return describe
+
+
+def decide(mode: str, tool: McpTool, always: set[str]) -> Decision:
+    """Whether a call of ``tool`` may run now (module doc)."""
+    if mode == "read-only":
+        return "allow" if tool.read_only else "deny"
+    if tool.model_name in always or (tool.read_only and tool.trusted):
+        return "allow"
+    return "ask"
+
+
+def refusal(tool: McpTool) -> str:
+    """The tool error for a call ``read-only`` refuses (written for the model)."""
+    return (
+        f"Refused: the session is in read-only mode and {tool.model_name} is not marked "
+        "read-only by its server. Tell the user what you would do, or ask them to switch the "
+        "mode."
+    )
+
+
+def specs(session: Session) -> list[ToolSpec]:
+    """The session's MCP tools as offered to the model (none before they started)."""
+    hub = session.mcp
+    return [] if hub is None else [t.spec() for t in hub.tools()]
+
+
+def describers(session: Session) -> dict[str, Describer]:
+    hub = session.mcp
+    return {} if hub is None else {t.model_name: describer(t) for t in hub.tools()}
+
+
+def read_only_tools(session: Session) -> frozenset[str]:
+    """The session's tools that only read (the handoff dedupes them like reads)."""
+    hub = session.mcp
+    return (
+        frozenset() if hub is None else frozenset(t.model_name for t in hub.tools() if t.read_only)
+    )
+
+
+def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
+    """Start the session's MCP servers in the background (``ready`` waits for them)."""
+    from toolwire.mcp import specs_from_acp, specs_from_config
+
+    wanted = [*specs_from_acp(servers), *specs_from_config(runtime.config)]
+    if not wanted:
+        return
+    hub = McpHub(log=logging.getLogger("toolwire.mcp"))
+    session.mcp = hub
+
+    async def run() -> None:
+        for line in await hub.start(wanted):
+            log.warning("session %s: %s", session.id, line)
+            tell(session, runtime, line)
+
+    session.mcp_start = asyncio.create_task(run())
+
+
+async def ready(session: Session) -> None:
+    """Wait until the session's servers started (or failed to): before a model request."""
+    task = session.mcp_start
+    if task is not None and not task.done():
+        await asyncio.shield(task)
+
+
+async def stop(session: Session) -> None:
+    """Stop the session's servers (and a start still under way)."""
+    task, hub = session.mcp_start, session.mcp
+    session.mcp_start, session.mcp = None, None
+    if task is not None and not task.done():
+        task.cancel()
+    if hub is not None:
+        await hub.aclose()
+
+
+def tell(session: Session, runtime: Runtime, text: str) -> None:
+    """A line for the user outside a turn: a ``notice`` when the client shows them, else
+    an agent message."""
+    if runtime.notices:
+        update = {"sessionUpdate": "notice", "severity": "warning", "title": text}
+    else:
+        block = {"type": "text", "text": text}
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": block,
+            "messageId": uuid.uuid4().hex,
+        }
+    session.outbox.update(update)
+
+
+class McpRunner:
+    """Runs MCP calls for one turn's ``Executor`` (permission is decided there)."""
+
+    def __init__(self, session: Session, runtime: Runtime, send: Any) -> None:
+        self.session = session
+        self.runtime = runtime
+        self._send = send  # (lifecycle) -> None: the engine's update, through the ticker
+
+    async def run(
+        self, call_id: str, name: str, args: Mapping[str, Any], life: ToolCallLifecycle
+    ) -> ToolResultPart:
+        hub = self.session.mcp
+        assert hub is not None
+        life.run()
+        self._send(life)
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+            line = f"{message} ({amount})" if message else f"Progress: {amount}"
+            life.set_content([text_content(line)])
+            self._send(life)
+
+        limit = self.session.tools.limits.output_max_bytes
+        result = await hub.call(name, dict(args), on_progress=progress, max_output_bytes=limit)
+        if result.is_error:
+            life.set_content(())
+            life.fail(result.text, raw_output=result.raw_output)
+        else:
+            life.complete(content=result.content, raw_output=result.raw_output)
+        self._send(life)
+        return ToolResultPart(call_id, name, result.text, is_error=result.is_error)
+
+
+__all__ = [
+    "McpRunner",
+    "decide",
+    "describer",
+    "describers",
+    "kind_of",
+    "read_only_tools",
+    "ready",
+    "refusal",
+    "specs",
+    "start",
+    "stop",
+    "tell",
+]
