@@ -63,8 +63,10 @@ _WORDS = (
 # -- the project, the config, the client ----------------------------------------------
 
 
-def big_project(tmp_path: Path, count: int = FILES) -> tuple[Path, list[Path]]:
-    """``count`` files of 8 KB, distinct, each naming itself on its first line."""
+def big_project(
+    tmp_path: Path, count: int = FILES, size: int = FILE_BYTES
+) -> tuple[Path, list[Path]]:
+    """``count`` files of ``size`` bytes, distinct, each naming itself on its first line."""
     root = tmp_path / "project"
     root.mkdir()
     files = []
@@ -72,11 +74,11 @@ def big_project(tmp_path: Path, count: int = FILES) -> tuple[Path, list[Path]]:
         path = root / f"file_{n:02d}.txt"
         pick = random.Random(n)
         lines = [f"{path.name}: part {n} of {count}"]
-        while sum(len(line) + 1 for line in lines) < FILE_BYTES - 80:
+        while sum(len(line) + 1 for line in lines) < size - 80:
             words = " ".join(pick.choice(_WORDS) for _ in range(9))
             lines.append(f"{n:02d}.{len(lines):03d} {words}")
         text = "\n".join(lines) + "\n"
-        path.write_text(text + "#" * (FILE_BYTES - len(text) - 1) + "\n", encoding="utf-8")
+        path.write_text(text + "#" * (size - len(text) - 1) + "\n", encoding="utf-8")
         files.append(path)
     return root, files
 
@@ -216,7 +218,7 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
                 check_wire(run.wire)
                 check_no_failure(fake, run.wire)
                 assert fake.served == files, "every file read once, in order"
-                answered = [s for s in fake.seen if s.status == 200]
+                answered = [s for s in fake.model_requests() if s.status == 200]
                 check_usage(run.wire, len(answered))
                 told = check_visible(sid, run.wire, variant)
                 assert told >= 1, "no compaction on a task 4 times the window"
@@ -224,6 +226,70 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
                 summaries = fake.summaries()
                 assert len(summaries) == told, "one model summary per compaction"
                 assert fake.violations == []
+
+        asyncio.run(scenario())
+
+
+# -- recovery from the provider's context-length error ------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prompt_too_long", [False, True], ids=["max_tokens_form", "prompt_form"])
+def test_context_length_error_compacts_and_retries(tmp_path: Path, prompt_too_long: bool) -> None:
+    """Automatic compaction off: the 400 itself compacts, and the request is sent again.
+
+    Both of the API's wordings: "input length and `max_tokens` exceed context limit"
+    (the request fits the window, not with the answer's share) and "prompt is too long".
+    """
+    root, files = big_project(tmp_path, count=16)
+    with WindowedServer(window=WINDOW, prompt_too_long=prompt_too_long) as fake:
+        config = small_config(tmp_path, fake.url, "[compaction]\nenabled = false\n")
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await open_session(run.conn, root, "plain")
+                fake.plan(TASK, files)
+                assert await ask(run.conn, sid, TASK) == "end_turn"
+                assert fake.rejected, "the fake never answered 400: nothing was recovered"
+                wording = "prompt is too long" if prompt_too_long else "exceed context limit"
+                assert all(wording in r.message for r in fake.rejected)
+                check_no_failure(fake, run.wire)
+                assert fake.served == files
+                assert len(compacted_messages(run.wire)) == fake.compactions() >= 1
+                assert fake.violations == []
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+
+
+def test_one_result_bigger_than_the_window_is_cut(tmp_path: Path) -> None:
+    """A file of 80 KB (about 26k tokens as Read shows it) in a 24k window: cut, and said."""
+    root, files = big_project(tmp_path, count=1, size=80 * 1024)
+    (huge,) = files
+    lines = huge.read_text(encoding="utf-8").splitlines()
+    with WindowedServer(window=WINDOW) as fake:
+        config = small_config(tmp_path, fake.url)
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await open_session(run.conn, root, "plain")
+                fake.plan(SHORT_TASK, files)
+                assert await ask(run.conn, sid, SHORT_TASK) == "end_turn"
+                check_no_failure(fake, run.wire)
+                last = fake.model_requests()[-1]
+                assert last.status == 200
+                assert last.answered == "final"
+                assert f"     1\t{lines[0]}" in last.text, "the head survives"
+                assert f"\t{lines[-1]}" in last.text, "the tail survives"
+                assert "chars omitted" in last.text, "the cut is marked"
+                assert SHORT_TASK in last.text
+                (said,) = compacted_messages(run.wire)
+                assert huge.name in said, "the user is told which result was cut"
+                check_wire(run.wire)
 
         asyncio.run(scenario())
 

@@ -56,8 +56,15 @@ def count_tokens(body: Mapping[str, Any], bytes_per_token: float = BYTES_PER_TOK
     return math.ceil(size / bytes_per_token)
 
 
-def overflow_message(tokens: int, max_tokens: int, window: int) -> str | None:
-    """The API's message for a request that does not fit ``window``, or None."""
+def overflow_message(
+    tokens: int, max_tokens: int, window: int, *, prompt_too_long: bool = False
+) -> str | None:
+    """The API's message for a request that does not fit ``window``, or None.
+
+    ``prompt_too_long``: always the "prompt is too long" form, against the room the
+    answer leaves (a server that words every overflow the same way)."""
+    if prompt_too_long and tokens + max_tokens > window:
+        return f"prompt is too long: {tokens} tokens > {window - max_tokens} maximum"
     if tokens > window:
         return f"prompt is too long: {tokens} tokens > {window} maximum"
     if tokens + max_tokens > window:
@@ -148,11 +155,18 @@ class Rejection:
 class WindowedServer(FakeServer):
     """``with WindowedServer(window=24000) as fake: fake.plan(task, files); ... fake.url``."""
 
-    def __init__(self, *, window: int, bytes_per_token: float = BYTES_PER_TOKEN) -> None:
+    def __init__(
+        self,
+        *,
+        window: int,
+        bytes_per_token: float = BYTES_PER_TOKEN,
+        prompt_too_long: bool = False,
+    ) -> None:
         super().__init__()
         self._server.RequestHandlerClass = type("Handler", (_WindowedHandler,), {"fake": self})
         self.window = window
         self.bytes_per_token = bytes_per_token
+        self.prompt_too_long = prompt_too_long
         self.seen: list[Seen] = []
         self.rejected: list[Rejection] = []
         self.violations: list[str] = []
@@ -221,7 +235,9 @@ class WindowedServer(FakeServer):
             self.summary_started.set()
             gate.wait(30)
         with self._lock:
-            message = overflow_message(seen.tokens, body["max_tokens"], self.window)
+            message = overflow_message(
+                seen.tokens, body["max_tokens"], self.window, prompt_too_long=self.prompt_too_long
+            )
             if message is not None:
                 seen.status, seen.answered = 400, message
                 self.rejected.append(Rejection(seen.index, seen.tokens, message))
