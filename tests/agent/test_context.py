@@ -15,7 +15,10 @@ agent wrote is validated against the ACP v1 JSON Schema (the one shipped in
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import urllib.error
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,7 +38,9 @@ from tests.agent.support import (
     spawn_agent,
     write_config,
 )
-from tests.fakes.windowed import WindowedServer, read_view
+from tests.fakes.windowed import WindowedServer, count_tokens, read_view
+from toolwire.decode.anthropic import AnthropicDecoder
+from toolwire.events import MessageEnd, ToolCallEnd, ToolCallStart
 
 pytestmark = pytest.mark.e2e
 
@@ -195,6 +200,55 @@ def check_no_failure(fake: WindowedServer, wire: list[StreamEvent]) -> None:
     said = "".join(u["content"].get("text", "") for u in updates(wire, "agent_message_chunk"))
     for needle in ("HTTP 4", "prompt is too long", "exceed context limit"):
         assert needle not in said, f"the agent said {needle!r}"
+
+
+# -- the fake itself -------------------------------------------------------------------------
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, bytes]:
+    request = urllib.request.Request(
+        f"{url}/v1/messages", json.dumps(body).encode(), {"content-type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_the_fake_counts_and_enforces_its_window(tmp_path: Path) -> None:
+    """Its count in ``message_start``, the API's 400 bodies, a stream the decoder takes."""
+    _, files = big_project(tmp_path, count=1)
+    tools = [{"name": "Read", "description": "Reads.", "input_schema": {"type": "object"}}]
+    small = {"model": "m", "max_tokens": 100, "system": "s", "tools": tools, "stream": True}
+    small["messages"] = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    with WindowedServer(window=1000) as fake:
+        fake.plan("hi", files)
+        status, body = _post(fake.url, small)
+        assert status == 200
+        events = AnthropicDecoder().feed(body)
+        (end,) = [e for e in events if isinstance(e, MessageEnd)]
+        assert end.stop_reason == "tool_use"
+        (start,) = [e for e in events if isinstance(e, ToolCallStart)]
+        (call,) = [e for e in events if isinstance(e, ToolCallEnd)]
+        assert (start.name, call.arguments) == ("Read", {"file_path": str(files[0])})
+        assert fake.seen[0].tokens == count_tokens(small)
+        first = json.loads(body.split(b"data: ", 1)[1].split(b"\n", 1)[0])
+        assert first["type"] == "message_start"
+        assert first["message"]["usage"]["input_tokens"] == count_tokens(small)
+        share = "input length and `max_tokens` exceed context limit: {} + 100 > 1000, "
+        share += "decrease input length or `max_tokens` and try again"
+        for text, wording in (
+            ("x" * 3300, share),
+            ("x" * 3600, "prompt is too long: {} tokens > 1000 maximum"),
+        ):
+            big = {**small, "messages": [{"role": "user", "content": text}]}
+            status, body = _post(fake.url, big)
+            assert status == 400
+            error = {"type": "invalid_request_error", "message": wording.format(count_tokens(big))}
+            assert json.loads(body) == {"type": "error", "error": error}
+        assert len(fake.rejected) == 2
+        assert fake.violations == []
 
 
 # -- the Done-when scenario ---------------------------------------------------------------
