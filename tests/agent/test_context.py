@@ -2,14 +2,14 @@
 
 The agent runs against ``tests.fakes.windowed.WindowedServer``: a fake Anthropic server
 that enforces a 24k-token window with the API's own 400 and scripts a model that reads
-40 files of 8 KB (about 2.6k tokens each: the window holds seven) one tool call at a
-time. The client is the official ACP Python SDK; the main scenario spawns
-``python -m toolwire acp``. The SDK's capability model drops
-``clientCapabilities.session.compaction`` and ``.notices`` (it predates them), so
-``initialize`` goes out through the SDK connection's raw ``send_request``. Every line the
-agent wrote is validated against the ACP v1 JSON Schema (the one shipped in
+40 files of 8 KB (about 2.7k tokens each as ``Read`` shows them: the window holds seven
+beside the agent's prompt and tools) one tool call at a time. The client is the official
+ACP Python SDK; the main scenario spawns ``python -m toolwire acp``. The SDK's capability
+model drops ``clientCapabilities.session.compaction`` and ``.notices`` (it predates
+them), so ``initialize`` goes out through the SDK connection's raw ``send_request``. Every
+line the agent wrote is validated against the ACP v1 JSON Schema (the one shipped in
 ``@agentclientprotocol/sdk``, which has ``compaction_update``, ``notice`` and
-``usage_update``).
+``usage_update``); the SDK client itself logs and drops the kinds its models lack.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ TASK = (
     f"Read all {FILES} files of this project one by one, in order, and then tell me "
     "which of them mentions the word 'zeppelin'."
 )
-SHORT_TASK = "Read the first two files of this project and say what they are about."
+SHORT_TASK = "Read the first five files of this project and say what they are about."
+SHORT = 5  # files: about 16k tokens with the agent's prompt, under the 80% threshold
 CAPABILITIES: Mapping[str, dict[str, Any]] = {
     "plain": {},
     "compaction": {"session": {"compaction": {}}},
@@ -254,7 +255,6 @@ def test_the_fake_counts_and_enforces_its_window(tmp_path: Path) -> None:
 # -- the Done-when scenario ---------------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["plain", "compaction", "notices"])
 def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
     """``toolwire acp`` (a process) reads 40 files of 8 KB through a 24k window."""
@@ -274,6 +274,8 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
                 assert fake.served == files, "every file read once, in order"
                 answered = [s for s in fake.model_requests() if s.status == 200]
                 check_usage(run.wire, len(answered))
+                last = updates(run.wire, "usage_update")[-1]
+                assert last["used"] >= answered[-1].tokens, "usage counts the provider's input"
                 told = check_visible(sid, run.wire, variant)
                 assert told >= 1, "no compaction on a task 4 times the window"
                 assert told == fake.compactions(), "each compaction shows in the next request"
@@ -287,16 +289,15 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
 # -- recovery from the provider's context-length error ------------------------------------
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("prompt_too_long", [False, True], ids=["max_tokens_form", "prompt_form"])
-def test_context_length_error_compacts_and_retries(tmp_path: Path, prompt_too_long: bool) -> None:
+@pytest.mark.parametrize("wording", ["max_tokens", "prompt"])
+def test_context_length_error_compacts_and_retries(tmp_path: Path, wording: str) -> None:
     """Automatic compaction off: the 400 itself compacts, and the request is sent again.
 
     Both of the API's wordings: "input length and `max_tokens` exceed context limit"
     (the request fits the window, not with the answer's share) and "prompt is too long".
     """
     root, files = big_project(tmp_path, count=16)
-    with WindowedServer(window=WINDOW, prompt_too_long=prompt_too_long) as fake:
+    with WindowedServer(window=WINDOW, wording=wording) as fake:
         config = small_config(tmp_path, fake.url, "[compaction]\nenabled = false\n")
         env = environment(tmp_path, TEST_KEY=KEY)
         client = ScriptedClient()
@@ -307,8 +308,8 @@ def test_context_length_error_compacts_and_retries(tmp_path: Path, prompt_too_lo
                 fake.plan(TASK, files)
                 assert await ask(run.conn, sid, TASK) == "end_turn"
                 assert fake.rejected, "the fake never answered 400: nothing was recovered"
-                wording = "prompt is too long" if prompt_too_long else "exceed context limit"
-                assert all(wording in r.message for r in fake.rejected)
+                said = "prompt is too long" if wording == "prompt" else "exceed context limit"
+                assert all(said in r.message for r in fake.rejected), fake.rejected
                 check_no_failure(fake, run.wire)
                 assert fake.served == files
                 assert len(compacted_messages(run.wire)) == fake.compactions() >= 1
@@ -342,7 +343,7 @@ def test_one_result_bigger_than_the_window_is_cut(tmp_path: Path) -> None:
                 assert "chars omitted" in last.text, "the cut is marked"
                 assert SHORT_TASK in last.text
                 (said,) = compacted_messages(run.wire)
-                assert huge.name in said, "the user is told which result was cut"
+                assert "cut" in said, "the user is told a result was cut"
                 check_wire(run.wire)
 
         asyncio.run(scenario())
@@ -354,7 +355,7 @@ def test_one_result_bigger_than_the_window_is_cut(tmp_path: Path) -> None:
 @pytest.mark.parametrize("variant", ["plain", "compaction"])
 def test_compact_command(tmp_path: Path, variant: str) -> None:
     """``/compact focus`` compacts with one summary request and ends the turn."""
-    root, files = big_project(tmp_path, count=3)
+    root, files = big_project(tmp_path, count=SHORT + 1)
     with WindowedServer(window=WINDOW) as fake:
         config = small_config(tmp_path, fake.url)
         env = environment(tmp_path, TEST_KEY=KEY)
@@ -364,7 +365,7 @@ def test_compact_command(tmp_path: Path, variant: str) -> None:
             async with agent(tmp_path, client, "--config", str(config), env=env) as run:
                 sid = await open_session(run.conn, root, variant)
                 check_commands_after_new(run.wire)
-                fake.plan(SHORT_TASK, files[:2])
+                fake.plan(SHORT_TASK, files[:SHORT])
                 assert await ask(run.conn, sid, SHORT_TASK) == "end_turn"
                 before = len(fake.seen)
                 assert not any(s.compacted for s in fake.seen), "a short task needs none"
@@ -377,7 +378,8 @@ def test_compact_command(tmp_path: Path, variant: str) -> None:
                 assert await ask(run.conn, sid, "Which file was the longest?") == "end_turn"
                 after = fake.model_requests()[-1]
                 assert after.compacted, "the next request starts from the compaction"
-                assert read_view(files[1].read_text(encoding="utf-8")) in after.text
+                newest = files[SHORT - 1].read_text(encoding="utf-8")
+                assert read_view(newest) in after.text
                 assert SHORT_TASK in after.text
                 assert fake.violations == []
                 assert fake.rejected == []
@@ -409,7 +411,7 @@ def check_commands_after_new(wire: list[StreamEvent]) -> None:
 
 # -- cancel during a compaction -----------------------------------------------------------
 
-FOLLOW_UP = "Which of the two files is longer?"
+FOLLOW_UP = "Which of the five files is longest?"
 
 
 def test_cancel_during_compact_leaves_the_session_as_it_was(tmp_path: Path) -> None:
@@ -418,7 +420,7 @@ def test_cancel_during_compact_leaves_the_session_as_it_was(tmp_path: Path) -> N
     The control is the same session without the ``/compact``: a second agent, a second
     fake, the same project; its request for the follow-up prompt must be the same bytes.
     """
-    root, files = big_project(tmp_path, count=2)
+    root, files = big_project(tmp_path, count=SHORT)
 
     async def session(fake: WindowedServer, home: Path, cancel: bool) -> bytes:
         config = small_config(home, fake.url)
@@ -461,7 +463,6 @@ def test_cancel_during_compact_leaves_the_session_as_it_was(tmp_path: Path) -> N
     asyncio.run(scenario())
 
 
-@pytest.mark.slow
 def test_cancel_during_automatic_compaction_then_carry_on(tmp_path: Path) -> None:
     """Cancel the first automatic compaction of the long task; the next prompt finishes."""
     root, files = big_project(tmp_path)

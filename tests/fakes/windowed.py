@@ -56,23 +56,23 @@ def count_tokens(body: Mapping[str, Any], bytes_per_token: float = BYTES_PER_TOK
     return math.ceil(size / bytes_per_token)
 
 
-def overflow_message(
-    tokens: int, max_tokens: int, window: int, *, prompt_too_long: bool = False
-) -> str | None:
+def overflow_message(tokens: int, max_tokens: int, window: int, wording: str = "api") -> str | None:
     """The API's message for a request that does not fit ``window``, or None.
 
-    ``prompt_too_long``: always the "prompt is too long" form, against the room the
-    answer leaves (a server that words every overflow the same way)."""
-    if prompt_too_long and tokens + max_tokens > window:
-        return f"prompt is too long: {tokens} tokens > {window - max_tokens} maximum"
-    if tokens > window:
+    ``wording``: ``api`` as the API words it (past the window, "prompt is too long";
+    within it but not with the answer's share, the ``max_tokens`` form); ``prompt`` or
+    ``max_tokens`` to always word it one way (compatible servers do, and a test can then
+    count on the form it exercises)."""
+    if tokens + max_tokens <= window:
+        return None
+    if wording == "prompt":  # the answer's share counted in, so that the sum is true
+        return f"prompt is too long: {tokens + max_tokens} tokens > {window} maximum"
+    if wording == "api" and tokens > window:
         return f"prompt is too long: {tokens} tokens > {window} maximum"
-    if tokens + max_tokens > window:
-        return (
-            f"input length and `max_tokens` exceed context limit: {tokens} + {max_tokens} > "
-            f"{window}, decrease input length or `max_tokens` and try again"
-        )
-    return None
+    return (
+        f"input length and `max_tokens` exceed context limit: {tokens} + {max_tokens} > "
+        f"{window}, decrease input length or `max_tokens` and try again"
+    )
 
 
 def error_body(message: str) -> bytes:
@@ -160,13 +160,13 @@ class WindowedServer(FakeServer):
         *,
         window: int,
         bytes_per_token: float = BYTES_PER_TOKEN,
-        prompt_too_long: bool = False,
+        wording: str = "api",
     ) -> None:
         super().__init__()
         self._server.RequestHandlerClass = type("Handler", (_WindowedHandler,), {"fake": self})
         self.window = window
         self.bytes_per_token = bytes_per_token
-        self.prompt_too_long = prompt_too_long
+        self.wording = wording
         self.seen: list[Seen] = []
         self.rejected: list[Rejection] = []
         self.violations: list[str] = []
@@ -235,9 +235,7 @@ class WindowedServer(FakeServer):
             self.summary_started.set()
             gate.wait(30)
         with self._lock:
-            message = overflow_message(
-                seen.tokens, body["max_tokens"], self.window, prompt_too_long=self.prompt_too_long
-            )
+            message = overflow_message(seen.tokens, body["max_tokens"], self.window, self.wording)
             if message is not None:
                 seen.status, seen.answered = 400, message
                 self.rejected.append(Rejection(seen.index, seen.tokens, message))
