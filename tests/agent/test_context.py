@@ -38,7 +38,7 @@ from tests.agent.support import (
     spawn_agent,
     write_config,
 )
-from tests.fakes.windowed import WindowedServer, count_tokens, read_view
+from tests.fakes.windowed import SUMMARY, WindowedServer, count_tokens, read_view
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import MessageEnd, ToolCallEnd, ToolCallStart
 
@@ -282,6 +282,10 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
                 summaries = fake.summaries()
                 assert len(summaries) == told, "one model summary per compaction"
                 assert fake.violations == []
+                if variant == "compaction":  # the model's summary reaches the client
+                    done = [ls[-1] for ls in compactions_by_id(run.wire).values()]
+                    assert all(SUMMARY in d["summary"][0]["text"] for d in done)
+                    assert all(TASK in d["summary"][0]["text"] for d in done)
 
         asyncio.run(scenario())
 
