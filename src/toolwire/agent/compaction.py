@@ -105,14 +105,25 @@ class Compactor:
         budget = Budget(
             gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
         )
+        read_only = mcp_calls.read_only_tools(session)
         planned = prepare_compaction(
             session.history,
             budget,
             cwd=session.cwd,
             target=session.active,
             focus=focus,
-            read_only_tools=mcp_calls.read_only_tools(session),
+            read_only_tools=read_only,
         )
+        if planned.empty and forced:  # asked for: keep only the last step verbatim
+            planned = prepare_compaction(
+                session.history,
+                budget,
+                cwd=session.cwd,
+                target=session.active,
+                focus=focus,
+                read_only_tools=read_only,
+                tail_share=0.0,
+            )
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(
