@@ -1,0 +1,235 @@
+"""One live connection to one server: a task that holds the SDK's client open.
+
+The SDK's client lives in anyio scopes that must be entered and left by one task, while
+a session starts, calls and closes its servers from several: so each connection gets a
+task of its own that opens the transport and the client, lists the tools, and waits to
+be told to stop. The transport's read stream is watched: when it ends (a stdio server
+exited) ``lost`` is set, so a dead server is noticed before the next call fails on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import IO, Any, TextIO, cast
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from toolwire.mcp.spec import ServerSpec
+
+_MAX_PAGES = 50
+"""Tool-list pages read per listing: a server that pages forever cannot hang a start."""
+
+Notify = Callable[[Any], Awaitable[None]]
+
+
+def _stdio(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextManager[Any]:
+    params = StdioServerParameters(
+        command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
+    )
+    return stdio_client(params, errlog=cast(TextIO, errlog))
+
+
+@asynccontextmanager
+async def _http(spec: ServerSpec) -> AsyncIterator[Any]:
+    async with (
+        create_mcp_http_client(headers=dict(spec.headers)) as http,
+        streamable_http_client(spec.url or "", http_client=http) as streams,
+    ):
+        yield streams
+
+
+def _sse(spec: ServerSpec) -> AbstractAsyncContextManager[Any]:
+    return sse_client(spec.url or "", headers=dict(spec.headers))
+
+
+def _process_group(transport: Any) -> int | None:
+    """The stdio server's process group (its pid: the SDK starts it in a new session).
+
+    The SDK does not expose the process; its transport is a suspended generator that
+    holds it as a local, so it is read there. None when that ever changes: the SDK's own
+    shutdown still kills the group when the server outlives its stdin.
+    """
+    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    pid = getattr(process, "pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def kill_group(pgid: int | None) -> None:
+    """SIGKILL what is left of a stdio server's group (children that outlived it)."""
+    if pgid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+class Link:
+    """A connection: ``open`` it, use ``client`` and ``tools``, ``aclose`` it."""
+
+    def __init__(self, spec: ServerSpec, *, notify: Notify, errlog: IO[str], log: logging.Logger):
+        self.spec = spec
+        self.tools: list[types.Tool] = []
+        self.lost = asyncio.Event()
+        """Set when the connection ended without being asked to (the server exited)."""
+        self.pgid: int | None = None
+        self._notify = notify
+        self._errlog = errlog
+        self._log = log
+        self._client: Client | None = None
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("the link is not open")
+        return self._client
+
+    async def open(self) -> None:
+        """Start the server and list its tools; raises what went wrong (TimeoutError too)."""
+        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.spec.name}")
+        try:
+            async with asyncio.timeout(self.spec.timeout):
+                await asyncio.shield(self._ready)
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def refresh(self) -> None:
+        """Read the tool list again (after the server said it changed)."""
+        self.tools = await self._list_tools(self.client)
+
+    async def aclose(self) -> None:
+        """Stop the connection and the server; idempotent."""
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), self.spec.timeout + 10)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        kill_group(self.pgid)
+
+    async def _run(self) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                transport = self._transport()
+                streams = await stack.enter_async_context(transport)
+                self.pgid = _process_group(transport) if self.spec.transport == "stdio" else None
+                client = Client(
+                    _Watched(streams, self._lost),
+                    mode="legacy",
+                    message_handler=cast(Any, self._notify),
+                    cache=None,
+                    client_info=types.Implementation(name="toolwire", version=_version()),
+                )
+                await stack.enter_async_context(client)
+                self.tools = await self._list_tools(client)
+                self._client = client
+                self._ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as e:
+            if not self._ready.done():
+                self._ready.set_exception(e if isinstance(e, Exception) else RuntimeError(str(e)))
+            elif not isinstance(e, asyncio.CancelledError):
+                self._log.warning("MCP server %r: connection ended: %r", self.spec.name, e)
+            if isinstance(e, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+            self._lost()
+
+    def _lost(self) -> None:
+        if not self._stop.is_set():
+            self.lost.set()
+
+    def _transport(self) -> AbstractAsyncContextManager[Any]:
+        if self.spec.transport == "stdio":
+            return _stdio(self.spec, self._errlog)
+        if self.spec.transport == "sse":
+            return _sse(self.spec)
+        return _http(self.spec)
+
+    @staticmethod
+    async def _list_tools(client: Client) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            tools += page.tools
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+
+class _Watched:
+    """A transport whose read stream calls ``on_end`` when the server's side ends."""
+
+    def __init__(self, streams: Any, on_end: Callable[[], None]) -> None:
+        self._streams = streams
+        self._on_end = on_end
+
+    async def __aenter__(self) -> Any:
+        read, write = self._streams
+        return _WatchedRead(read, self._on_end), write
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+class _WatchedRead:
+    """The SDK's read stream, passed through; its end (EOF, closed) is reported once."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __aiter__(self) -> _WatchedRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise StopAsyncIteration from None
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    async def __aenter__(self) -> _WatchedRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._inner.aclose()
+
+
+def _version() -> str:
+    from toolwire import __version__
+
+    return __version__
+
+
+__all__ = ["Link", "kill_group"]
