@@ -34,6 +34,8 @@ class _Server:
         """Failed for good: not restarted again, its tools withdrawn."""
         self.lock = asyncio.Lock()
         self.watcher: asyncio.Task[None] | None = None
+        self.refreshes = 0
+        """Tool lists read again after the server's notice."""
 
 
 class McpHub:
@@ -229,6 +231,7 @@ class McpHub:
         except Exception as e:
             self._log.warning("MCP server %r: tool list refresh failed: %r", server.spec.name, e)
             return
+        server.refreshes += 1
         self._rebuild()
 
     def _spawn(self, coro: Any) -> None:

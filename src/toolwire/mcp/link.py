@@ -28,6 +28,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from toolwire.mcp.spec import ServerSpec
 
+_CLOSE_WAIT = 10.0
+"""Seconds a stop may take: the SDK gives a stdio server 2 s after its stdin closes, 2 s
+after SIGTERM, then kills it; an HTTP session ends with one DELETE."""
 _MAX_PAGES = 50
 """Tool-list pages read per listing: a server that pages forever cannot hang a start."""
 
@@ -116,12 +119,14 @@ class Link:
         self._stop.set()
         task = self._task
         if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), self.spec.timeout + 10)
-            except TimeoutError:
+            if not self._ready.done():
+                # Still starting: nothing to wind down politely. The SDK's transport
+                # shutdown is shielded and bounded, so a cancel still stops the process.
                 task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+            await asyncio.wait({task}, timeout=_CLOSE_WAIT)
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
         kill_group(self.pgid)
 
     async def _run(self) -> None:
@@ -144,7 +149,10 @@ class Link:
                 await self._stop.wait()
         except BaseException as e:
             if not self._ready.done():
-                self._ready.set_exception(e if isinstance(e, Exception) else RuntimeError(str(e)))
+                if isinstance(e, Exception):
+                    self._ready.set_exception(e)
+                else:
+                    self._ready.cancel()
             elif not isinstance(e, asyncio.CancelledError):
                 self._log.warning("MCP server %r: connection ended: %r", self.spec.name, e)
             if isinstance(e, asyncio.CancelledError):
