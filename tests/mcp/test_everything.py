@@ -122,11 +122,11 @@ def test_the_list_changed_notice_after_start_is_read(tmp_path: Path) -> None:
 
     async def main(spec: ServerSpec) -> None:
         h = await started(spec)
-        server = h._servers["everything"]
-        assert server.link is not None
+        link = h._servers["everything"].link
+        assert link is not None
         before = len(h.tools())
         assert before >= 10
-        assert await until(lambda: server.refreshes >= 1)
+        assert await until(lambda: link.refreshes >= 1)
         assert len(h.tools()) == before
         await h.aclose()
 

@@ -34,8 +34,6 @@ class _Server:
         """Failed for good: not restarted again, its tools withdrawn."""
         self.lock = asyncio.Lock()
         self.watcher: asyncio.Task[None] | None = None
-        self.refreshes = 0
-        """Tool lists read again after the server's notice."""
 
 
 class McpHub:
@@ -49,7 +47,6 @@ class McpHub:
         self._tools: dict[str, McpTool] = {}
         self._changed = False
         self._closed = False
-        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -84,8 +81,6 @@ class McpHub:
         for server in servers:
             if server.watcher is not None:
                 server.watcher.cancel()
-        for task in list(self._tasks):
-            task.cancel()
         await asyncio.gather(
             *(s.link.aclose() for s in servers if s.link is not None), return_exceptions=True
         )
@@ -157,14 +152,12 @@ class McpHub:
         return self._errlog
 
     def _new_link(self, server: _Server) -> Link:
-        name = server.spec.name
+        def on_tools(link: Link) -> None:
+            if server.link is link:
+                self._rebuild()
 
-        async def notify(message: Any) -> None:
-            if isinstance(message, types.ToolListChangedNotification):
-                self._spawn(self._refresh(server))
-
-        log = self._log.getChild(name)
-        return Link(server.spec, notify=notify, errlog=self._errfile(), log=log)
+        log = self._log.getChild(server.spec.name)
+        return Link(server.spec, on_tools=on_tools, errlog=self._errfile(), log=log)
 
     async def _open(self, server: _Server) -> str | None:
         link = self._new_link(server)
@@ -221,23 +214,6 @@ class McpHub:
             why,
         )
         self._rebuild()
-
-    async def _refresh(self, server: _Server) -> None:
-        link = server.link
-        if link is None:
-            return
-        try:
-            await link.refresh()
-        except Exception as e:
-            self._log.warning("MCP server %r: tool list refresh failed: %r", server.spec.name, e)
-            return
-        server.refreshes += 1
-        self._rebuild()
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     def _rebuild(self) -> None:
         """Recompute the tools of running servers; flag a change when they differ."""

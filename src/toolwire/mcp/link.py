@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import IO, Any, TextIO, cast
 
@@ -33,8 +33,6 @@ _CLOSE_WAIT = 10.0
 after SIGTERM, then kills it; an HTTP session ends with one DELETE."""
 _MAX_PAGES = 50
 """Tool-list pages read per listing: a server that pages forever cannot hang a start."""
-
-Notify = Callable[[Any], Awaitable[None]]
 
 
 def _stdio(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextManager[Any]:
@@ -80,13 +78,23 @@ def kill_group(pgid: int | None) -> None:
 class Link:
     """A connection: ``open`` it, use ``client`` and ``tools``, ``aclose`` it."""
 
-    def __init__(self, spec: ServerSpec, *, notify: Notify, errlog: IO[str], log: logging.Logger):
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        on_tools: Callable[[Link], None],
+        errlog: IO[str],
+        log: logging.Logger,
+    ) -> None:
         self.spec = spec
         self.tools: list[types.Tool] = []
+        self.refreshes = 0
+        """Tool lists read again after the server said the list changed."""
         self.lost = asyncio.Event()
         """Set when the connection ended without being asked to (the server exited)."""
         self.pgid: int | None = None
-        self._notify = notify
+        self._on_tools = on_tools
+        self._refreshing: set[asyncio.Task[None]] = set()
         self._errlog = errlog
         self._log = log
         self._client: Client | None = None
@@ -110,13 +118,32 @@ class Link:
             await self.aclose()
             raise
 
-    async def refresh(self) -> None:
-        """Read the tool list again (after the server said it changed)."""
-        self.tools = await self._list_tools(self.client)
+    async def _notified(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            # Not inline: the SDK delivers notifications on its receive path, and the
+            # refresh is a request whose answer arrives on that same path.
+            task = asyncio.create_task(self._refresh())
+            self._refreshing.add(task)
+            task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self) -> None:
+        """Read the tool list again; a notice that came during the start waits for it."""
+        try:
+            await asyncio.shield(self._ready)
+            self.tools = await self._list_tools(self.client)
+        except Exception as e:
+            self._log.warning(
+                "MCP server %r: reading its tools again failed: %r", self.spec.name, e
+            )
+            return
+        self.refreshes += 1
+        self._on_tools(self)
 
     async def aclose(self) -> None:
         """Stop the connection and the server; idempotent."""
         self._stop.set()
+        for refresh in list(self._refreshing):
+            refresh.cancel()
         task = self._task
         if task is not None and not task.done():
             if not self._ready.done():
@@ -138,7 +165,7 @@ class Link:
                 client = Client(
                     _Watched(streams, self._lost),
                     mode="legacy",
-                    message_handler=cast(Any, self._notify),
+                    message_handler=cast(Any, self._notified),
                     cache=None,
                     client_info=types.Implementation(name="toolwire", version=_version()),
                 )
