@@ -15,7 +15,7 @@ from mcp_types import CONNECTION_CLOSED
 
 from toolwire.mcp.link import Link
 from toolwire.mcp.names import assign_names
-from toolwire.mcp.reasons import start_failure
+from toolwire.mcp.reasons import died, not_running, start_failure
 from toolwire.mcp.result import McpResult, error_result, map_result
 from toolwire.mcp.spec import ServerSpec
 from toolwire.mcp.tool import McpTool, allowed, from_listing
@@ -78,9 +78,11 @@ class McpHub:
         """Stop every server (stdio ones with their process groups); idempotent."""
         self._closed = True
         servers = list(self._servers.values())
-        for server in servers:
-            if server.watcher is not None:
-                server.watcher.cancel()
+        watchers = [s.watcher for s in servers if s.watcher is not None]
+        for watcher in watchers:
+            watcher.cancel()
+        # A restart in progress is inside a watcher: it stops its fresh link on the way out.
+        await asyncio.gather(*watchers, return_exceptions=True)
         await asyncio.gather(
             *(s.link.aclose() for s in servers if s.link is not None), return_exceptions=True
         )
@@ -125,7 +127,7 @@ class McpHub:
         if link is None or link.lost.is_set():
             await self._died(server, link)
             if server.link is None:
-                return error_result(self._gone_text(server))
+                return error_result(not_running(server.spec.name, self._stderr_path))
             link = server.link
         progress = _progress(on_progress) if on_progress is not None else None
         try:
@@ -141,7 +143,7 @@ class McpHub:
         else:
             return map_result(result.model_dump(by_alias=True, exclude_none=True), max_output_bytes)
         restarted = await self._died(server, link, why)
-        return error_result(self._died_text(server, why, restarted))
+        return error_result(died(tool.server, why, restarted, self._stderr_path))
 
     # -- internals ------------------------------------------------------------------------
 
@@ -201,6 +203,9 @@ class McpHub:
             except Exception as e:
                 self._withdraw(server, f"{why}, and the restart failed: {e!r}")
                 return False
+            if self._closed:  # the session closed while the server restarted
+                await fresh.aclose()
+                return False
             server.link = fresh
             server.watcher = asyncio.create_task(self._watch(server, fresh))
             self._rebuild()
@@ -237,23 +242,6 @@ class McpHub:
         if tools != self._tools:
             self._changed = self._changed or bool(self._tools) or bool(tools)
             self._tools = tools
-
-    def _gone_text(self, server: _Server) -> str:
-        where = f" (its stderr is in {self._stderr_path})" if self._stderr_path else ""
-        return f"MCP server {server.spec.name!r} is not running{where}; its tools are unavailable"
-
-    def _died_text(self, server: _Server, why: str, restarted: bool) -> str:
-        name = server.spec.name
-        if restarted:
-            return (
-                f"MCP server {name!r} stopped during this call ({why}); it was restarted, but "
-                "the call did not finish: call the tool again if it is still needed"
-            )
-        where = f"; see its stderr in {self._stderr_path}" if self._stderr_path else ""
-        return (
-            f"MCP server {name!r} stopped during this call ({why}) and is not restarted "
-            f"again this session; its tools are withdrawn{where}"
-        )
 
 
 def _progress(on_progress: Progress) -> Any:

@@ -10,69 +10,22 @@ exited) ``lost`` is set, so a dead server is noticed before the next call fails 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import signal
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import IO, Any, TextIO, cast
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from typing import IO, Any, cast
 
-import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
-from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp import Client
 
 from toolwire.mcp.spec import ServerSpec
+from toolwire.mcp.transports import Watched, kill_group, open_transport, process_group
 
 _CLOSE_WAIT = 10.0
 """Seconds a stop may take: the SDK gives a stdio server 2 s after its stdin closes, 2 s
 after SIGTERM, then kills it; an HTTP session ends with one DELETE."""
 _MAX_PAGES = 50
 """Tool-list pages read per listing: a server that pages forever cannot hang a start."""
-
-
-def _stdio(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextManager[Any]:
-    params = StdioServerParameters(
-        command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
-    )
-    return stdio_client(params, errlog=cast(TextIO, errlog))
-
-
-@asynccontextmanager
-async def _http(spec: ServerSpec) -> AsyncIterator[Any]:
-    async with (
-        create_mcp_http_client(headers=dict(spec.headers)) as http,
-        streamable_http_client(spec.url or "", http_client=http) as streams,
-    ):
-        yield streams
-
-
-def _sse(spec: ServerSpec) -> AbstractAsyncContextManager[Any]:
-    return sse_client(spec.url or "", headers=dict(spec.headers))
-
-
-def _process_group(transport: Any) -> int | None:
-    """The stdio server's process group (its pid: the SDK starts it in a new session).
-
-    The SDK does not expose the process; its transport is a suspended generator that
-    holds it as a local, so it is read there. None when that ever changes: the SDK's own
-    shutdown still kills the group when the server outlives its stdin.
-    """
-    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
-    process = frame.f_locals.get("process") if frame is not None else None
-    pid = getattr(process, "pid", None)
-    return pid if isinstance(pid, int) else None
-
-
-def kill_group(pgid: int | None) -> None:
-    """SIGKILL what is left of a stdio server's group (children that outlived it)."""
-    if pgid is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
 
 
 class Link:
@@ -159,11 +112,11 @@ class Link:
     async def _run(self) -> None:
         try:
             async with AsyncExitStack() as stack:
-                transport = self._transport()
+                transport = open_transport(self.spec, self._errlog)
                 streams = await stack.enter_async_context(transport)
-                self.pgid = _process_group(transport) if self.spec.transport == "stdio" else None
+                self.pgid = process_group(transport) if self.spec.transport == "stdio" else None
                 client = Client(
-                    _Watched(streams, self._lost),
+                    Watched(streams, self._lost),
                     mode="legacy",
                     message_handler=cast(Any, self._notified),
                     cache=None,
@@ -192,13 +145,6 @@ class Link:
         if not self._stop.is_set():
             self.lost.set()
 
-    def _transport(self) -> AbstractAsyncContextManager[Any]:
-        if self.spec.transport == "stdio":
-            return _stdio(self.spec, self._errlog)
-        if self.spec.transport == "sse":
-            return _sse(self.spec)
-        return _http(self.spec)
-
     @staticmethod
     async def _list_tools(client: Client) -> list[types.Tool]:
         tools: list[types.Tool] = []
@@ -212,59 +158,10 @@ class Link:
         return tools
 
 
-class _Watched:
-    """A transport whose read stream calls ``on_end`` when the server's side ends."""
-
-    def __init__(self, streams: Any, on_end: Callable[[], None]) -> None:
-        self._streams = streams
-        self._on_end = on_end
-
-    async def __aenter__(self) -> Any:
-        read, write = self._streams
-        return _WatchedRead(read, self._on_end), write
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
-class _WatchedRead:
-    """The SDK's read stream, passed through; its end (EOF, closed) is reported once."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_end = on_end
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __aiter__(self) -> _WatchedRead:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._on_end()
-            raise StopAsyncIteration from None
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._on_end()
-            raise
-
-    async def __aenter__(self) -> _WatchedRead:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._inner.aclose()
-
-
 def _version() -> str:
     from toolwire import __version__
 
     return __version__
 
 
-__all__ = ["Link", "kill_group"]
+__all__ = ["Link"]

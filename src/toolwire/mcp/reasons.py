@@ -1,4 +1,5 @@
-"""One line for a server that did not start: which server, why, what to check."""
+"""The words for a server that did not start (which server, why, what to check) or
+stopped under a call."""
 
 from __future__ import annotations
 
@@ -39,4 +40,23 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     return f"MCP server {spec.name!r} did not start: {why}; check {check}"
 
 
-__all__ = ["start_failure"]
+def not_running(name: str, stderr_path: str | None) -> str:
+    where = f" (its stderr is in {stderr_path})" if stderr_path else ""
+    return f"MCP server {name!r} is not running{where}; its tools are unavailable"
+
+
+def died(name: str, why: str, restarted: bool, stderr_path: str | None) -> str:
+    """What the model reads when the server stopped under its call."""
+    if restarted:
+        return (
+            f"MCP server {name!r} stopped during this call ({why}); it was restarted, but "
+            "the call did not finish: call the tool again if it is still needed"
+        )
+    where = f"; see its stderr in {stderr_path}" if stderr_path else ""
+    return (
+        f"MCP server {name!r} stopped during this call ({why}) and is not restarted "
+        f"again this session; its tools are withdrawn{where}"
+    )
+
+
+__all__ = ["died", "not_running", "start_failure"]
