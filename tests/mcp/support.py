@@ -159,6 +159,7 @@ __all__ = [
     "edge",
     "everything_http",
     "everything_script",
+    "free_port",
     "groups",
     "hub",
     "live_members",

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.mcp.support import alive, assert_gone, edge, groups, hub, live_members, run, until
+from tests.mcp.support import (
+    alive,
+    assert_gone,
+    edge,
+    free_port,
+    groups,
+    hub,
+    live_members,
+    run,
+    until,
+)
+from toolwire.mcp import ServerSpec
 
 pytestmark = pytest.mark.e2e
 
@@ -137,6 +149,8 @@ def test_a_server_that_dies_mid_call_is_restarted_once_then_reported(tmp_path: P
         assert_gone(first + second)
 
     run(main())
+    # Both processes' stderr went to the log, none of it into the protocol.
+    assert log.read_text().count("edge server") == 2
 
 
 def test_close_stops_the_whole_process_group_and_is_idempotent() -> None:
@@ -179,6 +193,48 @@ def test_same_name_twice_runs_once_and_an_unset_variable_is_reported() -> None:
         assert "already running" in failures[0]
         assert failures[1] == "MCP server 'envy' did not start: env X names ${X}, which is not set"
         assert len(groups(h)) == 1
+        await h.aclose()
+
+    run(main())
+
+
+def test_a_server_that_exits_while_idle_is_back_before_the_next_call() -> None:
+    async def main() -> None:
+        h = hub()
+        await h.start([edge()])
+        first = groups(h)
+        assert (await h.call("mcp__edge__exit_soon", {})).text == "bye"
+        assert await until(lambda: groups(h) not in ([], first))
+        assert (await h.call("mcp__edge__echo", {"text": "again"})).text == "again"
+        await h.aclose()
+        assert_gone(first)
+
+    run(main())
+
+
+def test_servers_start_in_parallel(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.log"
+
+    async def main() -> float:
+        h = hub(str(log))
+        started = time.monotonic()
+        failures = await h.start([edge(f"never{i}", "never", timeout=1.5) for i in range(3)])
+        took = time.monotonic() - started
+        assert len(failures) == 3
+        await h.aclose()
+        return took
+
+    assert run(main()) < 3.0  # three 1.5 s timeouts, side by side
+
+
+def test_an_http_server_that_is_not_there_is_reported_in_one_line() -> None:
+    async def main() -> None:
+        h = hub()
+        spec = ServerSpec(name="web", transport="http", url=f"http://127.0.0.1:{free_port()}/mcp")
+        [line] = await h.start([spec])
+        assert line.startswith("MCP server 'web' did not start: ")
+        assert line.endswith(f"check that {spec.url} is reachable and serves MCP over http")
+        assert "\n" not in line
         await h.aclose()
 
     run(main())

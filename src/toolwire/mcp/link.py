@@ -100,8 +100,10 @@ class Link:
         task = self._task
         if task is not None and not task.done():
             if not self._ready.done():
-                # Still starting: nothing to wind down politely. The SDK's transport
-                # shutdown is shielded and bounded, so a cancel still stops the process.
+                # Still starting: nothing to wind down politely, and the SDK would give
+                # a server that ignores its closed stdin 2 s more, delaying the session's
+                # start. Its shutdown is shielded, so the cancel still reaps the process.
+                kill_group(self.pgid)
                 task.cancel()
             await asyncio.wait({task}, timeout=_CLOSE_WAIT)
             if not task.done():

@@ -71,6 +71,13 @@ async def change(ctx: Context) -> str:
 
 
 @server.tool()
+async def exit_soon() -> str:
+    """Answer, then exit while idle."""
+    asyncio.get_running_loop().call_later(0.2, os._exit, 4)
+    return "bye"
+
+
+@server.tool()
 def spawn() -> int:
     """Leave a child process running, as servers that start helpers do; its pid."""
     child = subprocess.Popen(["sleep", "300"])
@@ -96,6 +103,7 @@ def hostile(when: datetime, window: Window | None = None) -> str:
 
 
 if __name__ == "__main__":
+    print(f"edge server {os.getpid()} starting", file=sys.stderr, flush=True)
     if sys.argv[1:] == ["never"]:
         time.sleep(3600)
     else:
