@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint typecheck test check bench clean node-deps claude-code redis-server
+.PHONY: install demo lint typecheck test check bench clean node-deps claude-code mcp-deps redis-server
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had.
@@ -52,6 +52,17 @@ claude-code:
 		npm ci --prefix tests/claude --no-audit --no-fund; \
 	fi
 
+# The reference MCP server (@modelcontextprotocol/server-everything) for tests/mcp, pinned
+# by its lock file (reinstalled when the lock changes). Without npm nothing is installed
+# here; those tests skip when node or npm is missing.
+mcp-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the server-everything MCP tests will be skipped"; \
+	elif [ ! -d tests/mcp/node_modules/@modelcontextprotocol/server-everything ] \
+		|| [ tests/mcp/package-lock.json -nt tests/mcp/node_modules ]; then \
+		npm ci --prefix tests/mcp --no-audit --no-fund; \
+	fi
+
 # A real redis-server for tests/proxy/test_redis.py (Debian's package), installed only as
 # root where apt-get exists; otherwise a note, and those tests skip while it is missing.
 redis-server:
@@ -68,7 +79,7 @@ redis-server:
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 # `make test PYTEST_ARGS="-m 'not e2e and not slow'"` is the quick inner loop.
-test: $(STAMP) node-deps claude-code redis-server
+test: $(STAMP) node-deps claude-code mcp-deps redis-server
 	$(BIN)/pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
 # Set up, then lint, type check and test: what CI runs. The type check runs beside the
@@ -81,4 +92,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules tests/claude/node_modules
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules tests/claude/node_modules \
+		tests/mcp/node_modules

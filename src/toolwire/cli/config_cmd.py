@@ -11,6 +11,7 @@ from toolwire.cli._io import fail
 
 if TYPE_CHECKING:
     from toolwire.config import Config
+    from toolwire.config.mcp import McpServerTable
     from toolwire.config.schema import BackendConfig
 
 _BACKEND_FIELDS = (
@@ -64,9 +65,54 @@ def render(cfg: Config, environ: Any) -> list[str]:
         values = getattr(cfg, section).model_dump()
         lines += ["", f"[{section}]"]
         lines += _table([(k, _show(v), cfg.source(f"{section}.{k}")) for k, v in values.items()])
+    for name, server in cfg.mcp_servers.items():
+        lines += ["", f"[mcp_servers.{name}]"]
+        lines += _table(_server_rows(cfg, name, server, environ))
     if cfg.notice:
         lines += ["", f"# {cfg.notice}"]
     return lines
+
+
+def _server_rows(
+    cfg: Config, name: str, server: McpServerTable, environ: Any
+) -> list[tuple[str, str, str]]:
+    """One MCP server's keys; env and header values masked unless they only name
+    variables (then whether those are set)."""
+    from toolwire.config.mcp import VARIABLE
+    from toolwire.config.schema import mask
+
+    def source(key: str) -> str:
+        return cfg.sources.get(f"mcp_servers.{name}.{key}", "default")
+
+    def masked(values: dict[str, str]) -> str:
+        shown = []
+        for key, value in values.items():
+            names = VARIABLE.findall(value)
+            if names:
+                unset = [n for n in names if not environ.get(n)]
+                note = f" (not set: {', '.join(unset)})" if unset else ""
+                # Only names: the schema rejected literal secrets beside them.
+                shown.append(f'{key} = "{value}"{note}')
+            else:
+                shown.append(f'{key} = "{mask(value)}"')
+        return "{" + ", ".join(shown) + "}"
+
+    rows: list[tuple[str, str, str]] = [("transport", f'"{server.kind}"', source("transport"))]
+    for key in ("command", "args", "cwd", "url"):
+        value = getattr(server, key)
+        if value:
+            rows.append((key, _show(value), source(key)))
+    for key in ("env", "headers"):
+        values = getattr(server, key)
+        if values:
+            rows.append((key, masked(values), source(key)))
+    rows += [(key, _show(getattr(server, key)), source(key)) for key in ("enabled", "timeout")]
+    tools = server.tools
+    if tools.allow or tools.deny:
+        shown = f"{{allow = {_show(tools.allow)}, deny = {_show(tools.deny)}}}"
+        rows.append(("tools", shown, source("tools")))
+    rows.append(("trusted", _show(server.trusted), source("trusted")))
+    return rows
 
 
 def _show(value: Any) -> str:

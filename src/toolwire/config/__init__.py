@@ -26,6 +26,10 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
 
+    [mcp_servers.db]                   # an MCP server every session starts (see mcp.py)
+    command = "db-mcp"                 # or url = "https://..." (+ headers, transport)
+    env = { DB_TOKEN = "${DB_TOKEN}" } # keys only as ${VAR}, never in the file
+
 Environment: ``TOOLWIRE_CONFIG``, ``TOOLWIRE_BACKEND`` (a name, or ``replay:CASSETTE``),
 ``TOOLWIRE_MODEL`` (the selected backend's model), ``TOOLWIRE_MODE``, ``TOOLWIRE_PROFILE``.
 With no backend configured, one is made for each provider whose key is in the
@@ -34,8 +38,8 @@ the default when nothing else is. Every value remembers where it came from.
 
 ``choices`` holds the fixed sets (modes, profiles, pass-through levels, providers, tool
 formats, handoff defaults) that every other module imports; ``schema`` the file's
-models; ``explain`` the one-line wording of their errors (``errors.ConfigError``);
-``load`` the precedence and sources.
+models (``mcp`` its ``[mcp_servers.NAME]`` tables); ``explain`` the one-line wording of
+their errors (``errors.ConfigError``); ``load`` the precedence and sources.
 """
 
 from __future__ import annotations

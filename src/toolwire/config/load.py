@@ -18,6 +18,7 @@ from typing import Any, Final, TypeVar
 from toolwire.config.choices import DEFAULT_MODE, MODES, PROFILES, Mode, Profile, Provider
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
+from toolwire.config.mcp import McpServerTable
 from toolwire.config.schema import (
     BackendConfig,
     CompactionConfig,
@@ -58,6 +59,8 @@ class Config:
     """Plain words for the user when toolwire fell back to the demo cassette."""
     proxy: Mapping[str, Any] = field(default_factory=dict)
     """The file's ``[proxy]`` table, checked by ``toolwire proxy`` when it starts."""
+    mcp_servers: Mapping[str, McpServerTable] = field(default_factory=dict)
+    """The file's ``[mcp_servers.NAME]`` tables, disabled ones too (``toolwire.mcp``)."""
 
     def backend(self, name: str | None = None) -> BackendConfig:
         """The named backend (default: the default one)."""
@@ -112,6 +115,8 @@ def load_config(
         ("tools", data.tools),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})
+    for name, server in data.mcp_servers.items():
+        sources.update({f"mcp_servers.{name}.{key}": where for key in server.model_fields_set})
     return Config(
         backends=backends,
         default_backend=default,
@@ -126,6 +131,7 @@ def load_config(
         sources=sources,
         notice=_notice(backends[default], sources["default_backend"]),
         proxy=data.proxy,
+        mcp_servers=data.mcp_servers,
     )
 
 

@@ -39,6 +39,7 @@ from toolwire.config.choices import (
 )
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
+from toolwire.config.mcp import McpServerTable
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -229,6 +230,8 @@ class ConfigFile(Table):
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
+    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
+    """``[mcp_servers.NAME]``: MCP servers every session starts (``toolwire.config.mcp``)."""
 
 
 def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str) -> _T:

@@ -1,0 +1,169 @@
+"""One live connection to one server: a task that holds the SDK's client open.
+
+The SDK's client lives in anyio scopes that must be entered and left by one task, while
+a session starts, calls and closes its servers from several: so each connection gets a
+task of its own that opens the transport and the client, lists the tools, and waits to
+be told to stop. The transport's read stream is watched: when it ends (a stdio server
+exited) ``lost`` is set, so a dead server is noticed before the next call fails on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from typing import IO, Any, cast
+
+import mcp_types as types
+from mcp import Client
+
+from toolwire.mcp.spec import ServerSpec
+from toolwire.mcp.transports import Watched, kill_group, open_transport, process_group
+
+_CLOSE_WAIT = 10.0
+"""Seconds a stop may take: the SDK gives a stdio server 2 s after its stdin closes, 2 s
+after SIGTERM, then kills it; an HTTP session ends with one DELETE."""
+_MAX_PAGES = 50
+"""Tool-list pages read per listing: a server that pages forever cannot hang a start."""
+
+
+class Link:
+    """A connection: ``open`` it, use ``client`` and ``tools``, ``aclose`` it."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        on_tools: Callable[[Link], None],
+        errlog: IO[str],
+        log: logging.Logger,
+    ) -> None:
+        self.spec = spec
+        self.tools: list[types.Tool] = []
+        self.refreshes = 0
+        """Tool lists read again after the server said the list changed."""
+        self.lost = asyncio.Event()
+        """Set when the connection ended without being asked to (the server exited)."""
+        self.pgid: int | None = None
+        self._on_tools = on_tools
+        self._refreshing: set[asyncio.Task[None]] = set()
+        self._errlog = errlog
+        self._log = log
+        self._client: Client | None = None
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("the link is not open")
+        return self._client
+
+    async def open(self) -> None:
+        """Start the server and list its tools; raises what went wrong (TimeoutError too)."""
+        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.spec.name}")
+        try:
+            async with asyncio.timeout(self.spec.timeout):
+                await asyncio.shield(self._ready)
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def _notified(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            # Not inline: the SDK delivers notifications on its receive path, and the
+            # refresh is a request whose answer arrives on that same path.
+            task = asyncio.create_task(self._refresh())
+            self._refreshing.add(task)
+            task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self) -> None:
+        """Read the tool list again; a notice that came during the start waits for it."""
+        try:
+            await asyncio.shield(self._ready)
+            self.tools = await self._list_tools(self.client)
+        except Exception as e:
+            self._log.warning(
+                "MCP server %r: reading its tools again failed: %r", self.spec.name, e
+            )
+            return
+        self.refreshes += 1
+        self._on_tools(self)
+
+    async def aclose(self) -> None:
+        """Stop the connection and the server; idempotent."""
+        self._stop.set()
+        for refresh in list(self._refreshing):
+            refresh.cancel()
+        task = self._task
+        if task is not None and not task.done():
+            if not self._ready.done():
+                # Still starting: nothing to wind down politely, and the SDK would give
+                # a server that ignores its closed stdin 2 s more, delaying the session's
+                # start. Its shutdown is shielded, so the cancel still reaps the process.
+                kill_group(self.pgid)
+                task.cancel()
+            await asyncio.wait({task}, timeout=_CLOSE_WAIT)
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
+        kill_group(self.pgid)
+
+    async def _run(self) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                transport = open_transport(self.spec, self._errlog)
+                streams = await stack.enter_async_context(transport)
+                self.pgid = process_group(transport) if self.spec.transport == "stdio" else None
+                client = Client(
+                    Watched(streams, self._lost),
+                    mode="legacy",
+                    message_handler=cast(Any, self._notified),
+                    cache=None,
+                    client_info=types.Implementation(name="toolwire", version=_version()),
+                )
+                await stack.enter_async_context(client)
+                self.tools = await self._list_tools(client)
+                self._client = client
+                self._ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as e:
+            if not self._ready.done():
+                if isinstance(e, Exception):
+                    self._ready.set_exception(e)
+                else:
+                    self._ready.cancel()
+            elif not isinstance(e, asyncio.CancelledError):
+                self._log.warning("MCP server %r: connection ended: %r", self.spec.name, e)
+            if isinstance(e, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+            self._lost()
+
+    def _lost(self) -> None:
+        if not self._stop.is_set():
+            self.lost.set()
+
+    @staticmethod
+    async def _list_tools(client: Client) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            tools += page.tools
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+
+def _version() -> str:
+    from toolwire import __version__
+
+    return __version__
+
+
+__all__ = ["Link"]

@@ -1,0 +1,3 @@
+"""Fixtures for the MCP tests."""
+
+from __future__ import annotations
