@@ -144,6 +144,7 @@ async def stop(session: Session) -> None:
 def tell(session: Session, runtime: Runtime, text: str) -> None:
     """A line for the user outside a turn: a ``notice`` when the client shows them, else
     an agent message."""
+    update: dict[str, Any]
     if runtime.notices:
         update = {"sessionUpdate": "notice", "severity": "warning", "title": text}
     else:
