@@ -106,7 +106,7 @@ class Proxy:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         body = await self._body(request)
         p = await self._plan(body, request, record=False)
-        return JSONResponse({"input_tokens": p.input_tokens})
+        return JSONResponse({"input_tokens": p.reported_tokens})
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
@@ -159,6 +159,10 @@ class Proxy:
         add("toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend)
         if streamed:
             add("toolwire_proxy_streams_total")
+        if p.compacted:
+            add("toolwire_proxy_compacted_requests_total")
+        if p.compacted_now:
+            add("toolwire_proxy_compactions_total", backend=p.route.backend)
 
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
