@@ -49,6 +49,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from toolwire.agent.compaction import commands_update
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.permissions import MODES
@@ -56,6 +57,7 @@ from toolwire.agent.responses import initialize_response, options_model, session
 from toolwire.agent.session import Runtime, Session, config_options
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.transcript import replayed
 from toolwire.agent.turn import Turn
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.config import Config
@@ -97,8 +99,12 @@ class ToolwireAgent:
 
     def on_received(self, message: dict[str, Any]) -> None:
         """Transport hook: a message from the client, before the SDK routes it."""
-        if message.get("method") == "session/new" and "id" in message:
+        method = message.get("method")
+        if method == "session/new" and "id" in message:
             self._creating.add(message["id"])
+        elif method == "initialize":
+            runtime = self._rt()
+            runtime.compaction_updates, runtime.notices = _session_caps(message)
 
     def on_sent(self, message: dict[str, Any]) -> None:
         """Transport hook: a ``session/new`` response is written, the session may speak."""
@@ -140,6 +146,7 @@ class ToolwireAgent:
         session = await self._factory().new(session_id, cwd, dirs)
         self._sessions[session_id] = session
         session.outbox.update(self._option_update(session))
+        session.outbox.update(commands_update())
         return NewSessionResponse(
             session_id=session_id,
             modes=state_model(session),
@@ -157,8 +164,10 @@ class ToolwireAgent:
         """Reopen a stored session, replaying its transcript before the answer."""
         _ignore_mcp(mcp_servers)
         session = await self._reopen(session_id, cwd, additional_directories)
+        compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
-            session.outbox.update(update)
+            session.outbox.update(replayed(update, compaction=compaction))
+        session.outbox.update(commands_update())
         await session.outbox.drain()
         return LoadSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
@@ -175,6 +184,7 @@ class ToolwireAgent:
         """Reopen a stored session without replaying it (the client kept its view)."""
         _ignore_mcp(mcp_servers)
         session = await self._reopen(session_id, cwd, additional_directories)
+        session.outbox.update(commands_update())
         return ResumeSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
         )
@@ -332,6 +342,17 @@ class ToolwireAgent:
     def _option_update(self, session: Session) -> dict[str, Any]:
         options = config_options(session, self._config)
         return {"sessionUpdate": "config_option_update", "configOptions": options}
+
+
+def _session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
+    """``clientCapabilities.session.compaction`` and ``.notices`` from the raw request
+    (ACP 1.25; the SDK's model does not know them yet). ``{}`` advertises, null does not."""
+    params = message.get("params")
+    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+    session = caps.get("session") if isinstance(caps, dict) else None
+    if not isinstance(session, dict):
+        return False, False
+    return isinstance(session.get("compaction"), dict), isinstance(session.get("notices"), dict)
 
 
 def _ignore_mcp(servers: list[Any] | None) -> None:

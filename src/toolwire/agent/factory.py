@@ -13,12 +13,15 @@ import os
 
 from acp.exceptions import RequestError
 
+from toolwire.agent.compaction import COMPACTION_KEY
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
+from toolwire.context import restore
+from toolwire.errors import UsageError
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
 
@@ -75,6 +78,12 @@ class SessionFactory:
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
         rebuild(session, self._rt, record.config.get(SWITCH_KEY))
+        stored = record.config.get(COMPACTION_KEY)
+        if isinstance(stored, dict):
+            try:
+                session.handoff = restore(history, stored, session.active)
+            except UsageError as exc:  # a history changed under it: send the raw one
+                log.warning("session %s: stored compaction not used: %s", sid, exc)
         return session
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:

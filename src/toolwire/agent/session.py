@@ -29,6 +29,7 @@ from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
+from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import Message, ToolCallPart
 from toolwire.tools import ToolContext
@@ -46,6 +47,11 @@ class Runtime:
     record: str | None = None
     summaries: MemorySummaryCache = field(default_factory=MemorySummaryCache)
     http: httpx2.AsyncClient | None = None  # backends send with it; None: their own
+    compaction_updates: bool = False
+    """The client advertised ``session.compaction`` (read from the raw ``initialize``:
+    the SDK's capability model drops what it does not know)."""
+    notices: bool = False
+    """The client advertised ``session.notices``."""
 
 
 @dataclass(slots=True, eq=False)
@@ -55,7 +61,8 @@ class Session:
     ``active`` names the backend in use and ``backend_impl`` is that backend (made at its
     first request); ``pending`` names the one the user chose, which applies at the next
     prompt. ``history`` is the raw history, never rewritten; after a switch the backend
-    sees it through ``handoff``. Its prompt turn is the agent's ``TurnState``.
+    sees it through ``handoff`` (a compaction is one too). ``meter`` tracks its context
+    and cost (``agent.compaction.meter``). Its prompt turn is the agent's ``TurnState``.
     """
 
     id: str
@@ -71,6 +78,7 @@ class Session:
     call_ids: set[str] = field(default_factory=set)
     backend_impl: TappableBackend | None = None
     handoff: Handoff | None = None
+    meter: ContextMeter | None = None
     noticed: bool = False
     titled: bool = False
     turn: TurnState = field(default_factory=TurnState)

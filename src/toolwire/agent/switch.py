@@ -8,6 +8,10 @@ as they were (docs/agent.md "Model switch"). The summary is written by the new m
 a replay backend (which would serve a recorded answer instead) it is the offline
 extractive one. The raw history is kept: a later switch is computed from it.
 
+When the handoff would not fit the new backend's window (a switch to a smaller model),
+the switch is a compaction aimed at the new backend instead (``toolwire.context``):
+its budgets come from that window, so the first request after the switch fits.
+
 The switch point is stored with the session, so a session loaded after a restart builds
 the same handoff again (offline) instead of sending the whole raw history. So is the
 backend that answers (``ACTIVE_KEY``) next to the one chosen (the ``backend`` column,
@@ -19,10 +23,12 @@ from __future__ import annotations
 
 import logging
 
+from toolwire.agent.compaction import COMPACTION_KEY, fixed_tokens
 from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
-from toolwire.handoff import Handoff, build_handoff, prepare_handoff
+from toolwire.context import Budget, backend_window, estimate_messages, prepare_compaction
+from toolwire.handoff import Handoff, build_handoff, prepare_handoff, summarize
 from toolwire.history import Message
 
 log = logging.getLogger("toolwire.agent")
@@ -30,6 +36,8 @@ SWITCH_KEY = "handoff_switch_at"
 #: The backend that answers the session (its ``backend`` column is the one chosen).
 ACTIVE_KEY = "active_backend"
 SUMMARY_TIMEOUT_S = 60.0
+SUMMARY_ALLOWANCE = 2048
+"""Tokens kept free for the summary when checking that a handoff fits the new window."""
 
 
 async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
@@ -43,21 +51,45 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             summarizer = create_backend(chosen, config.limits, client=runtime.http)
         except ConfigError as exc:
             log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
-    handoff = await prepare_handoff(
-        session.history,
-        switch_at,
-        summarizer=summarizer,
-        cache=runtime.summaries,
-        cwd=session.cwd,
-        target=new,
-        timeout=SUMMARY_TIMEOUT_S,
-        **config.handoff.model_dump(),
+    window = backend_window(chosen, config.limits)
+    limits = config.handoff.model_dump()
+    offline = build_handoff(
+        session.history, switch_at, cwd=session.cwd, target=new, summary=False, **limits
     )
+    fixed = fixed_tokens(session)
+    room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
+    stored: dict[str, object] | None = None
+    if estimate_messages(offline.context()) <= room:
+        handoff = await prepare_handoff(
+            session.history,
+            switch_at,
+            summarizer=summarizer,
+            cache=runtime.summaries,
+            cwd=session.cwd,
+            target=new,
+            timeout=SUMMARY_TIMEOUT_S,
+            **limits,
+        )
+    else:  # the new window is smaller than the handoff: compact into it instead
+        planned = prepare_compaction(
+            session.history[:switch_at], Budget(window, fixed), cwd=session.cwd, target=new
+        )
+        summary = await summarize(
+            planned.head,
+            summarizer,
+            items=planned.plan.head_items,
+            cwd=session.cwd,
+            cache=runtime.summaries,
+            timeout=SUMMARY_TIMEOUT_S,
+        )
+        compaction = planned.finish(summary)
+        handoff, stored = compaction.handoff, compaction.record()
     session.active, session.backend_impl, session.handoff = new, None, handoff
     sid = session.id
     # One write, so the switch is made once in any process. The chosen backend (the
-    # ``backend`` column) is left alone: the user may have chosen again meanwhile.
-    done = {SWITCH_KEY: switch_at, ACTIVE_KEY: new}
+    # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
+    # earlier compaction is superseded (or replaced by this one, sized to the new window).
+    done = {SWITCH_KEY: switch_at, ACTIVE_KEY: new, COMPACTION_KEY: stored}
     await runtime.store.call(lambda db: db.update(sid, config_values=done))
     return _notice(old, new, handoff)
 

@@ -36,6 +36,18 @@ def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
+def replayed(update: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
+    """A stored update as this client can take it: a compaction marker becomes an agent
+    message for a client that did not advertise ``session.compaction``."""
+    if compaction or update.get("sessionUpdate") != "compaction_update":
+        return update
+    summary = update.get("summary") or [{"type": "text", "text": "Compacted the conversation."}]
+    first = summary[0] if isinstance(summary, list) and summary else {}
+    text = first.get("text", "") if isinstance(first, dict) else ""
+    marker = str(update.get("compactionId") or uuid.uuid4().hex)
+    return _chunk("agent_message_chunk", text.split("\n\n", 1)[0], marker)
+
+
 def step_updates(
     message: Message | None,
     acp_id: Callable[[str], str],

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.compaction import Compactor, meter, parse_command
 from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
@@ -38,8 +39,10 @@ from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
-from toolwire.errors import TransportError
-from toolwire.events import ToolCallStart
+from toolwire.context import ContextMeter, estimate_request, is_context_overflow
+from toolwire.context.overflow import counted_tokens
+from toolwire.errors import HTTPStatusError, TransportError
+from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
@@ -80,13 +83,18 @@ class Turn:
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
-        await self._begin(blocks)
+        command = parse_command(prompt_text(blocks))
         stop: PromptStopReason
         try:
-            if self.session.pending != self.session.active:
-                switched = await switch(self.session, self.runtime, len(self.session.history) - 1)
-                await self._say(switched)
-            stop = await self._steps()
+            if command is not None:
+                stop = await self._command(blocks, *command)
+            else:
+                await self._begin(blocks)
+                if self.session.pending != self.session.active:
+                    at = len(self.session.history) - 1
+                    switched = await switch(self.session, self.runtime, at)
+                    await self._say(switched)
+                stop = await self._steps()
         except PermissionCancelledError:
             self.state.move("cancel")  # a client may answer "cancelled" before its cancel
             stop = "cancelled"
@@ -107,6 +115,14 @@ class Turn:
         await self.session.outbox.drain()
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
+
+    async def _command(self, blocks: list[Any], name: str, argument: str) -> PromptStopReason:
+        """A slash command: kept in the transcript, never sent to the model as a prompt."""
+        session, updates = self.session, user_updates(blocks)
+        await self.runtime.store.call(lambda db: db.append(session.id, updates=updates))
+        if name == "compact":
+            await self._compactor().run(focus=argument or None, forced=True)
+        return "end_turn"
 
     async def _begin(self, blocks: list[Any]) -> None:
         session, store = self.session, self.runtime.store
@@ -152,37 +168,92 @@ class Turn:
         return "max_turn_requests"
 
     async def _respond(self) -> Step | None:
-        """One model request, streamed to the editor; None if it failed before any byte."""
+        """One model request, streamed to the editor; None if it failed before any byte.
+
+        The request is compacted first when it would come too close to the window, and
+        once more, then sent again, when the provider refuses it as too long anyway.
+        """
         session = self.session
         try:
             backend = self._backend()
         except ConfigError as exc:
             await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
             return None
-        tail = self.runtime.config.limits.max_live_output_chars
-        translator = ResponseTranslator(self.engine, cwd=session.cwd, tail_bytes=tail)
-        step = Step(ResponseCollector(), translator, IdGuard(session.call_ids))
-        self.step = step
+        gauge = meter(session, self.runtime)
+        compaction = self.runtime.config.compaction
+        request, raw = self._request(gauge)
+        over = compaction.enabled and gauge.estimate(raw) > gauge.limit(compaction.threshold)
+        if over and await self._compactor().run() is not None:
+            request, raw = self._request(gauge)
+        for retry in (False, True):
+            step = self._new_step()
+            try:
+                usage = await self._stream(backend, request, step)
+            except HTTPStatusError as exc:
+                overflow = is_context_overflow(exc.status, exc.message, exc.code)
+                if overflow and not retry:
+                    self.step = None  # nothing was streamed: the retry is a step of its own
+                    gauge.refused(raw, counted_tokens(exc.message))
+                    if await self._compactor().run(squeeze=0.75) is not None:
+                        request, raw = self._request(gauge)
+                        continue
+                await self._failed(backend, exc, overflow)
+                return None
+            except TransportError as exc:  # before the first byte, by the backend contract
+                await self._failed(backend, exc, False)
+                return None
+            price = self.runtime.config.backend(session.active).price_per_mtok
+            gauge.observe(raw, usage, backend.wire_format, price)
+            session.outbox.update(gauge.update())
+            return step
+        return None
+
+    def _request(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
+        """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
+        session = self.session
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(request_messages(session)),
             tools=tuple(tool_specs()),
-            max_tokens=self.runtime.config.limits.max_tokens,
+            max_tokens=gauge.window.reserved,
         )
-        try:
-            async with contextlib.aclosing(backend.stream(request)) as events:
-                async for event in events:
-                    step.collector.feed(event)
-                    unique = step.guard.event(event)
-                    if isinstance(unique, ToolCallStart):
-                        self._issued(unique.id)
-                    self.ticker.send(step.translator.feed(unique))
-                    await session.outbox.drain()
-        except TransportError as exc:  # before the first byte, by the backend contract
-            await self._say(f"The request to {backend.name} ({backend.model}) failed: {exc}")
-            await self._close_step("the request to the model failed")
-            return None
-        return step
+        return request, estimate_request(request.system, request.messages, request.tools)
+
+    def _new_step(self) -> Step:
+        tail = self.runtime.config.limits.max_live_output_chars
+        translator = ResponseTranslator(self.engine, cwd=self.session.cwd, tail_bytes=tail)
+        self.step = Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
+        return self.step
+
+    async def _stream(
+        self, backend: TappableBackend, request: ModelRequest, step: Step
+    ) -> Usage | None:
+        """Stream one response to the editor; its usage, when the provider reported it."""
+        usage = None
+        async with contextlib.aclosing(backend.stream(request)) as events:
+            async for event in events:
+                step.collector.feed(event)
+                if isinstance(event, MessageEnd):
+                    usage = event.usage
+                unique = step.guard.event(event)
+                if isinstance(unique, ToolCallStart):
+                    self._issued(unique.id)
+                self.ticker.send(step.translator.feed(unique))
+                await self.session.outbox.drain()
+        return usage
+
+    async def _failed(self, backend: TappableBackend, exc: TransportError, overflow: bool) -> None:
+        text = f"The request to {backend.name} ({backend.model}) failed: {exc}"
+        if overflow:
+            text += (
+                " It is still too long after compacting the conversation; "
+                "/compact with a focus, or a model with a larger window, may help."
+            )
+        await self._say(text)
+        await self._close_step("the request to the model failed")
+
+    def _compactor(self) -> Compactor:
+        return Compactor(self.session, self.runtime, self._tell)
 
     def _issued(self, call_id: str) -> None:
         """Record an issued id now, for a crash before the step is saved (which records
@@ -204,7 +275,11 @@ class Turn:
             )
         return session.backend_impl
 
-    async def _say(self, text: str) -> None:
+    async def _tell(self, text: str) -> None:
+        """``_say`` for a message the transcript keeps in another form (a compaction)."""
+        await self._say(text, store=False)
+
+    async def _say(self, text: str, *, store: bool = True) -> None:
         """A message from toolwire itself (not the model's): its own ``messageId``.
 
         What is stored for ``session/load`` is the update that was sent, same id.
@@ -214,6 +289,8 @@ class Turn:
         self.ticker.send(notes)
         self.engine.end_message()
         said = [note.update for note in notes if note.kind == "agent_message_chunk"]
+        if not store:
+            return
         if self.step is not None:
             self.step.tail.extend(said)
         elif said:

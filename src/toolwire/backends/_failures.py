@@ -40,6 +40,24 @@ def provider_message(raw: bytes) -> str:
     return one_line(message)
 
 
+def provider_code(raw: bytes) -> str | None:
+    """The error's ``code`` (OpenAI, Gemini's ``status``) or ``type`` (Anthropic), if any."""
+    try:
+        data: Any = json.loads(raw)
+    except ValueError:
+        return None
+    if isinstance(data, list) and data:
+        data = data[0]
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return None
+    for key in ("code", "status", "type"):
+        value = error.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def one_line(text: str) -> str:
     """``text`` on one line, whitespace collapsed, at most a few hundred characters."""
     line = " ".join(text.split())
@@ -76,4 +94,4 @@ def retry_after(headers: httpx2.Headers) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-__all__ = ["one_line", "provider_message", "reason", "retry_after"]
+__all__ = ["one_line", "provider_code", "provider_message", "reason", "retry_after"]

@@ -28,7 +28,13 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from toolwire.backends._failures import one_line, provider_message, reason, retry_after
+from toolwire.backends._failures import (
+    one_line,
+    provider_code,
+    provider_message,
+    reason,
+    retry_after,
+)
 from toolwire.backends._secrets import scrub
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
@@ -159,7 +165,7 @@ class HTTPBackend(ABC):
             status, message = response.status_code, self._error_message(response.status_code, raw)
             delay = self._retry_delay(attempt, status, raw, response.headers)
             if delay is None:
-                raise HTTPStatusError(status, message)
+                raise HTTPStatusError(status, message, provider_code(raw))
             attempt += 1
             await asyncio.sleep(delay)
 

@@ -11,6 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolwire.context.compact import (
+    Budget,
+    Compaction,
+    CompactionPlan,
+    plan_compaction,
+    prepare_compaction,
+    restore,
+)
+from toolwire.context.meter import ContextMeter, prompt_tokens, response_cost
+from toolwire.context.overflow import is_context_overflow
+from toolwire.context.tokens import estimate_messages, estimate_request, estimate_text
 from toolwire.context.windows import FAMILIES, UNKNOWN_WINDOW, Window, family, window_for
 
 if TYPE_CHECKING:
@@ -27,4 +38,24 @@ def backend_window(backend: BackendConfig, limits: LimitsConfig) -> Window:
     )
 
 
-__all__ = ["FAMILIES", "UNKNOWN_WINDOW", "Window", "backend_window", "family", "window_for"]
+__all__ = [
+    "FAMILIES",
+    "UNKNOWN_WINDOW",
+    "Budget",
+    "Compaction",
+    "CompactionPlan",
+    "ContextMeter",
+    "Window",
+    "backend_window",
+    "estimate_messages",
+    "estimate_request",
+    "estimate_text",
+    "family",
+    "is_context_overflow",
+    "plan_compaction",
+    "prepare_compaction",
+    "prompt_tokens",
+    "response_cost",
+    "restore",
+    "window_for",
+]

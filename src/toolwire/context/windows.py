@@ -61,7 +61,7 @@ FAMILIES: Final[tuple[tuple[str, int, int], ...]] = (
     ("qwen2.5-coder", 32_768, 8_192),
 )
 UNKNOWN_WINDOW: Final = 32_768
-UNKNOWN_OUTPUT: Final = 4_096
+UNKNOWN_OUTPUT: Final = 8_192
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from toolwire.errors import UsageError
 from toolwire.handoff.budget import Placed, fit
 from toolwire.handoff.dedupe import DropReason, Verdict, dedupe
 from toolwire.handoff.extract import ToolItem, extract_items
-from toolwire.handoff.render import render_block, render_tool_context
+from toolwire.handoff.render import PREAMBLE, render_block, render_tool_context
 from toolwire.handoff.summarize import Summary
 from toolwire.handoff.tail import sanitize_tail, tail_start
 from toolwire.history import Message, TextPart
@@ -63,10 +63,10 @@ class HandoffPlan:
     def head_items(self) -> list[ToolItem]:
         return [r.item for r in self.reports if r.status != "tail"]
 
-    def finish(self, summary: Summary | None) -> Handoff:
+    def finish(self, summary: Summary | None, preamble: str = PREAMBLE) -> Handoff:
         """The handoff with ``summary`` (None leaves the Summary section out)."""
         text = None if summary is None else summary.text
-        block = render_block(text, self.tool_context)
+        block = render_block(text, self.tool_context, preamble)
         return Handoff(block, self.tail, self.switch_at, self.tail_start, summary, self.reports)
 
 
@@ -155,19 +155,24 @@ def plan_handoff(
     max_tool_context_chars: int = DEFAULT_MAX_TOOL_CONTEXT_CHARS,
     max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS,
     keep_last: int = DEFAULT_KEEP_LAST,
+    tail_from: int | None = None,
 ) -> HandoffPlan:
     """Split, extract, dedupe, fit and render the tool context of ``history[:switch_at]``.
 
     ``cwd`` is the session's working directory (relative paths are resolved against it);
     ``target`` names the backend that will receive the handoff (its own call signatures
-    in the tail are kept). No model is called.
+    in the tail are kept). ``tail_from`` sets where the verbatim tail starts instead of
+    ``keep_last`` (a compaction cuts between steps of one turn); it must not be a tool
+    message, which belongs with the call before it. No model is called.
     """
     end = len(history) if switch_at is None else switch_at
     if not 0 <= end <= len(history):
         raise UsageError(f"switch_at {end} is outside the history (0..{len(history)})")
     if min(max_tool_context_chars, max_tool_result_chars, keep_last) < 0:
         raise UsageError("handoff limits must not be negative")
-    start = tail_start(history, end, keep_last)
+    start = tail_start(history, end, keep_last) if tail_from is None else tail_from
+    if not 0 <= start <= end or (start < end and history[start].role == "tool"):
+        raise UsageError(f"tail_from {start} does not start a step of history[:{end}]")
     items = extract_items(history, end, cwd=cwd)
     verdicts = dedupe(items)
     in_head = [(i, v) for i, v in zip(items, verdicts, strict=True) if i.message_index < start]

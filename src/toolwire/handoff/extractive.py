@@ -46,13 +46,8 @@ def extractive_summary(
     head: Sequence[Message], items: Sequence[ToolItem], *, cwd: str | None = None
 ) -> str:
     """The offline summary of ``head`` (its tool ``items`` give files changed and errors)."""
-    users = [t for t in (conversational(m.text()) for m in head if m.role == "user") if t]
     replies = [t for t in (m.text().strip() for m in head if m.role == "assistant") if t]
-    sections: list[str] = []
-    if users:
-        sections.append(_section("Task (the user's first request)", users[0], FIRST_REQUEST_CHARS))
-    if len(users) > 1:
-        sections.append(_section("Latest user request", users[-1], LATEST_REQUEST_CHARS))
+    sections: list[str] = user_requests(head)
     if replies:
         sections.append(_section("Last assistant reply", replies[-1], LAST_REPLY_CHARS))
     changed = files_changed(items, cwd)
@@ -67,6 +62,18 @@ def extractive_summary(
     if stuck:
         sections.append("Interrupted calls (no result): " + "; ".join(stuck))
     return "\n\n".join(sections)
+
+
+def user_requests(head: Sequence[Message]) -> list[str]:
+    """The user's first request and their latest one, verbatim (cut in the middle when
+    long): the sections a summary must never lose."""
+    users = [t for t in (conversational(m.text()) for m in head if m.role == "user") if t]
+    sections: list[str] = []
+    if users:
+        sections.append(_section("Task (the user's first request)", users[0], FIRST_REQUEST_CHARS))
+    if len(users) > 1:
+        sections.append(_section("Latest user request", users[-1], LATEST_REQUEST_CHARS))
+    return sections
 
 
 def files_changed(items: Sequence[ToolItem], cwd: str | None) -> list[str]:
@@ -98,4 +105,4 @@ def _section(title: str, text: str, cap: int) -> str:
     return f"{title}:\n{body}"
 
 
-__all__ = ["conversational", "extractive_summary", "files_changed"]
+__all__ = ["conversational", "extractive_summary", "files_changed", "user_requests"]

@@ -136,11 +136,11 @@ def render_tool_context(entries: Sequence[tuple[ToolItem, str]]) -> str:
     return "".join(out)
 
 
-def render_block(summary: str | None, tool_context: str) -> str:
+def render_block(summary: str | None, tool_context: str, preamble: str = PREAMBLE) -> str:
     """The whole block, or '' when there is nothing to carry over."""
     if not tool_context and not (summary and summary.strip()):
         return ""
-    parts = [OPEN, "\n", PREAMBLE, "\n\n"]
+    parts = [OPEN, "\n", preamble, "\n\n"]
     if summary is not None and summary.strip():
         parts += ["## Summary\n\n", summary.strip(), "\n\n"]
     parts += [tool_context, CLOSE, "\n\n"]

@@ -128,9 +128,11 @@ def summarizer_identity(backend: Backend) -> str:
     return f"{backend.provider}/{backend.name}/{backend.model}"
 
 
-def cache_key(head: Sequence[Message], backend: Backend, max_input_chars: int) -> str:
+def cache_key(
+    head: Sequence[Message], backend: Backend, max_input_chars: int, focus: str = ""
+) -> str:
     """What a cached summary is valid for: this prefix, this summarizer, this prompt."""
-    ident = f"{PROMPT_VERSION}\0{summarizer_identity(backend)}\0{max_input_chars}\0"
+    ident = f"{PROMPT_VERSION}\0{summarizer_identity(backend)}\0{max_input_chars}\0{focus}\0"
     return hashlib.sha256((ident + history_digest(head)).encode()).hexdigest()
 
 
@@ -183,21 +185,24 @@ async def summarize(
     max_input_chars: int = 60_000,
     max_tokens: int = 2048,
     timeout: float = 120.0,
+    focus: str | None = None,
 ) -> Summary:
     """Summarize ``head`` with ``summarizer``, or extractively without one or on failure.
 
     ``items`` are the head's tool items when the caller has them already (they give the
     extractive summary its files changed and errors); they are extracted otherwise.
+    ``focus`` is what the user asked the summary to keep in view (``/compact FOCUS``).
     """
     if items is None:
         items = extract_items(head, cwd=cwd)
     if summarizer is None or not head:
         return Summary(extractive_summary(head, items, cwd=cwd), "extractive")
-    key = cache_key(head, summarizer, max_input_chars)
+    key = cache_key(head, summarizer, max_input_chars, focus or "")
     cached = cache.get(key) if cache is not None else None
     if cached is not None:
         return cached
-    prompt = f"{INSTRUCTIONS}\n\n---\n\n{transcript(head, max_input_chars)}"
+    steer = f"\n\nThe user asked the notes to focus on: {focus}" if focus else ""
+    prompt = f"{INSTRUCTIONS}{steer}\n\n---\n\n{transcript(head, max_input_chars)}"
     request = ModelRequest(system=SYSTEM, messages=(user(prompt),), max_tokens=max_tokens)
     try:
         text = await _ask(summarizer, request, timeout)

@@ -1,0 +1,213 @@
+"""Compaction in the agent: when a session is compacted, and what the user sees of it.
+
+A session is compacted (``toolwire.context.compact``) before a request whose estimate
+passes ``[compaction] threshold`` of its backend's room, on ``/compact [focus]``, and
+after a provider refused a request as too long (then the request is tried once more).
+The raw history is never rewritten: the compaction becomes the session's ``handoff``,
+through which every later request sees the history, exactly like a model switch, and
+is stored (``COMPACTION_KEY``: the block and the tail's bounds) so a reopened session,
+in any process, sends the same bytes.
+
+The user sees it in the form their client understands (ACP v1 schema 1.25): a
+``compaction_update`` (``in_progress``, then ``completed`` with the summary, ``failed``
+or ``cancelled``) when the client advertised ``session.compaction``; else a ``notice``
+when it advertised ``session.notices``; else an agent message. The transcript keeps the
+``compaction_update``; ``session/load`` replays it as a message to a client without the
+capability.
+
+A cancel during the summary's model call cancels the compaction: nothing of it is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from toolwire.agent.session import Runtime, Session, system_prompt
+from toolwire.backends import create_backend
+from toolwire.config import ConfigError
+from toolwire.context import Budget, Compaction, ContextMeter, backend_window, prepare_compaction
+from toolwire.context.compact import CompactionPlan
+from toolwire.context.tokens import estimate_text, estimate_tools
+from toolwire.handoff import Summary, summarize
+from toolwire.tools import tool_specs
+
+log = logging.getLogger("toolwire.agent")
+COMPACTION_KEY = "compaction"
+SUMMARY_TIMEOUT_S = 60.0
+COMMANDS: list[dict[str, Any]] = [
+    {
+        "name": "compact",
+        "description": "Compact the conversation now: a summary plus the files and command "
+        "output verbatim replace the earlier turns for the model.",
+        "input": {"hint": "what the summary should focus on (optional)"},
+    }
+]
+
+
+def commands_update() -> dict[str, Any]:
+    """The ``available_commands_update`` every session gets after it opens."""
+    return {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    """``/compact focus`` -> ``("compact", "focus")``; None for anything else."""
+    if not text.startswith("/"):
+        return None
+    name, _, rest = text[1:].partition(" ")
+    known = {c["name"] for c in COMMANDS}
+    return (name, rest.strip()) if name in known else None
+
+
+def meter(session: Session, runtime: Runtime) -> ContextMeter:
+    """The session's meter, for the backend that answers it now (a switch makes a new
+    one; the cost so far carries over)."""
+    config = runtime.config
+    window = backend_window(config.backend(session.active), config.limits)
+    current = session.meter
+    if current is not None and current.window == window:
+        return current
+    fresh = ContextMeter(window)
+    if current is not None:
+        fresh.cost, fresh.currency = current.cost, current.currency
+    session.meter = fresh
+    return fresh
+
+
+def fixed_tokens(session: Session) -> int:
+    """What every request carries besides the messages: system prompt and tools."""
+    return estimate_text(system_prompt(session)) + estimate_tools(tool_specs())
+
+
+class Compactor:
+    """Runs one compaction of a session and shows it; ``say`` writes an agent message."""
+
+    def __init__(self, session: Session, runtime: Runtime, say: Callable[[str], Awaitable[None]]):
+        self.session = session
+        self.runtime = runtime
+        self._say = say
+
+    async def run(
+        self, *, focus: str | None = None, squeeze: float = 1.0, forced: bool = False
+    ) -> Compaction | None:
+        """Compact now; the compaction, or None when there was nothing to do or it failed.
+
+        ``forced``: the user asked (``/compact``), so "nothing to compact" is said too.
+        """
+        session = self.session
+        gauge = meter(session, self.runtime)
+        budget = Budget(
+            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
+        )
+        planned = prepare_compaction(
+            session.history, budget, cwd=session.cwd, target=session.active, focus=focus
+        )
+        if planned.empty and not planned.extractive().cuts:
+            if forced:
+                await self._say(
+                    f"Nothing to compact yet: the conversation takes about "
+                    f"{planned.before_tokens} tokens of {gauge.window.size}."
+                )
+            return None
+        cid = f"compaction-{uuid.uuid4().hex[:12]}"
+        self._show(cid, "in_progress")
+        try:
+            compaction = planned.finish(await self._summary(planned))
+        except BaseException as exc:
+            cancelled = not isinstance(exc, Exception)
+            self._show(cid, "cancelled" if cancelled else "failed", error=str(exc) or None)
+            if cancelled:
+                raise
+            log.exception("session %s: compaction failed", session.id)
+            return None
+        session.handoff = compaction.handoff
+        gauge.used = compaction.after_tokens
+        await self._keep(cid, compaction)
+        session.outbox.update(gauge.update())
+        log.info("session %s: %s", session.id, compaction.describe())
+        return compaction
+
+    async def _summary(self, planned: CompactionPlan) -> Summary | None:
+        if planned.empty:
+            return None
+        config = self.runtime.config
+        chosen = config.backend(self.session.active)
+        summarizer = None
+        if config.compaction.summary == "model" and chosen.provider != "replay":
+            try:
+                summarizer = create_backend(chosen, config.limits, client=self.runtime.http)
+            except ConfigError as exc:
+                log.warning("session %s: no model summary: %s", self.session.id, exc)
+        if summarizer is None:
+            return planned.extractive_summary()
+        return await summarize(
+            planned.head,
+            summarizer,
+            items=planned.plan.head_items,
+            cwd=self.session.cwd,
+            cache=self.runtime.summaries,
+            timeout=SUMMARY_TIMEOUT_S,
+            focus=planned.focus,
+        )
+
+    async def _keep(self, cid: str, compaction: Compaction) -> None:
+        """Store the compaction point and the transcript's marker; tell the user."""
+        done = completed_line(cid, compaction)
+        sid = self.session.id
+        values = {COMPACTION_KEY: compaction.record()}
+        await self.runtime.store.call(lambda db: db.update(sid, config_values=values))
+        await self.runtime.store.call(lambda db: db.append(sid, updates=[done]))
+        if self.runtime.compaction_updates:
+            self.session.outbox.update(done)
+        elif self.runtime.notices:
+            severity = "warning" if compaction.cuts else "info"
+            self.session.outbox.update(
+                {
+                    "sessionUpdate": "notice",
+                    "severity": severity,
+                    "title": compaction.describe(),
+                    "description": "The model now sees a summary and the tool context "
+                    "verbatim in place of the earlier turns; your transcript is unchanged.",
+                }
+            )
+        else:
+            await self._say(compaction.describe())
+
+    def _show(self, cid: str, status: str, error: str | None = None) -> None:
+        if not self.runtime.compaction_updates:
+            return
+        line: dict[str, Any] = {
+            "sessionUpdate": "compaction_update",
+            "compactionId": cid,
+            "status": status,
+        }
+        if error is not None:
+            line["error"] = error
+        self.session.outbox.update(line)
+
+
+def completed_line(cid: str, compaction: Compaction) -> dict[str, Any]:
+    """The ``compaction_update`` of a finished compaction, its summary for people."""
+    text = compaction.describe()
+    if compaction.summary_text:
+        text += "\n\n" + compaction.summary_text
+    return {
+        "sessionUpdate": "compaction_update",
+        "compactionId": cid,
+        "status": "completed",
+        "summary": [{"type": "text", "text": text}],
+    }
+
+
+__all__ = [
+    "COMMANDS",
+    "COMPACTION_KEY",
+    "Compactor",
+    "commands_update",
+    "completed_line",
+    "fixed_tokens",
+    "meter",
+    "parse_command",
+]
