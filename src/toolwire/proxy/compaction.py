@@ -3,12 +3,12 @@ handoff the session would make to itself (docs/proxy.md, "Smaller windows").
 
 Scaled usage (``scale.py``) makes Claude Code compact in time; a request that still
 overflows (one huge file read, a client that does not compact) is compacted here: the
-history up to its newest exchange becomes one handoff block (summary plus the tool
-context verbatim, deduplicated, newest first, under a budget sized from the window), and
-the newest exchange (the call and the result just read) goes on verbatim. The point is
-kept in the session (``CompactionPoint``): later requests continue from the same block,
-rebuilt to the same bytes (the handoff is a pure function of the history), so the
-upstream's prompt cache keeps working until the next compaction. With ``[proxy]
+history becomes one handoff block (summary plus the tool context verbatim, deduplicated,
+newest first, under a budget sized from the window) and its newest steps go on verbatim
+(the call and the result just read), as the agent compacts (``toolwire.context.compact``).
+The compaction is kept in the session (``CompactionPoint``): later requests continue
+from the same block and tail, rebuilt byte for byte, so the upstream's prompt cache
+keeps working until the next compaction. With ``[proxy]
 compaction = false`` the request is refused instead, in the words Anthropic uses, so
 Claude Code runs its own compaction.
 """
@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from toolwire.backends.base import ModelRequest
 from toolwire.config.schema import BackendConfig
-from toolwire.context import Window, backend_window
-from toolwire.handoff import Handoff, build_handoff, history_digest
+from toolwire.context import Budget, Window, backend_window, plan_compaction, restore
+from toolwire.context.tokens import estimate_request, estimate_text, estimate_tools
+from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.rewrite import View, attributed
@@ -28,10 +30,6 @@ from toolwire.proxy.routing import Route
 from toolwire.proxy.scale import CLAUDE_WINDOW
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import CompactionPoint, SessionState
-
-# Characters per token when sizing the handoff's budgets from a window: the estimate
-# ``toolwire.context.tokens`` makes (3 bytes of UTF-8 a token), on the safe side.
-CHARS_PER_TOKEN = 3
 
 
 def route_window(settings: ProxySettings, chosen: Route, *, level: str, client: int) -> Window:
@@ -71,43 +69,33 @@ def compacted_view(
     point: CompactionPoint,
     *,
     target: str,
-    window: Window,
     produced: Mapping[str, str],
 ) -> View:
-    """What ``target`` is sent for ``history`` under the compaction ``point``."""
-    handoff = compact(history[: point.end], window=window, fixed_tokens=point.fixed_tokens)
+    """What ``target`` is sent for ``history`` under the compaction ``point``: the stored
+    block and the tail it kept (rebuilt byte for byte), then everything after it."""
+    handoff = restore(history, point.record, target)
     later = attributed(history[handoff.switch_at :], produced)
     return View(handoff.context(), handoff.switch_at, later)
 
 
-def compact(history: Sequence[Message], *, window: Window, fixed_tokens: int) -> Handoff:
-    """The handoff that stands for ``history`` within ``window`` (deterministic).
-
-    Everything before the newest exchange (the last assistant turn and what answered
-    it) goes into the block; the exchange itself stays verbatim, so the file just read
-    always survives.
-    """
-    split = newest_exchange(history)
-    room = max(0, window.room - fixed_tokens) * CHARS_PER_TOKEN
-    kept = sum(_chars(m) for m in history[split:])
-    # Half of what is left for the tool context, half for the summary and what follows.
-    budget = max(0, (room - kept) // 2)
-    return build_handoff(
-        history,
-        split,
-        keep_last=0,
-        max_tool_context_chars=budget,
-        max_tool_result_chars=max(1, budget // 4),
-        summary=True,
-    )
+def compact(
+    history: Sequence[Message], *, window: Window, fixed_tokens: int, target: str
+) -> CompactionPoint:
+    """The compaction of the whole ``history`` within ``window`` (``toolwire.context``:
+    deterministic, the newest steps verbatim, an oversized one cut in the middle)."""
+    done = plan_compaction(history, Budget(window, fixed_tokens), target=target)
+    return CompactionPoint(len(history), first_digest(history), done.record())
 
 
-def newest_exchange(history: Sequence[Message]) -> int:
-    """Where the newest exchange starts: the last assistant message (0 without one)."""
-    for index in range(len(history) - 1, 0, -1):
-        if history[index].role == "assistant":
-            return index
-    return 0
+def fixed_tokens(request: ModelRequest) -> int:
+    """Tokens of what every request carries whatever its history: system and tools."""
+    return estimate_text(request.system) + estimate_tools(request.tools)
+
+
+def overflows(request: ModelRequest, window: Window) -> int | None:
+    """The request's estimate if it is over what ``window`` leaves a request, else None."""
+    tokens = estimate_request(request.system, request.messages, request.tools)
+    return tokens if tokens > window.room else None
 
 
 def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:
@@ -120,17 +108,13 @@ def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:
     )
 
 
-def _chars(message: Message) -> int:
-    return sum(len(str(part)) for part in message.parts)
-
-
 __all__ = [
-    "CHARS_PER_TOKEN",
     "compact",
     "compacted_view",
     "continued",
     "first_digest",
-    "newest_exchange",
+    "fixed_tokens",
+    "overflows",
     "route_window",
     "too_long",
 ]

@@ -8,7 +8,6 @@ what would be sent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -21,10 +20,11 @@ from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.context import Window
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
-    CHARS_PER_TOKEN,
+    compact,
     compacted_view,
     continued,
-    first_digest,
+    fixed_tokens,
+    overflows,
     route_window,
     too_long,
 )
@@ -172,8 +172,7 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
     if point is None:
         view, _ = rewrite(history, state, chosen.backend, settings.config.handoff)
     else:
-        target = chosen.backend
-        view = compacted_view(history, point, target=target, window=window, produced=produced)
+        view = compacted_view(history, point, target=chosen.backend, produced=produced)
     return _Decision(chosen, view, switched, produced, level, window, point is not None)
 
 
@@ -185,15 +184,17 @@ def _fit(r: _Request, d: _Decision, store: ProxyStore, *, record: bool) -> tuple
     Anthropic's "prompt is too long"; ``count_tokens`` just counts it.
     """
     built = _build(r, d, d.view)
-    if built.tokens <= d.window.room or not (r.settings.compaction or record):
+    tokens = overflows(built.request, d.window)
+    if tokens is None or not (r.settings.compaction or record):
         return built, False
     if not r.settings.compaction:
-        raise too_long(built.tokens, d.window, d.chosen.backend)
+        raise too_long(tokens, d.window, d.chosen.backend)
     history, target = r.history, d.chosen.backend
-    point = CompactionPoint(len(history), first_digest(history), _fixed_tokens(built.request))
+    fixed = fixed_tokens(built.request)
+    point = compact(history, window=d.window, fixed_tokens=fixed, target=target)
     if record:
         store.update(r.session, partial(_compacted, target, point))
-    view = compacted_view(history, point, target=target, window=d.window, produced=d.produced)
+    view = compacted_view(history, point, target=target, produced=d.produced)
     return _build(r, d, view), True
 
 
@@ -215,13 +216,6 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
 
 def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> None:
     state.compactions[backend] = point
-
-
-def _fixed_tokens(request: ModelRequest) -> int:
-    """Tokens of what every request carries whatever the history: system and tools."""
-    tools = [(t.name, t.description, t.input_schema) for t in request.tools]
-    text = request.system + json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
-    return -(-len(text.encode()) // CHARS_PER_TOKEN)
 
 
 def passthrough_level(settings: ProxySettings, name: str) -> str:

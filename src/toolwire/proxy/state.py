@@ -69,18 +69,17 @@ def _found_session(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
 
 
 class CompactionPoint(NamedTuple):
-    """Where the proxy compacted a session's history for one backend: the handoff of
-    ``history[:end]`` stands for it on every later request, rebuilt the same way (the
-    same bytes, so the upstream's prompt cache keeps working)."""
+    """Where the proxy compacted a session's history for one backend: the compaction of
+    ``history[:end]`` stands for it on every later request, rebuilt from ``record``
+    byte for byte (so the upstream's prompt cache keeps working)."""
 
     end: int
     """The length of the neutral history that was compacted."""
     first: str
     """A digest of its first message: a history that no longer starts with it (the client
     compacted on its own) is not continued by this compaction."""
-    fixed_tokens: int
-    """The system prompt and tools the budget was sized around, kept so that the
-    rebuilt handoff is the same even if they change a little."""
+    record: dict[str, Any]
+    """``toolwire.context.Compaction.record()``: the block and where the tail was."""
 
 
 @dataclass(slots=True)
@@ -121,8 +120,8 @@ class SessionState:
         summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
         compactions = {
-            str(k): CompactionPoint(int(end), str(first), int(fixed))
-            for k, (end, first, fixed) in data.get("compactions", {}).items()
+            str(k): CompactionPoint(int(end), str(first), dict(record))
+            for k, (end, first, record) in data.get("compactions", {}).items()
         }
         return cls(data.get("forced"), data.get("last"), switches, summaries, produced, compactions)
 
