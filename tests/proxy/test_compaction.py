@@ -23,6 +23,7 @@ from tests.proxy.support import (
 )
 from toolwire.context import window_for
 from toolwire.proxy import load_settings
+from toolwire.proxy.scale import CLAUDE_WINDOW, Scale
 from toolwire.proxy.state import CompactionPoint, SessionState
 
 WINDOW = 16_000
@@ -131,8 +132,8 @@ def test_compaction_off_answers_prompt_is_too_long(tmp_path: Path) -> None:
     assert int(words[4]) > ROOM
     assert words[5:] == ["tokens", ">", str(ROOM), "maximum"]
     assert note.startswith(f"backend 'local' has a window of {WINDOW} tokens (config)")
-    # count_tokens just counts (scaled to Claude's 200k): over what the window holds.
-    assert counted.json()["input_tokens"] > ROOM * 200_000 / WINDOW
+    # count_tokens just counts, scaled to Claude's 200k: more than all of it.
+    assert counted.json()["input_tokens"] > CLAUDE_WINDOW
 
 
 def test_count_tokens_counts_the_compacted_request(tmp_path: Path) -> None:
@@ -143,7 +144,8 @@ def test_count_tokens_counts_the_compacted_request(tmp_path: Path) -> None:
             counted = httpx2.post(f"{url}/v1/messages/count_tokens", json=body, timeout=10)
             metrics = httpx2.get(f"{url}/metrics", timeout=5).text
             httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
-    assert counted.json()["input_tokens"] == -(-_estimate(upstream.requests[0]) * 200_000 // WINDOW)
+    sent = _estimate(upstream.requests[0])
+    assert counted.json()["input_tokens"] == Scale(CLAUDE_WINDOW, ROOM)(sent)
     assert 'toolwire_proxy_compactions_total{backend="local"}' not in metrics  # only counted
 
 

@@ -24,6 +24,7 @@ from tests.proxy.support import (
     tool_loop_messages,
     windowed_config,
 )
+from toolwire.context import Window, window_for
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import Event
 from toolwire.proxy import load_settings
@@ -34,7 +35,9 @@ from toolwire.proxy.upstream import Opened
 from toolwire.testing import streams
 
 WINDOW = 32_000
-SCALE = Scale(CLAUDE_WINDOW, WINDOW)
+# What a request may fill: the window less the answer's share ([limits] max_tokens).
+ROOM = window_for("qwen3", context_window=WINDOW, max_tokens=8192).room
+SCALE = Scale(CLAUDE_WINDOW, ROOM)
 UPSTREAM_USAGE = {
     "input_tokens": 1000,
     "cache_creation_input_tokens": 300,
@@ -53,17 +56,23 @@ def _anthropic_reply(usage: dict[str, Any] | None = None) -> Reply:
     return Reply(chunks=streams.sse_chunks(payloads))
 
 
-def test_scale_is_the_share_of_the_window_rounded_up() -> None:
-    assert SCALE(10_000) == 62_500
-    assert SCALE(1) == 7  # 6.25, up: a request is never reported as empty
-    assert SCALE(0) == 0
-    assert scale_for(CLAUDE_WINDOW, 200_000) is None  # not smaller: as reported
-    assert scale_for(CLAUDE_WINDOW, 1_000_000) is None
-    assert scale_for(CLAUDE_1M_WINDOW, 200_000) == Scale(CLAUDE_1M_WINDOW, 200_000)
+def test_scale_is_the_share_of_the_room_rounded_up() -> None:
+    quarter = Scale(CLAUDE_WINDOW, 8_000)
+    assert quarter(2_000) == 50_000
+    assert quarter(1) == 25
+    assert Scale(CLAUDE_WINDOW, 32_000)(1) == 7  # 6.25, up: never reported as empty
+    assert quarter(0) == 0
+    assert scale_for(CLAUDE_WINDOW, Window(32_000, 8_000, "config")) == Scale(CLAUDE_WINDOW, 24_000)
+    # A window as large as Claude's is reported as it is, whatever its answers reserve.
+    assert scale_for(CLAUDE_WINDOW, Window(200_000, 32_000, "config")) is None
+    assert scale_for(CLAUDE_WINDOW, Window(1_000_000, 32_000, "config")) is None
+    one_m = scale_for(CLAUDE_1M_WINDOW, Window(200_000, 8_000, "config"))
+    assert one_m == Scale(CLAUDE_1M_WINDOW, 192_000)
 
 
 def test_scaled_usage_leaves_output_tokens_alone() -> None:
-    scaled = SCALE.usage({**UPSTREAM_USAGE, "service_tier": "standard"})
+    scale = Scale(CLAUDE_WINDOW, 32_000)
+    scaled = scale.usage({**UPSTREAM_USAGE, "service_tier": "standard"})
     assert scaled == {
         "input_tokens": 6250,
         "cache_creation_input_tokens": 1875,
@@ -73,7 +82,7 @@ def test_scaled_usage_leaves_output_tokens_alone() -> None:
     }
     message: dict[str, Any] = {"id": "m", "usage": UPSTREAM_USAGE}
     start = {"type": "message_start", "message": message}
-    assert SCALE.payload(start)["message"]["usage"]["input_tokens"] == 6250
+    assert scale.payload(start)["message"]["usage"]["input_tokens"] == 6250
     assert message["usage"]["input_tokens"] == 1000  # a copy: the original stays
 
 
@@ -175,7 +184,9 @@ def test_the_1m_beta_scales_to_a_million(tmp_path: Path) -> None:
             headers = {"anthropic-beta": "context-1m-2025-08-07"}
             reply = httpx2.post(f"{url}/v1/messages", json=body, headers=headers, timeout=10)
     usage = sse_payloads(reply.content)[0]["message"]["usage"]
-    assert usage["input_tokens"] == 5000  # 1000 as a share of 1M: five times
+    room = window_for("claude-up", context_window=200_000, max_tokens=8192).room
+    assert usage["input_tokens"] == Scale(CLAUDE_1M_WINDOW, room)(1000)
+    assert usage["input_tokens"] > 5000  # 1000 of 200k is more than 5000 of 1M
 
 
 def _relayed(body: bytes, cuts: list[int], scale: Scale | None) -> bytes:
@@ -211,4 +222,4 @@ def test_raw_relay_scales_at_any_chunking(cuts: list[int]) -> None:
     scaled = sse_payloads(_relayed(BODY, cuts, SCALE))
     assert plain == sse_payloads(BODY)
     assert scaled == [SCALE.payload(p) for p in plain]
-    assert scaled[0]["message"]["usage"]["input_tokens"] == 6250
+    assert scaled[0]["message"]["usage"]["input_tokens"] == SCALE(1000)

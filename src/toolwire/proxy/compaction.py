@@ -21,7 +21,7 @@ from dataclasses import replace
 from toolwire.backends.base import ModelRequest
 from toolwire.config.schema import BackendConfig
 from toolwire.context import Budget, Window, backend_window, plan_compaction, restore
-from toolwire.context.tokens import estimate_request, estimate_text, estimate_tools
+from toolwire.context.tokens import estimate_text, estimate_tools
 from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
@@ -92,12 +92,6 @@ def fixed_tokens(request: ModelRequest) -> int:
     return estimate_text(request.system) + estimate_tools(request.tools)
 
 
-def overflows(request: ModelRequest, window: Window) -> int | None:
-    """The request's estimate if it is over what ``window`` leaves a request, else None."""
-    tokens = estimate_request(request.system, request.messages, request.tools)
-    return tokens if tokens > window.room else None
-
-
 def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:
     """The refusal when compaction is off: Anthropic's words, so Claude Code compacts."""
     return BadRequestError(
@@ -114,7 +108,6 @@ __all__ = [
     "continued",
     "first_digest",
     "fixed_tokens",
-    "overflows",
     "route_window",
     "too_long",
 ]

@@ -24,7 +24,6 @@ from toolwire.proxy.compaction import (
     compacted_view,
     continued,
     fixed_tokens,
-    overflows,
     route_window,
     too_long,
 )
@@ -136,7 +135,7 @@ def plan(
     decide = partial(_decide, r, record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record)
-    scale = scale_for(r.client_window, d.window.size) if settings.scale_usage else None
+    scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
     if built.raw is not None:
         built.raw.scale = scale
     relay: Relay = built.raw or _translated(settings, d.chosen, str(body["model"]), built, scale)
@@ -184,11 +183,10 @@ def _fit(r: _Request, d: _Decision, store: ProxyStore, *, record: bool) -> tuple
     Anthropic's "prompt is too long"; ``count_tokens`` just counts it.
     """
     built = _build(r, d, d.view)
-    tokens = overflows(built.request, d.window)
-    if tokens is None or not (r.settings.compaction or record):
+    if built.tokens <= d.window.room or not (r.settings.compaction or record):
         return built, False
     if not r.settings.compaction:
-        raise too_long(tokens, d.window, d.chosen.backend)
+        raise too_long(built.tokens, d.window, d.chosen.backend)
     history, target = r.history, d.chosen.backend
     fixed = fixed_tokens(built.request)
     point = compact(history, window=d.window, fixed_tokens=fixed, target=target)

@@ -5,10 +5,13 @@ against the window it assumes for a Claude model: 200,000 tokens, or 1,000,000 f
 1M variants (a ``[1m]`` model, sent as the ``context-1m-...`` beta). Routed to a 32k
 model it would wait for 200k. So when the backend's window is smaller, every input-side
 count the proxy reports (``input_tokens`` and the cache reads and writes, which Claude
-Code adds to it) is multiplied by the client's window over the backend's: 10k tokens
-of a 32k window read as 62,500 of 200k, the same share. ``output_tokens`` is never
-scaled (it is what the answer cost, not how full the window is). docs/proxy.md,
-"Smaller windows: scaled usage and compaction".
+Code adds to it) is multiplied by the client's window over the part of the backend's a
+request may fill (``Window.room``: the window less the answer's share). Claude Code
+compacts at about 83% of its window; measured against the room, that is 83% of what the
+backend can take in, whatever share its answers reserve (a quarter of a 32k window:
+83% of the whole window would already be too much). ``output_tokens`` is never scaled
+(it is what the answer cost, not how full the window is). docs/proxy.md, "Smaller
+windows: scaled usage and compaction".
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from toolwire.context import Window
 
 CLAUDE_WINDOW: Final = 200_000
 """The window Claude Code assumes for a Claude model (its auto-compact measures to it)."""
@@ -37,7 +42,7 @@ def client_window(model: str, headers: Mapping[str, str]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Scale:
-    """Input tokens of a ``backend``-sized window reported as a share of ``client``'s."""
+    """Input tokens of a backend that holds ``backend`` reported as a share of ``client``."""
 
     client: int
     backend: int
@@ -67,10 +72,10 @@ class Scale:
         return out
 
 
-def scale_for(client: int, backend: int) -> Scale | None:
-    """The scale from a ``backend`` window to the ``client``'s, or None when the backend's
-    is not smaller (a bigger window is never reported as a smaller one)."""
-    return Scale(client, backend) if 0 < backend < client else None
+def scale_for(client: int, window: Window) -> Scale | None:
+    """The scale from a backend's ``window`` to the ``client``'s, or None when the
+    backend's is not smaller (a window as large is reported as it is)."""
+    return Scale(client, window.room) if window.size < client else None
 
 
 __all__ = [
