@@ -170,3 +170,36 @@ def test_a_compaction_survives_the_stores_json() -> None:
     again = SessionState.from_json(state.to_json())
     assert again == state
     assert "compactions" not in SessionState().to_json()  # sessions without: as before
+
+
+def _too_long(tokens: int) -> Reply:
+    message = f"prompt is too long: {tokens} tokens > {WINDOW} maximum"
+    data = json.dumps(
+        {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    )
+    return Reply(400, [data.encode()], content_type="application/json")
+
+
+@pytest.mark.parametrize("compaction", [True, False])
+def test_an_upstream_that_counts_more_gets_a_compacted_retry(
+    tmp_path: Path, compaction: bool
+) -> None:
+    with FakeServer() as upstream:
+        upstream.script(_too_long(17_000), Reply(chunks=anthropic_text_stream("ok")))
+        extra = "" if compaction else "compaction = false"
+        config = windowed_config(tmp_path, upstream.url, claude=WINDOW, extra=extra)
+        with running(load_settings(config, default_backend="claude")) as url:
+            body = request_body(_history(5), stream=True)  # fits by the proxy's estimate
+            reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+            metrics = httpx2.get(f"{url}/metrics", timeout=5).text
+    if not compaction:  # the upstream's own answer, for Claude Code to compact on
+        assert reply.status_code == 400
+        assert reply.json()["error"]["message"].startswith("prompt is too long: 17000 tokens")
+        assert len(upstream.requests) == 1
+        return
+    assert reply.status_code == 200, reply.text
+    refused, retried = upstream.requests
+    assert len(retried.body) < len(refused.body) / 2
+    assert json.dumps(_file(4))[1:-1] in retried.body.decode()  # the newest file, whole
+    assert 'toolwire_proxy_overflow_retries_total{backend="claude"} 1' in metrics
+    assert 'toolwire_proxy_compactions_total{backend="claude"} 1' in metrics

@@ -78,12 +78,10 @@ def compacted_view(
     return View(handoff.context(), handoff.switch_at, later)
 
 
-def compact(
-    history: Sequence[Message], *, window: Window, fixed_tokens: int, target: str
-) -> CompactionPoint:
-    """The compaction of the whole ``history`` within ``window`` (``toolwire.context``:
+def compact(history: Sequence[Message], budget: Budget, *, target: str) -> CompactionPoint:
+    """The compaction of the whole ``history`` within ``budget`` (``toolwire.context``:
     deterministic, the newest steps verbatim, an oversized one cut in the middle)."""
-    done = plan_compaction(history, Budget(window, fixed_tokens), target=target)
+    done = plan_compaction(history, budget, target=target)
     return CompactionPoint(len(history), first_digest(history), done.record())
 
 

@@ -28,6 +28,10 @@ _HELP = {
         "counter",
         "Requests sent with a compacted history (a compaction's later requests too).",
     ),
+    "toolwire_proxy_overflow_retries_total": (
+        "counter",
+        "Requests an upstream refused as too long, compacted and sent once more, by backend.",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",

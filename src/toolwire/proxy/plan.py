@@ -17,7 +17,7 @@ import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
-from toolwire.context import Window
+from toolwire.context import Budget, Window
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
     compact,
@@ -116,12 +116,15 @@ def plan(
     *,
     record: bool = True,
     client: httpx2.AsyncClient | None = None,
+    squeeze: float | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
     ``client``: the HTTP client the backend sends with (the proxy's). A request over its
     backend's window is compacted (``compaction.py``), or refused if that is off; a
-    ``count_tokens`` plan (no ``record``) only counts."""
+    ``count_tokens`` plan (no ``record``) only counts. ``squeeze``: compact whatever the
+    estimate says, into that share of the usual budget (the upstream refused the
+    request as too long though the estimate said it fits)."""
     body = parse_request(body)
     r = _Request(
         body,
@@ -134,7 +137,7 @@ def plan(
     )
     decide = partial(_decide, r, record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
-    built, now = _fit(r, d, store, record=record)
+    built, now = _fit(r, d, store, record=record, squeeze=squeeze)
     scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
     if built.raw is not None:
         built.raw.scale = scale
@@ -175,7 +178,9 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
     return _Decision(chosen, view, switched, produced, level, window, point is not None)
 
 
-def _fit(r: _Request, d: _Decision, store: ProxyStore, *, record: bool) -> tuple[_Built, bool]:
+def _fit(
+    r: _Request, d: _Decision, store: ProxyStore, *, record: bool, squeeze: float | None
+) -> tuple[_Built, bool]:
     """The request built from the decided view, or, when that is over the window, from
     a new compaction (recorded with ``record``); True when compacted here.
 
@@ -183,13 +188,15 @@ def _fit(r: _Request, d: _Decision, store: ProxyStore, *, record: bool) -> tuple
     Anthropic's "prompt is too long"; ``count_tokens`` just counts it.
     """
     built = _build(r, d, d.view)
-    if built.tokens <= d.window.room or not (r.settings.compaction or record):
+    fits = built.tokens <= d.window.room and squeeze is None
+    if fits or not (r.settings.compaction or record):
         return built, False
     if not r.settings.compaction:
         raise too_long(built.tokens, d.window, d.chosen.backend)
     history, target = r.history, d.chosen.backend
     fixed = fixed_tokens(built.request)
-    point = compact(history, window=d.window, fixed_tokens=fixed, target=target)
+    budget = Budget(d.window, fixed, squeeze=squeeze or 1.0)
+    point = compact(history, budget, target=target)
     if record:
         store.update(r.session, partial(_compacted, target, point))
     view = compacted_view(history, point, target=target, produced=d.produced)
