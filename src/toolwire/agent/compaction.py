@@ -21,6 +21,7 @@ A cancel during the summary's model call cancels the compaction: nothing of it i
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -64,12 +65,12 @@ def parse_command(text: str) -> tuple[str, str] | None:
 def meter(session: Session, runtime: Runtime) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over)."""
-    config = runtime.config
-    window = backend_window(config.backend(session.active), config.limits)
     current = session.meter
-    if current is not None and current.window == window:
+    if current is not None and current.owner == session.active:
         return current
-    fresh = ContextMeter(window)
+    config = runtime.config
+    fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
+    fresh.owner = session.active
     if current is not None:
         fresh.cost, fresh.currency = current.cost, current.currency
     session.meter = fresh
@@ -112,6 +113,7 @@ class Compactor:
                 )
             return None
         cid = f"compaction-{uuid.uuid4().hex[:12]}"
+        began = time.perf_counter()
         self._show(cid, "in_progress")
         try:
             compaction = planned.finish(await self._summary(planned))
@@ -126,7 +128,14 @@ class Compactor:
         gauge.used = compaction.after_tokens
         await self._keep(cid, compaction)
         session.outbox.update(gauge.update())
-        log.info("session %s: %s", session.id, compaction.describe())
+        took = (time.perf_counter() - began) * 1000
+        log.info(
+            "session %s: %s (%.0f ms)",
+            session.id,
+            compaction.describe(),
+            took,
+            extra={"compaction_ms": took},
+        )
         return compaction
 
     async def _summary(self, planned: CompactionPlan) -> Summary | None:

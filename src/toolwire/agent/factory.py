@@ -13,7 +13,7 @@ import os
 
 from acp.exceptions import RequestError
 
-from toolwire.agent.compaction import COMPACTION_KEY
+from toolwire.agent.compaction import COMPACTION_KEY, meter
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
@@ -21,6 +21,7 @@ from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
 from toolwire.context import restore
+from toolwire.context.meter import RATIO_BAND
 from toolwire.errors import UsageError
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
@@ -84,6 +85,9 @@ class SessionFactory:
                 session.handoff = restore(history, stored, session.active)
             except UsageError as exc:  # a history changed under it: send the raw one
                 log.warning("session %s: stored compaction not used: %s", sid, exc)
+            ratio = stored.get("ratio")
+            if isinstance(ratio, float | int) and RATIO_BAND[0] <= ratio <= RATIO_BAND[1]:
+                meter(session, self._rt).ratio = float(ratio)
         return session
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:

@@ -91,7 +91,10 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     # earlier compaction is superseded (or replaced by this one, sized to the new window).
     done = {SWITCH_KEY: switch_at, ACTIVE_KEY: new, COMPACTION_KEY: stored}
     await runtime.store.call(lambda db: db.update(sid, config_values=done))
-    return _notice(old, new, handoff)
+    notice = _notice(old, new, handoff)
+    if stored is not None:
+        notice += f" The conversation was compacted to fit {new}'s {window.size}-token window."
+    return notice
 
 
 def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:

@@ -40,7 +40,7 @@ from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.config import ConfigError
 from toolwire.context import ContextMeter, estimate_request, is_context_overflow
-from toolwire.context.overflow import counted_tokens
+from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import Message, ToolResultPart, tool_results, user
@@ -193,7 +193,8 @@ class Turn:
                 overflow = is_context_overflow(exc.status, exc.message, exc.code)
                 if overflow and not retry:
                     self.step = None  # nothing was streamed: the retry is a step of its own
-                    gauge.refused(raw, counted_tokens(exc.message))
+                    said = exc.message
+                    gauge.refused(raw, counted_tokens(said), window_limit(said))
                     if await self._compactor().run(squeeze=0.75) is not None:
                         request, raw = self._request(gauge)
                         continue
@@ -216,6 +217,7 @@ class Turn:
             messages=tuple(request_messages(session)),
             tools=tuple(tool_specs()),
             max_tokens=gauge.window.reserved,
+            cache=self.runtime.config.backend(session.active).prompt_cache,
         )
         return request, estimate_request(request.system, request.messages, request.tools)
 

@@ -11,11 +11,15 @@ rules a translation must keep"):
 * thinking goes back only to the backend that produced it, unmodified: ``thinking`` with
   its signature, ``redacted_thinking`` with its data; unsigned thinking is dropped (the
   API requires a signature and one is never invented);
-* no empty text blocks, no empty messages; consecutive same-role messages are merged.
+* no empty text blocks, no empty messages; consecutive same-role messages are merged;
+* with ``request.cache`` (the agent's requests), prompt-cache breakpoints
+  (``mark_breakpoints``); without it the body carries none (the proxy relays the
+  client's own).
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from toolwire.backends.base import ModelRequest
@@ -25,6 +29,10 @@ from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, Tool
 from toolwire.history.pairing import IdMap, as_object, own_thinking, repair
 
 API_VERSION = "2023-06-01"
+CACHE_CONTROL = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4
+"""Anthropic refuses a request with more ``cache_control`` blocks than this."""
+_MARKABLE = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 
 
 def build_body(
@@ -51,7 +59,53 @@ def build_body(
         ]
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    if request.cache:
+        mark_breakpoints(body)
     return body
+
+
+def mark_breakpoints(body: dict[str, Any]) -> None:
+    """Mark the breakpoints of a ``build_body`` body in place, at most ``MAX_BREAKPOINTS``.
+
+    Anthropic caches the prefix (tools, then system, then messages) up to each marked
+    block, and a later request reads it back when its own breakpoint, or one of the 20
+    blocks before one, ends the same prefix. So: the last tool (all tools), the system
+    prompt (sent as one text block), and two rolling marks: the last block of the last
+    message and of the last user message before it. The latter was the last message of
+    the previous request of a tool loop, so each request finds the previous one's prefix
+    at a breakpoint of its own, however many blocks the new turn added. No block is
+    added or moved: the bytes before a breakpoint stay those of the previous request.
+    """
+    marks: list[dict[str, Any]] = []
+    if body.get("tools"):
+        marks.append(body["tools"][-1])
+    if isinstance(body.get("system"), str):  # the builder leaves an empty one out
+        system = {"type": "text", "text": body["system"]}
+        body["system"] = [system]
+        marks.append(system)
+    messages: list[dict[str, Any]] = body["messages"]
+    for index in _rolling(messages):
+        last = _last_markable(messages[index]["content"])
+        if last is not None:
+            marks.append(last)
+    for mark in marks[:MAX_BREAKPOINTS]:
+        mark["cache_control"] = dict(CACHE_CONTROL)
+
+
+def _rolling(messages: list[dict[str, Any]]) -> list[int]:
+    """The last message and the last user message before it (indices, newest first)."""
+    if not messages:
+        return []
+    last = len(messages) - 1
+    before = (i for i in range(last - 1, -1, -1) if messages[i]["role"] == "user")
+    return [last, *itertools.islice(before, 1)]
+
+
+def _last_markable(blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    # Thinking blocks cannot carry cache_control, and an empty text block is rejected
+    # with or without one.
+    markable = [b for b in blocks if b["type"] in _MARKABLE and b.get("text") != ""]
+    return markable[-1] if markable else None
 
 
 def _schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -151,4 +205,11 @@ class AnthropicBackend(HTTPBackend):
         )
 
 
-__all__ = ["API_VERSION", "AnthropicBackend", "build_body"]
+__all__ = [
+    "API_VERSION",
+    "CACHE_CONTROL",
+    "MAX_BREAKPOINTS",
+    "AnthropicBackend",
+    "build_body",
+    "mark_breakpoints",
+]

@@ -36,13 +36,19 @@ Tap: TypeAlias = Callable[[bytes], None]
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
-    """One model turn: the system prompt, the history so far, the tools on offer."""
+    """One model turn: the system prompt, the history so far, the tools on offer.
+
+    ``cache``: mark prompt-cache breakpoints where the provider wants them marked
+    (Anthropic's ``cache_control``); the agent sets it, a relayed or one-off request
+    does not (the proxy forwards the client's own markers).
+    """
 
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
     temperature: float | None = None
+    cache: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,6 +102,9 @@ class Compaction:
     after_tokens: int
     cuts: tuple[Cut, ...] = ()
     focus: str | None = None
+    ratio: float = 1.0
+    """The estimate's correction it was planned with (kept, so a reopened session
+    estimates the compacted request as this one did)."""
 
     @property
     def oversized(self) -> tuple[str, ...]:
@@ -137,6 +140,7 @@ class Compaction:
             "tail_from": self.handoff.tail_start,
             "block": self.handoff.block,
             "cuts": [[c.message, c.part, c.cap] for c in self.cuts],
+            "ratio": self.ratio,
         }
 
 
@@ -166,7 +170,7 @@ class CompactionPlan:
         handoff = self.plan.finish(summary, PREAMBLE)
         handoff, cuts = _fit_tail(handoff, self.budget)
         after = self.budget.fixed_tokens + self.budget.tokens(handoff.context())
-        return Compaction(handoff, self.before_tokens, after, cuts, self.focus)
+        return Compaction(handoff, self.before_tokens, after, cuts, self.focus, self.budget.ratio)
 
     def extractive_summary(self) -> Summary:
         """The offline summary of the head: no model call, deterministic."""

@@ -67,6 +67,8 @@ class ContextMeter:
     """One session's context: its window, tokens in use, estimate correction and cost."""
 
     window: Window
+    owner: str = ""
+    """The backend this meter measures (a switch makes a new meter)."""
     used: int = 0
     """Tokens in context after the last response (its input and its output)."""
     ratio: float = 1.0
@@ -97,9 +99,13 @@ class ContextMeter:
             self.cost += response_cost(usage, wire_format, price)
             self.currency = price.currency
 
-    def refused(self, estimated: int, counted: int | None) -> None:
+    def refused(self, estimated: int, counted: int | None, limit: int | None = None) -> None:
         """A request estimated at ``estimated`` was refused as too long; ``counted`` is the
-        provider's own count when its error said it."""
+        provider's own count and ``limit`` its window, when its error said them. A window
+        smaller than the configured one is believed from then on: the provider knows."""
+        if limit is not None and 0 < limit < self.window.size:
+            reserved = min(self.window.reserved, limit // 2)
+            self.window = Window(limit, reserved, "the provider's error")
         if counted is not None and estimated > 0:
             self.ratio = min(RATIO_BAND[1], max(self.ratio, counted / estimated))
         else:  # it did not say: assume we were a quarter low

@@ -53,6 +53,24 @@ def is_context_overflow(status: int, message: str, code: str | None = None) -> b
     return (code is not None and code in CODES) or PHRASES.search(message) is not None
 
 
+LIMIT: Final = re.compile(
+    r"tokens? > (\d+) maximum"  # Anthropic
+    r"|maximum context length is (\d+)"  # OpenAI Chat, vLLM, DeepSeek
+    r"|maximum number of tokens allowed \(?(\d+)"  # Gemini
+    r"|model with (\d+) maximum context length"  # Mistral
+    r"|model token limit:? (\d+)",  # Kimi
+    re.IGNORECASE,
+)
+
+
+def window_limit(message: str) -> int | None:
+    """The window the provider says the model has, when its error says so."""
+    found = LIMIT.search(message)
+    if found is None:
+        return None
+    return int(next(g for g in found.groups() if g is not None))
+
+
 def counted_tokens(message: str) -> int | None:
     """How many tokens the provider counted in the refused request, when it says so."""
     found = COUNTED.search(message)
@@ -61,4 +79,12 @@ def counted_tokens(message: str) -> int | None:
     return int(next(g for g in found.groups() if g is not None))
 
 
-__all__ = ["CODES", "COUNTED", "PHRASES", "counted_tokens", "is_context_overflow"]
+__all__ = [
+    "CODES",
+    "COUNTED",
+    "LIMIT",
+    "PHRASES",
+    "counted_tokens",
+    "is_context_overflow",
+    "window_limit",
+]

@@ -1,0 +1,1 @@
+"""Fixtures for the context tests (windows, estimates, meter, overflow, compaction)."""
