@@ -223,3 +223,20 @@ def test_raw_relay_scales_at_any_chunking(cuts: list[int]) -> None:
     assert plain == sse_payloads(BODY)
     assert scaled == [SCALE.payload(p) for p in plain]
     assert scaled[0]["message"]["usage"]["input_tokens"] == SCALE(1000)
+
+
+def test_a_full_pass_through_of_the_1m_beta_is_not_scaled(tmp_path: Path) -> None:
+    with FakeServer() as upstream:
+        upstream.script(_anthropic_reply())
+        config = windowed_config(tmp_path, upstream.url)
+        text = config.read_text().replace(
+            'model = "claude-up"', 'model = "claude-up"\npassthrough = "full"'
+        )
+        config.write_text(text)
+        with running(load_settings(config, default_backend="claude")) as url:
+            body = request_body(tool_loop_messages(), stream=True)
+            headers = {"anthropic-beta": "context-1m-2025-08-07"}
+            reply = httpx2.post(f"{url}/v1/messages", json=body, headers=headers, timeout=10)
+    # The upstream got the beta too: a Claude model there has the 1M window.
+    assert upstream.requests[0].headers["anthropic-beta"] == "context-1m-2025-08-07"
+    assert sse_payloads(reply.content)[0]["message"]["usage"] == UPSTREAM_USAGE
