@@ -8,9 +8,8 @@ newest first, under a budget sized from the window) and its newest steps go on v
 (the call and the result just read), as the agent compacts (``toolwire.context.compact``).
 The compaction is kept in the session (``CompactionPoint``): later requests continue
 from the same block and tail, rebuilt byte for byte, so the upstream's prompt cache
-keeps working until the next compaction. With ``[proxy]
-compaction = false`` the request is refused instead, in the words Anthropic uses, so
-Claude Code runs its own compaction.
+keeps working until the next compaction. With ``[proxy] compaction = false`` the
+request is refused instead, in the words Anthropic uses, so Claude Code compacts.
 """
 
 from __future__ import annotations
@@ -49,8 +48,8 @@ def route_window(settings: ProxySettings, chosen: Route, *, level: str, client: 
 def continued(
     state: SessionState, target: str, history: Sequence[Message]
 ) -> CompactionPoint | None:
-    """The session's compaction for ``target`` if ``history`` continues the one compacted
-    (no later switch, as long as it was, the same first message)."""
+    """The session's compaction for ``target`` if ``history`` continues the one it
+    compacted: at least as long, the same first message, and no switch since."""
     point = state.compactions.get(target)
     if point is None or point.end > len(history) or not history:
         return None

@@ -1,5 +1,8 @@
 """One request's plan: its session, route, rewritten history, upstream body and relay.
 
+A request over its backend's window is compacted here (``compaction.py``) and the usage
+its answer reports is scaled to the client's window (``scale.py``).
+
 The session's state is read and written in one atomic ``update`` (two proxy processes
 on one Redis or SQLite store cannot lose each other's switch or summary), and the same
 plan serves ``/v1/messages`` and ``count_tokens``, so tokens are counted over exactly
