@@ -290,3 +290,28 @@ def test_a_switch_to_a_smaller_window_hands_off_within_it(tmp_path: Path) -> Non
         assert "# FILE 5" in sent  # the newest file
         assert "Read the files" in sent
         assert "Go on" in sent
+
+
+def test_compact_on_a_short_conversation_keeps_only_the_last_step(tmp_path: Path) -> None:
+    root = _project(tmp_path, files=1, size=2_000)
+    with FakeServer() as server:
+        server.script(*_reads(1), Reply(chunks=[response(("text", "ok"), n=5).encode()]))
+        config = write_config(
+            tmp_path, fake_backend(server.url) + '\n[compaction]\nsummary = "extractive"\n'
+        )
+        env = environment(tmp_path, TEST_KEY=KEY)
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+                await run.conn.prompt(session_id=sid, prompt=[text_block("Read f0")])
+                mark = len(run.notifications())
+                await run.conn.prompt(session_id=sid, prompt=[text_block("/compact")])
+                assert "Compacted" in text_of(run.notifications()[mark:])
+                await run.conn.prompt(session_id=sid, prompt=[text_block("Go on")])
+
+        asyncio.run(scenario())
+        after = _messages_text(server.requests[-1])
+        assert OPEN in after
+        assert "Read f0" in after  # the task, in the summary
+        assert "# FILE 0" in after  # the file, in the tool context

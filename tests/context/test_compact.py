@@ -90,8 +90,8 @@ def test_one_result_bigger_than_the_window_is_cut_and_named() -> None:
     assert FIXED + estimate_messages(sent) <= 0.8 * WINDOW.room
     assert "chars omitted" in _text(sent)
     assert "THE END" in _text(sent)
-    assert compaction.oversized == ("a Bash result of 400007 chars",)
-    assert "cut a Bash result" in compaction.describe()
+    assert compaction.oversized == ("the Bash result of cat big.log (400007 chars)",)
+    assert "cut the Bash result of cat big.log" in compaction.describe()
 
 
 def test_a_short_conversation_has_nothing_to_compact() -> None:

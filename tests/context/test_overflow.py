@@ -23,6 +23,18 @@ OVERFLOWS = {
         },
         208310,
     ),
+    "anthropic-max-tokens": (
+        400,
+        {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": "input length and `max_tokens` exceed context limit: 23975 + 2048 "
+                "> 24000, decrease input length or `max_tokens` and try again",
+            },
+        },
+        23975,
+    ),
     "openai-chat": (
         400,
         {
@@ -96,7 +108,13 @@ def test_each_providers_overflow_is_recognized(name: str) -> None:
     assert window_limit(message) == LIMITS.get(name)
 
 
-LIMITS = {"anthropic": 200000, "openai-chat": 128000, "gemini": 1048575, "vllm": 32768}
+LIMITS = {
+    "anthropic": 200000,
+    "anthropic-max-tokens": 24000,
+    "openai-chat": 128000,
+    "gemini": 1048575,
+    "vllm": 32768,
+}
 
 
 @pytest.mark.parametrize(

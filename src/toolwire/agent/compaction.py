@@ -105,6 +105,15 @@ class Compactor:
         planned = prepare_compaction(
             session.history, budget, cwd=session.cwd, target=session.active, focus=focus
         )
+        if planned.empty and forced:  # asked for: keep only the last step verbatim
+            planned = prepare_compaction(
+                session.history,
+                budget,
+                cwd=session.cwd,
+                target=session.active,
+                focus=focus,
+                tail_share=0.0,
+            )
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(

@@ -90,6 +90,9 @@ async def serve_on(
 
 async def _take_in(agent: ToolwireAgent, params: dict[str, Any]) -> None:
     """What the client said in an ``initialize`` answered early: capabilities, profile."""
+    # The raw params too: the SDK's model drops the capabilities it does not know yet
+    # (``session.compaction``, ``session.notices``), which the agent reads from them.
+    agent.on_received({"jsonrpc": "2.0", "method": "initialize", "params": params})
     request = InitializeRequest.model_validate(params)
     await agent.initialize(
         protocol_version=request.protocol_version,

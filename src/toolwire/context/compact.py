@@ -39,7 +39,8 @@ from toolwire.handoff import Handoff, HandoffPlan, Summary, plan_handoff
 from toolwire.handoff.budget import cut_middle
 from toolwire.handoff.extractive import extractive_summary, user_requests
 from toolwire.handoff.tail import sanitize_tail
-from toolwire.history import Message, Part, TextPart, ToolResultPart
+from toolwire.history import Message, Part, TextPart, ToolCallPart, ToolResultPart
+from toolwire.updates.titles import shorten
 
 PREAMBLE = (
     "Earlier turns of this session were compacted to fit the model's context window and are\n"
@@ -53,6 +54,7 @@ TOOLS_SHARE = 0.20
 MIN_AVAILABLE = 1024
 """Tokens a compaction plans with even when the system prompt and tools fill the window."""
 MIN_PART_BYTES = 400
+_SUBJECTS = ("file_path", "path", "command", "pattern", "url", "query")
 FIT_SHARE = 0.70
 """What a compacted request may fill at most, tail cut to fit included."""
 
@@ -197,10 +199,12 @@ def prepare_compaction(
     cwd: str | None = None,
     target: str | None = None,
     focus: str | None = None,
+    tail_share: float = TAIL_SHARE,
 ) -> CompactionPlan:
-    """Plan the compaction of the whole ``history`` within ``budget``."""
+    """Plan the compaction of the whole ``history`` within ``budget``; ``tail_share`` of
+    the room goes to the verbatim tail (0: only the last step)."""
     end = len(history)
-    start = recent_start(history, end, budget.share(TAIL_SHARE), budget.ratio)
+    start = recent_start(history, end, budget.share(tail_share), budget.ratio)
     tool_chars = budget.chars(budget.share(TOOLS_SHARE))
     plan = plan_handoff(
         history,
@@ -281,8 +285,9 @@ def _fit_tail(handoff: Handoff, budget: Budget) -> tuple[Handoff, tuple[Cut, ...
     ]
     fixed = sum(message_bytes(m) for m in tail) - sum(size for size, _, _ in sizes)
     cap = _cap([size for size, _, _ in sizes], budget.chars(max(0, room)) - fixed)
+    calls = {c.id: c for m in tail for c in m.tool_calls()}
     cuts = tuple(
-        Cut(m, p, cap, _label(tail[m].parts[p], size)) for size, m, p in sizes if size > cap
+        Cut(m, p, cap, _label(tail[m].parts[p], size, calls)) for size, m, p in sizes if size > cap
     )
     return dataclasses.replace(handoff, tail=tuple(_apply_cuts(tail, cuts))), cuts
 
@@ -328,10 +333,17 @@ def _text(part: Part) -> str:
     return part.text if isinstance(part, TextPart) else ""
 
 
-def _label(part: Part, size: int) -> str:
-    if isinstance(part, ToolResultPart):
-        return f"a {part.name} result of {size} chars"
-    return f"a message of {size} chars"
+def _label(part: Part, size: int, calls: Mapping[str, ToolCallPart]) -> str:
+    """What was cut, for people: ``the Read result of src/big.log (90011 chars)``."""
+    if not isinstance(part, ToolResultPart):
+        return f"a message of {size} chars"
+    call = calls.get(part.call_id)
+    args = call.arguments if call is not None and isinstance(call.arguments, Mapping) else {}
+    subject = next((args[k] for k in _SUBJECTS if isinstance(args.get(k), str)), None)
+    what = (
+        f"the {part.name} result of {shorten(subject, 60)}" if subject else f"a {part.name} result"
+    )
+    return f"{what} ({size} chars)"
 
 
 def _k(tokens: int) -> str:

@@ -18,6 +18,7 @@ PHRASES: Final = re.compile(
     "|".join(
         (
             r"prompt is too long",  # Anthropic
+            r"exceed context limit",  # Anthropic, when the input fits but not with max_tokens
             r"maximum context length",  # OpenAI Chat, vLLM, DeepSeek, OpenRouter
             r"context[ _-]length[ _-]exceeded",
             r"exceeds? the context window",  # OpenAI Responses
@@ -38,6 +39,7 @@ PHRASES: Final = re.compile(
 STATUSES: Final = frozenset({400, 413, 422, 500})
 COUNTED: Final = re.compile(
     r"(\d+) tokens? >"  # Anthropic: "prompt is too long: 25123 tokens > 24000 maximum"
+    r"|context limit: (\d+) \+"  # Anthropic: "...exceed context limit: 23975 + 2048 > 24000"
     r"|resulted in (\d+) tokens"  # OpenAI Chat, vLLM
     r"|input token count \(?(\d+)"  # Gemini
     r"|prompt contains (\d+) tokens"  # Mistral
@@ -55,6 +57,7 @@ def is_context_overflow(status: int, message: str, code: str | None = None) -> b
 
 LIMIT: Final = re.compile(
     r"tokens? > (\d+) maximum"  # Anthropic
+    r"|context limit: \d+ \+ \d+ > (\d+)"  # Anthropic, input and max_tokens
     r"|maximum context length is (\d+)"  # OpenAI Chat, vLLM, DeepSeek
     r"|maximum number of tokens allowed \(?(\d+)"  # Gemini
     r"|model with (\d+) maximum context length"  # Mistral
