@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -49,9 +49,13 @@ class Received:
 
 
 class FakeServer:
-    """``with FakeServer() as server: server.script(Reply(...)); ... server.url``."""
+    """``with FakeServer() as server: server.script(Reply(...)); ... server.url``.
 
-    def __init__(self) -> None:
+    ``respond``: a function that answers each request instead of the script (a fake that
+    decides by what it was sent, e.g. one that enforces a context window)."""
+
+    def __init__(self, respond: Callable[[Received], Reply] | None = None) -> None:
+        self.respond = respond
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
         self.disconnected = threading.Event()  # a trickle write failed: the client left
@@ -93,10 +97,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(length)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.fake.requests.append(Received("POST", self.path, headers, body))
-        reply = (
-            self.fake.replies.popleft() if self.fake.replies else Reply(500, [b"no scripted reply"])
-        )
+        received = Received("POST", self.path, headers, body)
+        self.fake.requests.append(received)
+        if self.fake.respond is not None:
+            reply = self.fake.respond(received)
+        elif self.fake.replies:
+            reply = self.fake.replies.popleft()
+        else:
+            reply = Reply(500, [b"no scripted reply"])
         self.close_connection = True
         if reply.delay_headers and self.fake.stopping.wait(reply.delay_headers):
             return

@@ -52,6 +52,21 @@ default_backend = "local"
     return path
 
 
+def windowed_config(
+    tmp: Path, url: str, *, local: int | None = None, claude: int | None = None, extra: str = ""
+) -> Path:
+    """``write_config`` with one upstream for both, ``context_window`` on ``local`` (qwen3)
+    and/or ``claude`` (claude-up) when given."""
+    path = write_config(tmp, url, url, extra)
+    text = path.read_text()
+    for model, window in (("qwen3", local), ("claude-up", claude)):
+        if window is not None:
+            line = f'model = "{model}"'
+            text = text.replace(line, f"{line}\ncontext_window = {window}")
+    path.write_text(text)
+    return path
+
+
 @contextmanager
 def running(settings: ProxySettings, store: ProxyStore | None = None) -> Iterator[str]:
     """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""

@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
+from toolwire.context import is_context_overflow
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -30,6 +31,7 @@ from toolwire.proxy.errors import (
     ProxyError,
     RequestTimeoutError,
     UnauthorizedError,
+    UpstreamError,
 )
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Plan, plan
@@ -41,6 +43,9 @@ from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
 
 _T = TypeVar("_T")
+# A request the upstream refused as too long is compacted into this share of the usual
+# budget and sent once more (as the agent recovers: toolwire.context).
+RETRY_SQUEEZE = 0.6
 NESTED = "the request is nested too deeply"
 UNENCODABLE = "the request holds text that cannot be encoded (a lone surrogate?)"
 
@@ -92,7 +97,15 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
-        opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
+        try:
+            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
+        except UpstreamError as e:
+            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
+                raise
+            # The upstream counted more than the estimate: compact tighter, once.
+            self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
+            p = await self._plan(body, request, record=True, squeeze=RETRY_SQUEEZE)
+            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
@@ -106,7 +119,7 @@ class Proxy:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         body = await self._body(request)
         p = await self._plan(body, request, record=False)
-        return JSONResponse({"input_tokens": p.input_tokens})
+        return JSONResponse({"input_tokens": p.reported_tokens})
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
@@ -141,9 +154,12 @@ class Proxy:
 
     # -- helpers ------------------------------------------------------------------------
 
-    async def _plan(self, body: Any, request: Request, *, record: bool) -> Plan:
+    async def _plan(
+        self, body: Any, request: Request, *, record: bool, squeeze: float | None = None
+    ) -> Plan:
         args = (body, request.headers, self.settings, self.store)
-        return await self._with_store(partial(plan, *args, record=record, client=self.client))
+        work = partial(plan, *args, record=record, client=self.client, squeeze=squeeze)
+        return await self._with_store(work)
 
     def _count(self, p: Plan, opened: Opened, streamed: bool) -> None:
         """The metrics of a request whose upstream answered."""
@@ -159,6 +175,10 @@ class Proxy:
         add("toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend)
         if streamed:
             add("toolwire_proxy_streams_total")
+        if p.compacted:
+            add("toolwire_proxy_compacted_requests_total")
+        if p.compacted_now:
+            add("toolwire_proxy_compactions_total", backend=p.route.backend)
 
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""

@@ -27,6 +27,7 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from toolwire.proxy.scale import Scale
 
 Payload = dict[str, Any]
 
@@ -34,12 +35,21 @@ Payload = dict[str, Any]
 class AnthropicEncoder:
     """One response's encoder: ``start()``, then ``feed(event)`` for each event."""
 
-    def __init__(self, model: str, *, input_tokens: int = 0, json_args: bool = True) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        input_tokens: int = 0,
+        json_args: bool = True,
+        scale: Scale | None = None,
+    ) -> None:
         """``json_args``: argument pieces are JSON text (false for tag-format tool calls,
-        whose parsed arguments are then sent whole when the call ends)."""
+        whose parsed arguments are then sent whole when the call ends); ``scale``: input
+        tokens are reported as a share of the client's window (``scale.py``)."""
         self.model = model
         self._json_args = json_args
-        self.input_tokens = input_tokens
+        self._scale = scale
+        self.input_tokens = input_tokens if scale is None else scale(input_tokens)
         self._index = -1
         self._open: str | None = None  # kind of the open block: text, thinking, tool_use
         self._open_call: str | None = None
@@ -163,7 +173,8 @@ class AnthropicEncoder:
         output_tokens = usage.output_tokens if usage and usage.output_tokens else 0
         delta_usage: Payload = {"output_tokens": output_tokens}
         if usage and usage.input_tokens is not None:
-            delta_usage["input_tokens"] = usage.input_tokens
+            tokens = usage.input_tokens
+            delta_usage["input_tokens"] = tokens if self._scale is None else self._scale(tokens)
         out.append(
             {
                 "type": "message_delta",

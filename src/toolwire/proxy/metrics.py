@@ -20,6 +20,18 @@ _HELP = {
         "Pass-through requests whose thinking parameter was dropped (a tool loop's turn "
         "had lost its thinking).",
     ),
+    "toolwire_proxy_compactions_total": (
+        "counter",
+        "Histories the proxy compacted to fit a backend's window, by backend.",
+    ),
+    "toolwire_proxy_compacted_requests_total": (
+        "counter",
+        "Requests sent with a compacted history (a compaction's later requests too).",
+    ),
+    "toolwire_proxy_overflow_retries_total": (
+        "counter",
+        "Requests an upstream refused as too long, compacted and sent once more, by backend.",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",

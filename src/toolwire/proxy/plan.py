@@ -1,5 +1,8 @@
 """One request's plan: its session, route, rewritten history, upstream body and relay.
 
+A request over its backend's window is compacted here (``compaction.py``) and the usage
+its answer reports is scaled to the client's window (``scale.py``).
+
 The session's state is read and written in one atomic ``update`` (two proxy processes
 on one Redis or SQLite store cannot lose each other's switch or summary), and the same
 plan serves ``/v1/messages`` and ``count_tokens``, so tokens are counted over exactly
@@ -10,12 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.context import Budget, Window
+from toolwire.history import Message
+from toolwire.proxy.compaction import (
+    compact,
+    compacted_view,
+    continued,
+    fixed_tokens,
+    route_window,
+    too_long,
+)
 from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
@@ -23,8 +37,9 @@ from toolwire.proxy.raw_relay import RawRelay
 from toolwire.proxy.relay import Relay, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
+from toolwire.proxy.scale import Scale, client_window, scale_for
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.state import CompactionPoint, SessionState, session_id
 from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
@@ -35,7 +50,10 @@ class Plan:
     """Where a request goes, what is sent there, and how the answer comes back.
 
     ``passthrough``: the client's body as prepared for an Anthropic backend (None: the
-    request is translated); ``input_tokens``: the estimate of what is sent.
+    request is translated); ``input_tokens``: the estimate of what is sent (as the
+    backend counts, unscaled); ``scale``: how input tokens are reported to the client
+    (None: as they are); ``compacted``: the history went as the proxy's compaction of it,
+    ``compacted_now``: that compaction was made for this request.
     """
 
     session: str
@@ -46,6 +64,51 @@ class Plan:
     switched: bool
     input_tokens: int
     relay: Relay
+    scale: Scale | None = None
+    compacted: bool = False
+    compacted_now: bool = False
+
+    @property
+    def reported_tokens(self) -> int:
+        """``input_tokens`` as the client is told (``count_tokens``)."""
+        return self.input_tokens if self.scale is None else self.scale(self.input_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """One request's inputs, as every step of its plan reads them."""
+
+    body: Mapping[str, Any]
+    headers: Mapping[str, str]
+    settings: ProxySettings
+    client: httpx2.AsyncClient | None
+    session: str
+    history: tuple[Message, ...]
+    client_window: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    """What the session's state decided: the route, the view to send, the window."""
+
+    chosen: Route
+    view: View
+    switched: bool
+    produced: dict[str, str]
+    level: str
+    window: Window
+    compacted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """The upstream request of a view, and its estimate."""
+
+    prepared: Prepared | None
+    raw: RawRelay | None
+    backend: TappableBackend
+    request: ModelRequest
+    tokens: int
 
 
 def plan(
@@ -56,41 +119,111 @@ def plan(
     *,
     record: bool = True,
     client: httpx2.AsyncClient | None = None,
+    squeeze: float | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
-    ``client``: the HTTP client the backend sends with (the proxy's)."""
+    ``client``: the HTTP client the backend sends with (the proxy's). A request over its
+    backend's window is compacted (``compaction.py``), or refused if that is off; a
+    ``count_tokens`` plan (no ``record``) only counts. ``squeeze``: compact whatever the
+    estimate says, into that share of the usual budget (the upstream refused the
+    request as too long though the estimate said it fits)."""
     body = parse_request(body)
-    sid = session_id(body, headers)
-    history = import_history(body)
+    r = _Request(
+        body,
+        headers,
+        settings,
+        client,
+        session_id(body, headers),
+        import_history(body),
+        client_window(str(body["model"]), headers),
+    )
+    decide = partial(_decide, r, record)
+    d = store.update(r.session, decide) if record else decide(store.load(r.session))
+    built, now = _fit(r, d, store, record=record, squeeze=squeeze)
+    scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
+    if built.raw is not None:
+        built.raw.scale = scale
+    relay: Relay = built.raw or _translated(settings, d.chosen, str(body["model"]), built, scale)
+    return Plan(
+        r.session,
+        d.chosen,
+        built.backend,
+        built.request,
+        built.prepared,
+        d.switched,
+        built.tokens,
+        relay,
+        scale,
+        compacted=d.compacted or now,
+        compacted_now=now,
+    )
 
-    def decide(state: SessionState) -> tuple[Route, View, bool, dict[str, str]]:
-        chosen = route(body["model"], state, settings)
-        if chosen.backend not in settings.config.backends:
-            raise BadRequestError(
-                f"model {body['model']!r} routes to unknown backend {chosen.backend!r}"
-            )
-        switched = record and state.record(chosen.backend, len(history))
-        view, _ = rewrite(history, state, chosen.backend, settings.config.handoff)
-        return chosen, view, switched, dict(state.produced)
 
-    if record:
-        chosen, view, switched, produced = store.update(sid, decide)
-    else:
-        chosen, view, switched, produced = decide(store.load(sid))
+def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
+    """Route, record, and the view to send: the session's compaction if the history
+    continues it, else the switch rewrite (``rewrite.py``)."""
+    settings, history = r.settings, r.history
+    chosen = route(r.body["model"], state, settings)
+    if chosen.backend not in settings.config.backends:
+        raise BadRequestError(
+            f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
+        )
+    switched = record and state.record(chosen.backend, len(history))
     level = passthrough_level(settings, chosen.backend)
+    window = route_window(settings, chosen, level=level, client=r.client_window)
+    produced = dict(state.produced)
+    point = continued(state, chosen.backend, history) if settings.compaction else None
+    if point is None:
+        view, _ = rewrite(history, state, chosen.backend, settings.config.handoff)
+    else:
+        view = compacted_view(history, point, target=chosen.backend, produced=produced)
+    return _Decision(chosen, view, switched, produced, level, window, point is not None)
+
+
+def _fit(
+    r: _Request, d: _Decision, store: ProxyStore, *, record: bool, squeeze: float | None
+) -> tuple[_Built, bool]:
+    """The request built from the decided view, or, when that is over the window, from
+    a new compaction (recorded with ``record``); True when compacted here.
+
+    Over the window with compaction off: a ``/v1/messages`` request is refused with
+    Anthropic's "prompt is too long"; ``count_tokens`` just counts it.
+    """
+    built = _build(r, d, d.view)
+    fits = built.tokens <= d.window.room and squeeze is None
+    if fits or not (r.settings.compaction or record):
+        return built, False
+    if not r.settings.compaction:
+        raise too_long(built.tokens, d.window, d.chosen.backend)
+    history, target = r.history, d.chosen.backend
+    fixed = fixed_tokens(built.request)
+    budget = Budget(d.window, fixed, squeeze=squeeze or 1.0)
+    point = compact(history, budget, target=target)
+    if record:
+        store.update(r.session, partial(_compacted, target, point))
+    view = compacted_view(history, point, target=target, produced=d.produced)
+    return _build(r, d, view), True
+
+
+def _build(r: _Request, d: _Decision, view: View) -> _Built:
+    """The upstream request for ``view``: the prepared body, the backend, the estimate."""
     prepared = None
-    if level != "off":
-        prepared = _passthrough(body, headers, chosen, view, level, produced)
+    if d.level != "off":
+        prepared = _passthrough(r.body, r.headers, d.chosen, view, d.level, d.produced)
     # A pass-through relays the upstream's own bytes; anything else is encoded back.
     raw = None if prepared is None else RawRelay()
-    key = headers.get("x-api-key") or None
+    key = r.headers.get("x-api-key") or None
     attach = None if raw is None else raw.attach
-    backend = make_backend(chosen, settings, key, prepared=prepared, attach=attach, client=client)
-    request = to_model_request(body, view.messages)
-    tokens = estimate_tokens(backend, request)
-    relay: Relay = raw or _translated(settings, chosen, str(body["model"]), tokens)
-    return Plan(sid, chosen, backend, request, prepared, switched, tokens, relay)
+    backend = make_backend(
+        d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client
+    )
+    request = to_model_request(r.body, view.messages)
+    return _Built(prepared, raw, backend, request, estimate_tokens(backend, request))
+
+
+def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> None:
+    state.compactions[backend] = point
 
 
 def passthrough_level(settings: ProxySettings, name: str) -> str:
@@ -101,10 +234,12 @@ def passthrough_level(settings: ProxySettings, name: str) -> str:
     return config.passthrough or default_level(config.base_url)
 
 
-def _translated(settings: ProxySettings, chosen: Route, model: str, tokens: int) -> Relay:
+def _translated(
+    settings: ProxySettings, chosen: Route, model: str, built: _Built, scale: Scale | None
+) -> Relay:
     """A relay that encodes the backend's events back into Anthropic's stream."""
     json_args = settings.config.backend(chosen.backend).tool_format == "native"
-    return TranslatedRelay(model, input_tokens=tokens, json_args=json_args)
+    return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
 
 
 def _passthrough(

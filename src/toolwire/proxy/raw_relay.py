@@ -24,18 +24,22 @@ from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import Payload, accumulate, error_payload, sse_bytes
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.scale import Scale
 from toolwire.proxy.upstream import Opened
 from toolwire.sse import SSEDecoder, SSEEvent
 
 MALFORMED = "malformed stream event: not a JSON object"  # the decoders' words for it
+_USAGE = ("message_start", "message_delta")  # the events whose usage is scaled
 
 
 class RawRelay:
     """One pass-through response: its tap keeps the upstream's bytes, and the backend's
     decoder (``attach``) says where events end and what each one holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, scale: Scale | None = None) -> None:
         self._decoder: AnthropicDecoder | None = None
+        self.scale = scale
+        """Usage reported as a share of the client's window (``scale.py``); None: as sent."""
         self._data = bytearray()  # received, not yet relayed
         self._relayed = 0  # stream offset of ``_data[0]``
         # Parsed by the decoder: not yet relayed (streaming), or all of them (collect).
@@ -72,6 +76,8 @@ class RawRelay:
         del self._data[:cut]
         self._relayed += cut
         events, self._events = self._events, []
+        if self.scale is not None:
+            out = _rescaled(out, events, self.scale)
         last = next((i for i, e in enumerate(events) if _ends(e)), None)
         if last is None:
             return out
@@ -144,10 +150,35 @@ class RawRelay:
             message = str(error.get("message") or "the upstream stream ended early")
             raise UpstreamError(529 if kind == "overloaded_error" else 500, kind, message)
         try:
-            return accumulate(payloads)
+            whole = accumulate(payloads)
         except (LookupError, TypeError, ValueError) as e:
             message = f"the upstream's events do not make one message ({type(e).__name__})"
             raise UpstreamError(500, "api_error", message) from e
+        return whole if self.scale is None else self.scale.payload(whole)
+
+
+def _rescaled(out: bytes, events: list[tuple[str, Payload | None]], scale: Scale) -> bytes:
+    """``out`` with the usage of its ``message_start`` and ``message_delta`` events scaled.
+
+    Those events come once per stream each, so the other chunks pass untouched and only
+    a chunk holding one is parsed again for where its events end; the event is written
+    anew from its parsed payload (the same JSON, the usage changed).
+    """
+    marked = [i for i, (_, p) in enumerate(events) if p is not None and p.get("type") in _USAGE]
+    if not marked:
+        return out
+    ends = _event_ends(out)
+    pieces, done = [], 0
+    for i in marked:
+        if i >= len(ends):
+            break  # not in ``out``: an event ``close()`` delivered without its blank line
+        start = ends[i - 1] if i else 0
+        payload = events[i][1]
+        assert payload is not None  # marked only with one
+        pieces += [out[done:start], sse_bytes(scale.payload(payload))]
+        done = ends[i]
+    pieces.append(out[done:])
+    return b"".join(pieces)
 
 
 def _ends(event: tuple[str, Payload | None]) -> bool:

@@ -21,6 +21,7 @@ from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.scale import Scale
 from toolwire.proxy.upstream import Opened
 
 
@@ -46,14 +47,20 @@ class TranslatedRelay:
 
     tap: Tap | None = None
 
-    def __init__(self, model: str, *, input_tokens: int, json_args: bool) -> None:
+    def __init__(
+        self, model: str, *, input_tokens: int, json_args: bool, scale: Scale | None = None
+    ) -> None:
         self._model = model
         self._input_tokens = input_tokens
         self._json_args = json_args
+        self._scale = scale
 
     def _encoder(self) -> AnthropicEncoder:
         return AnthropicEncoder(
-            self._model, input_tokens=self._input_tokens, json_args=self._json_args
+            self._model,
+            input_tokens=self._input_tokens,
+            json_args=self._json_args,
+            scale=self._scale,
         )
 
     def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:

@@ -16,6 +16,8 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     body_timeout = 60.0              # seconds it then has to send the whole body
     keep_alive_timeout = 5           # seconds an idle connection is kept between requests
     max_connections = 256            # more get 529 (but /healthz answers), then are refused
+    scale_usage = true               # input tokens reported as a share of Claude's window
+    compaction = true                # compact a request over its backend's window (else a 400)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -57,6 +59,8 @@ class ProxyTable(Table):
     body_timeout: PositiveFloat = DEFAULT_BODY_TIMEOUT
     keep_alive_timeout: PositiveInt = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: PositiveInt = DEFAULT_MAX_CONNECTIONS
+    scale_usage: bool = True
+    compaction: bool = True
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -79,6 +83,10 @@ class ProxySettings:
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    scale_usage: bool = True
+    """Report input tokens scaled to Claude's window when the backend's is smaller."""
+    compaction: bool = True
+    """Compact a request over its backend's window; False: refuse it ("prompt is too long")."""
     models: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -100,6 +108,8 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySett
         "body_timeout": table.body_timeout,
         "keep_alive_timeout": table.keep_alive_timeout,
         "max_connections": table.max_connections,
+        "scale_usage": table.scale_usage,
+        "compaction": table.compaction,
         "models": dict(table.models),
     }
     values.update({k: v for k, v in overrides.items() if v is not None})

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolwire.proxy.errors import BadRequestError
 
@@ -68,6 +68,20 @@ def _found_session(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     return IMPLICIT_SESSION
 
 
+class CompactionPoint(NamedTuple):
+    """Where the proxy compacted a session's history for one backend: the compaction of
+    ``history[:end]`` stands for it on every later request, rebuilt from ``record``
+    byte for byte (so the upstream's prompt cache keeps working)."""
+
+    end: int
+    """The length of the neutral history that was compacted."""
+    first: str
+    """A digest of its first message: a history that no longer starts with it (the client
+    compacted on its own) is not continued by this compaction."""
+    record: dict[str, Any]
+    """``toolwire.context.Compaction.record()``: the block and where the tail was."""
+
+
 @dataclass(slots=True)
 class SessionState:
     """A session's routing state.
@@ -76,7 +90,8 @@ class SessionState:
     pairs, the switch point being the length of the neutral history when it happened;
     ``summaries``: the handoff summary computed for each switch point (computed once);
     ``produced``: provenance key -> the backend that produced that assistant turn
-    (``provenance.py``), oldest first.
+    (``provenance.py``), oldest first; ``compactions``: backend -> the proxy's latest
+    compaction for it (``compaction.py``).
     """
 
     forced: str | None = None
@@ -84,15 +99,18 @@ class SessionState:
     switches: list[tuple[int, str]] = field(default_factory=list)
     summaries: dict[str, str] = field(default_factory=dict)
     produced: dict[str, str] = field(default_factory=dict)
+    compactions: dict[str, CompactionPoint] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        data = {
+        data: dict[str, Any] = {
             "forced": self.forced,
             "last": self.last_backend,
             "switches": self.switches,
             "summaries": self.summaries,
             "produced": self.produced,
         }
+        if self.compactions:  # absent otherwise: the same JSON as before compactions
+            data["compactions"] = {k: list(v) for k, v in self.compactions.items()}
         return json.dumps(data)
 
     @classmethod
@@ -101,7 +119,11 @@ class SessionState:
         switches = [(int(at), str(name)) for at, name in data.get("switches", [])]
         summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
-        return cls(data.get("forced"), data.get("last"), switches, summaries, produced)
+        compactions = {
+            str(k): CompactionPoint(int(end), str(first), dict(record))
+            for k, (end, first, record) in data.get("compactions", {}).items()
+        }
+        return cls(data.get("forced"), data.get("last"), switches, summaries, produced, compactions)
 
     def remember(self, keys: list[str], backend: str) -> None:
         """Record that ``backend`` produced the turn with these provenance ``keys``."""
@@ -127,6 +149,7 @@ __all__ = [
     "IMPLICIT_SESSION",
     "MAX_PRODUCED",
     "SESSION_HEADERS",
+    "CompactionPoint",
     "SessionState",
     "check_session",
     "session_id",
