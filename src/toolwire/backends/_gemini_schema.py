@@ -120,8 +120,9 @@ class _Converter:
             if isinstance(branch, dict) and types_of(branch) == ["null"]:
                 nullable = True
                 continue
-            base = {"type": node["type"]} if node.get("type") and isinstance(branch, dict) else {}
-            kept.append(self.convert({**base, **branch}, refs, depth + 1))
+            if isinstance(branch, dict) and node.get("type") and "type" not in branch:
+                branch = {"type": node["type"], **branch}
+            kept.append(self.convert(branch, refs, depth + 1))
         if not kept:
             out: Schema = {"type": "string"}
         elif len(kept) == 1:
@@ -145,7 +146,11 @@ class _Converter:
         fmt = node.get("format")
         if isinstance(fmt, str) and fmt in FORMATS.get(kind, ()):
             out["format"] = fmt
-        for key in (*_COUNTS.get(kind, ()), *(_BOUNDS if kind in ("number", "integer") else ())):
+        for key in _COUNTS.get(kind, ()):
+            value = node.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                out[key] = value
+        for key in _BOUNDS if kind in ("number", "integer") else ():
             value = node.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 out[key] = value
@@ -158,9 +163,13 @@ class _Converter:
         properties = node.get("properties")
         if not isinstance(properties, dict) or not properties:
             raise InexpressibleError("an object without properties")
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict) and extra:
+            raise InexpressibleError("described extra properties")
         converted = {k: self.convert(v, refs, depth + 1) for k, v in properties.items()}
         listed = node.get("required")
-        required = [r for r in listed if r in converted] if isinstance(listed, list) else []
+        names = listed if isinstance(listed, list) else []
+        required = [r for r in names if isinstance(r, str) and r in converted]
         fields: Schema = {"properties": converted}
         if required:
             fields["required"] = list(dict.fromkeys(required))
@@ -242,8 +251,8 @@ def _text(value: Any) -> str:
 def _merge_all_of(node: Schema) -> Schema:
     """``allOf`` folded into its node: properties and requirements of every branch."""
     out = {k: v for k, v in node.items() if k != "allOf"}
-    properties: dict[str, Any] = dict(out.get("properties") or {})
-    required: list[str] = list(out.get("required") or [])
+    properties: dict[str, Any] = _mapping(out.get("properties"))
+    required: list[Any] = _listing(out.get("required"))
     for branch in node["allOf"]:
         if not isinstance(branch, dict):
             continue
@@ -262,6 +271,14 @@ def _merge_all_of(node: Schema) -> Schema:
     if required:
         out["required"] = list(dict.fromkeys(required))
     return out
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _listing(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
 
 
 __all__ = ["FORMATS", "MAX_DEPTH", "TYPES", "InexpressibleError", "declaration_schema", "to_subset"]

@@ -130,25 +130,35 @@ def local_target(root: Schema, ref: Any) -> Schema | None:
 def _flatten(schema: Schema, root: Schema) -> Schema:
     """The top-level combinators merged into the object itself (see ``object_schema``)."""
     out: Schema = {k: v for k, v in schema.items() if k not in _COMBINATORS}
-    properties: dict[str, Any] = dict(out.get("properties") or {})
-    required: list[str] = list(out.get("required") or [])
+    given = out.get("properties")
+    properties: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    listed = out.get("required")
+    required: list[Any] = list(listed) if isinstance(listed, list) else []
     for key in _COMBINATORS:
         branches = [local_target(root, b.get("$ref")) or b for b in _dicts(schema.get(key))]
         if not branches:
             continue
         flat = [_flatten(b, root) if any(k in b for k in _COMBINATORS) else b for b in branches]
         for branch in flat:
-            for name, sub in (branch.get("properties") or {}).items():
-                properties.setdefault(name, sub)
-        sets = [set(b.get("required") or []) for b in flat]
+            branch_properties = branch.get("properties")
+            if isinstance(branch_properties, dict):
+                for name, sub in branch_properties.items():
+                    properties.setdefault(name, sub)
+        sets = [{r for r in _listing(b.get("required")) if isinstance(r, str)} for b in flat]
         # allOf: each branch's requirements hold; anyOf/oneOf: only the shared ones.
         both = set.union(*sets) if key == "allOf" else set.intersection(*sets)
-        required += [n for b in flat for n in b.get("required") or [] if n in both]
+        required += [
+            n for b in flat for n in _listing(b.get("required")) if isinstance(n, str) and n in both
+        ]
     if properties:
         out["properties"] = properties
     if required:
         out["required"] = list(dict.fromkeys(required))
     return out
+
+
+def _listing(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _dicts(value: Any) -> list[Schema]:
