@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from toolwire.backends._names import ANTHROPIC, GEMINI, OPENAI, NameRule, ToolNa
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.gemini import GeminiBackend
+from toolwire.backends.replay import ReplayBackend
 from toolwire.events import ToolCallEnd, ToolCallStart
 from toolwire.history import Message, ToolCallPart, ToolResultPart, ToolSpec, tool_results, user
 
@@ -167,3 +170,13 @@ def test_gemini_call_under_a_rewritten_name_reaches_the_agent_as_offered() -> No
         )
         events = collect(backend.stream(request))
     assert [s.name for s in find(events, ToolCallStart)] == [offered]
+
+
+def test_a_replayed_recording_maps_wire_names_back_too(tmp_path: Path) -> None:
+    request = _loop_request()
+    wire = ToolNames.build([BAD], GEMINI).wire(BAD)
+    row = {"provider": "gemini", "body": _gemini_call(wire).decode()}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    events = collect(ReplayBackend(name="r", cassette=path).stream(request))
+    assert [s.name for s in find(events, ToolCallStart)] == [BAD]

@@ -12,10 +12,14 @@ each compute it from the same request instead of sharing state.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from toolwire.events import Event, ToolCallStart
+from toolwire.history import ToolSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,15 @@ OPENAI = NameRule("a-zA-Z0-9_-", 64)
 """a-z, A-Z, 0-9, ``_`` and ``-``, at most 64 (Chat ``function.name``, Responses ``name``)."""
 GEMINI = NameRule("a-zA-Z0-9_.:-", 64, first="a-zA-Z_")
 """Starts with a letter or ``_``; letters, digits, ``_ . : -``; at most 64."""
+
+
+RULES: dict[str, NameRule] = {
+    "anthropic": ANTHROPIC,
+    "openai-chat": OPENAI,
+    "openai-responses": OPENAI,
+    "gemini": GEMINI,
+}
+"""Each wire format's rule (a recorded response names the format, not the backend)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,5 +98,19 @@ class ToolNames:
         """The offered name for a name the model used (unknown names pass unchanged)."""
         return self.to_original.get(wire, wire)
 
+    def restore(self, event: Event) -> Event:
+        """``event`` with a call's wire name back to the offered one."""
+        if isinstance(event, ToolCallStart) and event.name in self.to_original:
+            return dataclasses.replace(event, name=self.to_original[event.name])
+        return event
 
-__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "NameRule", "ToolNames"]
+
+def rewritten(tools: Sequence[ToolSpec], rule: NameRule | None) -> ToolNames | None:
+    """The map for ``tools`` when the rule rewrites any of their names, else None."""
+    if rule is None:
+        return None
+    names = ToolNames.build((t.name for t in tools), rule)
+    return names if names.to_wire else None
+
+
+__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "RULES", "NameRule", "ToolNames", "rewritten"]

@@ -18,7 +18,6 @@ and closes it with the response: right for one-shots, a new connection every tim
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import random
 from abc import ABC, abstractmethod
@@ -36,7 +35,7 @@ from toolwire.backends._failures import (
     reason,
     retry_after,
 )
-from toolwire.backends._names import NameRule, ToolNames
+from toolwire.backends._names import NameRule, rewritten
 from toolwire.backends._secrets import scrub
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
@@ -44,7 +43,7 @@ from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
-from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd, ToolCallStart
+from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
 
 _MAX_ERROR_BODY = 65536
 
@@ -132,7 +131,8 @@ class HTTPBackend(ABC):
         self._body = None  # sent from here on: a long-lived backend need not hold it
         native = self.tool_format == "native"
         adapter = None if native else TagAdapter(self.tool_format, request.tools)
-        names = self._tool_names(request) if native else None
+        # Names the builder rewrote for this provider come back as the ones offered.
+        names = rewritten(request.tools, self.name_rule) if native else None
         async with AsyncExitStack() as stack:
             client = self._client
             if client is None:  # a private one, for this response only (module doc)
@@ -142,18 +142,9 @@ class HTTPBackend(ABC):
             try:
                 async with aclosing(events):
                     async for event in events:
-                        if names is not None and isinstance(event, ToolCallStart):
-                            event = dataclasses.replace(event, name=names.original(event.name))
-                        yield event
+                        yield names.restore(event) if names else event
             finally:
                 await response.aclose()
-
-    def _tool_names(self, request: ModelRequest) -> ToolNames | None:
-        """The offered names the builder rewrote (None: none), to map the calls back."""
-        if self.name_rule is None:
-            return None
-        names = ToolNames.build((t.name for t in request.tools), self.name_rule)
-        return names if names.to_wire else None
 
     def decoder(self) -> Decoder:
         """A decoder for one response body (a subclass may watch what it parses)."""
