@@ -19,7 +19,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolwire.backends._schema import Schema, local_target, object_schema, types_of, with_note
+from toolwire.backends._schema import (
+    Schema,
+    local_target,
+    merge_all_of,
+    object_schema,
+    types_of,
+    with_note,
+)
 
 MAX_DEPTH = 32
 """Deeper nesting than this is treated as inexpressible (it only comes from generators)."""
@@ -84,7 +91,10 @@ class _Converter:
             siblings = {k: v for k, v in node.items() if k != "$ref"}
             return self.convert({**self.resolve(ref), **siblings}, (*refs, ref), depth + 1)
         if isinstance(node.get("allOf"), list):
-            return self.convert(_merge_all_of(node), refs, depth + 1)
+            merged = merge_all_of(node)
+            if merged is None:
+                raise InexpressibleError("a composed allOf branch")
+            return self.convert(merged, refs, depth + 1)
         branches = node.get("anyOf", node.get("oneOf"))
         if isinstance(branches, list):
             return self.union(node, branches, refs, depth)
@@ -246,39 +256,6 @@ def _notes(node: Schema, out: Schema) -> Schema:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _merge_all_of(node: Schema) -> Schema:
-    """``allOf`` folded into its node: properties and requirements of every branch."""
-    out = {k: v for k, v in node.items() if k != "allOf"}
-    properties: dict[str, Any] = _mapping(out.get("properties"))
-    required: list[Any] = _listing(out.get("required"))
-    for branch in node["allOf"]:
-        if not isinstance(branch, dict):
-            continue
-        if "$ref" in branch or "allOf" in branch or "anyOf" in branch or "oneOf" in branch:
-            raise InexpressibleError("a composed allOf branch")
-        for key, value in branch.items():
-            if key == "properties" and isinstance(value, dict):
-                for name, sub in value.items():
-                    properties.setdefault(name, sub)
-            elif key == "required" and isinstance(value, list):
-                required += value
-            else:
-                out.setdefault(key, value)
-    if properties:
-        out["properties"] = properties
-    if required:
-        out["required"] = list(dict.fromkeys(required))
-    return out
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return dict(value) if isinstance(value, dict) else {}
-
-
-def _listing(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
 
 
 __all__ = ["FORMATS", "MAX_DEPTH", "TYPES", "InexpressibleError", "declaration_schema", "to_subset"]

@@ -157,6 +157,34 @@ def _flatten(schema: Schema, root: Schema) -> Schema:
     return out
 
 
+def merge_all_of(node: Schema) -> Schema | None:
+    """``allOf`` folded into its node (every branch's properties and requirements).
+
+    None when a branch is itself a reference or a combinator: folding those is the
+    caller's choice (Gemini's converter sends such a tool as JSON Schema).
+    """
+    out = {k: v for k, v in node.items() if k != "allOf"}
+    given = out.get("properties")
+    properties: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    required: list[Any] = list(_listing(out.get("required")))
+    for branch in _dicts(node.get("allOf")):
+        if any(k in branch for k in ("$ref", *_COMBINATORS)):
+            return None
+        for key, value in branch.items():
+            if key == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    properties.setdefault(name, sub)
+            elif key == "required" and isinstance(value, list):
+                required += value
+            else:
+                out.setdefault(key, value)
+    if properties:
+        out["properties"] = properties
+    if required:
+        out["required"] = list(dict.fromkeys(r for r in required if isinstance(r, str)))
+    return out
+
+
 def _listing(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -172,6 +200,7 @@ __all__ = [
     "fill_items",
     "local_target",
     "map_subschemas",
+    "merge_all_of",
     "object_schema",
     "types_of",
     "with_note",
