@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from toolwire.backends._names import ANTHROPIC, ToolNames
+from toolwire.backends._schema import object_schema
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
@@ -44,17 +46,22 @@ def build_body(
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    names = ToolNames.build((t.name for t in request.tools), ANTHROPIC)
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,
-        "messages": _messages(history, backend),
+        "messages": _messages(history, backend, names),
         "stream": True,
     }
     if system:
         body["system"] = system
     if native and request.tools:
         body["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": _schema(t.input_schema)}
+            {
+                "name": names.wire(t.name),
+                "description": t.description,
+                "input_schema": object_schema(t.input_schema, flatten_top=True),
+            }
             for t in request.tools
         ]
     if request.temperature is not None:
@@ -108,18 +115,14 @@ def _last_markable(blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
     return markable[-1] if markable else None
 
 
-def _schema(schema: dict[str, Any]) -> dict[str, Any]:
-    return schema if schema else {"type": "object", "properties": {}}
-
-
-def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
+def _messages(history: list[Message], backend: str, names: ToolNames) -> list[dict[str, Any]]:
     ids = IdMap(64)
     wire_ids: list[str] = []
     out: list[dict[str, Any]] = []
     for message in history:
         if message.role == "assistant":
             wire_ids = ids.turn(c.id for c in message.tool_calls())
-            role, blocks = "assistant", _assistant_blocks(message, backend, wire_ids)
+            role, blocks = "assistant", _assistant_blocks(message, backend, wire_ids, names)
         elif message.role == "tool":
             role, blocks = "user", _result_blocks(message, wire_ids)
         else:
@@ -138,7 +141,9 @@ def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant_blocks(message: Message, backend: str, wire_ids: list[str]) -> list[dict[str, Any]]:
+def _assistant_blocks(
+    message: Message, backend: str, wire_ids: list[str], names: ToolNames
+) -> list[dict[str, Any]]:
     own = {id(p) for p in own_thinking(message, backend)}
     blocks: list[dict[str, Any]] = []
     calls = iter(wire_ids)
@@ -154,7 +159,7 @@ def _assistant_blocks(message: Message, backend: str, wire_ids: list[str]) -> li
                 {
                     "type": "tool_use",
                     "id": next(calls),
-                    "name": part.name,
+                    "name": names.wire(part.name),
                     "input": as_object(part.arguments),
                 }
             )
@@ -188,6 +193,7 @@ class AnthropicBackend(HTTPBackend):
 
     provider = "anthropic"
     wire_format = "anthropic"
+    name_rule = ANTHROPIC
     default_base_url = "https://api.anthropic.com"
 
     def url(self) -> str:

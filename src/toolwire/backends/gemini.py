@@ -22,10 +22,19 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from toolwire.backends._gemini_schema import declaration_schema
+from toolwire.backends._names import GEMINI, ToolNames
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history import (
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+)
 from toolwire.history.pairing import as_object, repair
 
 # ``decode.gemini`` mints ``gemini-<responseId>-<n>`` for calls Gemini sent without an id;
@@ -46,24 +55,26 @@ def build_body(
     config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
     if request.temperature is not None:
         config["temperature"] = request.temperature
-    body: dict[str, Any] = {"contents": _contents(history, backend), "generationConfig": config}
+    names = ToolNames.build((t.name for t in request.tools), GEMINI)
+    contents = _contents(history, backend, names)
+    body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
     if native and request.tools:
-        body["tools"] = [
-            {
-                "functionDeclarations": [
-                    {"name": t.name, "description": t.description, "parameters": t.input_schema}
-                    if t.input_schema
-                    else {"name": t.name, "description": t.description}
-                    for t in request.tools
-                ]
-            }
-        ]
+        body["tools"] = [{"functionDeclarations": [_declaration(t, names) for t in request.tools]}]
     return body
 
 
-def _contents(history: list[Message], backend: str) -> list[dict[str, Any]]:
+def _declaration(tool: ToolSpec, names: ToolNames) -> dict[str, Any]:
+    declaration: dict[str, Any] = {"name": names.wire(tool.name), "description": tool.description}
+    schema = declaration_schema(tool.input_schema)
+    if schema is not None:  # a tool without input leaves it out (an empty OBJECT is refused)
+        key, value = schema
+        declaration[key] = value
+    return declaration
+
+
+def _contents(history: list[Message], backend: str, names: ToolNames) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     calls: list[ToolCallPart] = []
     own_calls = False
@@ -71,11 +82,11 @@ def _contents(history: list[Message], backend: str) -> list[dict[str, Any]]:
         if message.role == "assistant":
             own_calls = message.backend == backend
             calls = message.tool_calls()
-            role, parts = "model", _model_parts(message, own_calls)
+            role, parts = "model", _model_parts(message, own_calls, names)
         elif message.role == "tool":
             results = [p for p in message.parts if isinstance(p, ToolResultPart)]
             role = "user"
-            parts = [_response(c, r, own_calls) for c, r in zip(calls, results, strict=True)]
+            parts = [_response(c, r, own_calls, names) for c, r in zip(calls, results, strict=True)]
         else:
             role = "user"
             parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text]
@@ -88,13 +99,16 @@ def _contents(history: list[Message], backend: str) -> list[dict[str, Any]]:
     return out
 
 
-def _model_parts(message: Message, own: bool) -> list[dict[str, Any]]:
+def _model_parts(message: Message, own: bool, names: ToolNames) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart) and part.text:
             parts.append({"text": part.text})
         elif isinstance(part, ToolCallPart):
-            call: dict[str, Any] = {"name": part.name, "args": as_object(part.arguments)}
+            call: dict[str, Any] = {
+                "name": names.wire(part.name),
+                "args": as_object(part.arguments),
+            }
             if own and not part.id.startswith(_MINTED_PREFIX):
                 call["id"] = part.id
             entry: dict[str, Any] = {"functionCall": call}
@@ -121,9 +135,11 @@ def _thinking(part: ThinkingPart, parts: list[dict[str, Any]]) -> None:
             parts.append({"text": "", "thoughtSignature": part.signature})
 
 
-def _response(call: ToolCallPart, result: ToolResultPart, own: bool) -> dict[str, Any]:
+def _response(
+    call: ToolCallPart, result: ToolResultPart, own: bool, names: ToolNames
+) -> dict[str, Any]:
     key = "error" if result.is_error else "output"
-    response: dict[str, Any] = {"name": call.name, "response": {key: result.content}}
+    response: dict[str, Any] = {"name": names.wire(call.name), "response": {key: result.content}}
     if own and not call.id.startswith(_MINTED_PREFIX):
         response["id"] = call.id
     return {"functionResponse": response}
@@ -134,6 +150,7 @@ class GeminiBackend(HTTPBackend):
 
     provider = "gemini"
     wire_format = "gemini"
+    name_rule = GEMINI
     default_base_url = "https://generativelanguage.googleapis.com"
 
     def url(self) -> str:

@@ -35,6 +35,7 @@ from toolwire.backends._failures import (
     reason,
     retry_after,
 )
+from toolwire.backends._names import NameRule, rewritten
 from toolwire.backends._secrets import scrub
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
@@ -53,6 +54,8 @@ class HTTPBackend(ABC):
     provider: str = ""
     wire_format: str = ""
     default_base_url: str = ""
+    name_rule: NameRule | None = None
+    """The provider's tool name rule; names it rejects are rewritten (``_names``)."""
 
     def __init__(
         self,
@@ -126,9 +129,10 @@ class HTTPBackend(ABC):
         """POST the request and yield its events as they decode (see ``base``)."""
         body = self.body_text(request).encode()
         self._body = None  # sent from here on: a long-lived backend need not hold it
-        adapter = (
-            None if self.tool_format == "native" else TagAdapter(self.tool_format, request.tools)
-        )
+        native = self.tool_format == "native"
+        adapter = None if native else TagAdapter(self.tool_format, request.tools)
+        # Names the builder rewrote for this provider come back as the ones offered.
+        names = rewritten(request.tools, self.name_rule) if native else None
         async with AsyncExitStack() as stack:
             client = self._client
             if client is None:  # a private one, for this response only (module doc)
@@ -138,7 +142,7 @@ class HTTPBackend(ABC):
             try:
                 async with aclosing(events):
                     async for event in events:
-                        yield event
+                        yield names.restore(event) if names else event
             finally:
                 await response.aclose()
 

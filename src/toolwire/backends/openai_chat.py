@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.backends._names import OPENAI, ToolNames
+from toolwire.backends._schema import drop_patterns, fill_items, object_schema, with_properties
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
@@ -45,7 +47,8 @@ def build_body(
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    messages += _messages(history, backend)
+    names = ToolNames.build((t.name for t in request.tools), OPENAI)
+    messages += _messages(history, backend, names)
     body: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -58,9 +61,9 @@ def build_body(
             {
                 "type": "function",
                 "function": {
-                    "name": t.name,
+                    "name": names.wire(t.name),
                     "description": t.description,
-                    "parameters": t.input_schema or {"type": "object", "properties": {}},
+                    "parameters": parameters(t.input_schema, local=not official),
                 },
             }
             for t in request.tools
@@ -70,7 +73,17 @@ def build_body(
     return body
 
 
-def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
+def parameters(schema: dict[str, Any], *, local: bool = False) -> dict[str, Any]:
+    """A tool's input schema as OpenAI accepts it (docs/backends.md, "Tool schemas").
+
+    ``local``: a server other than api.openai.com, maybe llama.cpp, whose grammar builder
+    fails on some regular expressions: patterns move into the description there.
+    """
+    out = fill_items(with_properties(object_schema(schema)))
+    return drop_patterns(out) if local else out
+
+
+def _messages(history: list[Message], backend: str, names: ToolNames) -> list[dict[str, Any]]:
     ids = IdMap(40)
     wire_ids: list[str] = []
     out: list[dict[str, Any]] = []
@@ -89,7 +102,10 @@ def _messages(history: list[Message], backend: str) -> list[dict[str, Any]]:
                     {
                         "id": wire_id,
                         "type": "function",
-                        "function": {"name": c.name, "arguments": arguments_json(c.arguments)},
+                        "function": {
+                            "name": names.wire(c.name),
+                            "arguments": arguments_json(c.arguments),
+                        },
                     }
                     for wire_id, c in zip(wire_ids, calls, strict=True)
                 ]
@@ -117,6 +133,7 @@ class OpenAIChatBackend(HTTPBackend):
 
     provider = "openai-chat"
     wire_format = "openai-chat"
+    name_rule = OPENAI
     default_base_url = OPENAI_BASE_URL
 
     def url(self) -> str:
@@ -136,4 +153,4 @@ class OpenAIChatBackend(HTTPBackend):
         )
 
 
-__all__ = ["OPENAI_BASE_URL", "OpenAIChatBackend", "build_body"]
+__all__ = ["OPENAI_BASE_URL", "OpenAIChatBackend", "build_body", "parameters"]

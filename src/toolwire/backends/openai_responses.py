@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL
+from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL, parameters
 from toolwire.backends.textformat import to_text_history, tool_prompt
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart
 from toolwire.history.pairing import IdMap, arguments_json, repair
@@ -33,9 +34,10 @@ def build_body(
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    names = ToolNames.build((t.name for t in request.tools), OPENAI)
     body: dict[str, Any] = {
         "model": model,
-        "input": _items(history),
+        "input": _items(history, names),
         "stream": True,
         "store": False,
         "max_output_tokens": request.max_tokens,
@@ -46,10 +48,11 @@ def build_body(
         body["tools"] = [
             {
                 "type": "function",
-                "name": t.name,
+                "name": names.wire(t.name),
                 "description": t.description,
-                "parameters": t.input_schema or {"type": "object", "properties": {}},
-                # Non-strict: strict mode would require every property to be required.
+                "parameters": parameters(t.input_schema),
+                # Never strict: strict mode would require every property to be required
+                # and refuses most MCP schemas; the API's default is strict, so say so.
                 "strict": False,
             }
             for t in request.tools
@@ -59,7 +62,7 @@ def build_body(
     return body
 
 
-def _items(history: list[Message]) -> list[dict[str, Any]]:
+def _items(history: list[Message], names: ToolNames) -> list[dict[str, Any]]:
     ids = IdMap(64)
     wire_ids: list[str] = []
     items: list[dict[str, Any]] = []
@@ -71,7 +74,7 @@ def _items(history: list[Message]) -> list[dict[str, Any]]:
                 items.append({"type": "function_call_output", "call_id": wire_id, "output": output})
         elif message.role == "assistant":
             wire_ids = ids.turn(c.id for c in message.tool_calls())
-            items.extend(_assistant_items(message, wire_ids))
+            items.extend(_assistant_items(message, wire_ids, names))
         else:
             text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
             if text:
@@ -79,7 +82,9 @@ def _items(history: list[Message]) -> list[dict[str, Any]]:
     return items
 
 
-def _assistant_items(message: Message, wire_ids: list[str]) -> list[dict[str, Any]]:
+def _assistant_items(
+    message: Message, wire_ids: list[str], names: ToolNames
+) -> list[dict[str, Any]]:
     """Text and calls in the order the model produced them."""
     items: list[dict[str, Any]] = []
     calls = iter(wire_ids)
@@ -94,7 +99,7 @@ def _assistant_items(message: Message, wire_ids: list[str]) -> list[dict[str, An
                 {
                     "type": "function_call",
                     "call_id": next(calls),
-                    "name": part.name,
+                    "name": names.wire(part.name),
                     "arguments": arguments_json(part.arguments),
                 }
             )
@@ -106,6 +111,7 @@ class OpenAIResponsesBackend(HTTPBackend):
 
     provider = "openai-responses"
     wire_format = "openai-responses"
+    name_rule = OPENAI
     default_base_url = OPENAI_BASE_URL
 
     def url(self) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolwire.backends._names import RULES, rewritten
 from toolwire.backends.base import TOOL_FORMATS, WIRE_FORMATS, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.decode import decoder_for
@@ -136,6 +137,8 @@ class ReplayBackend:
         decoder = decoder_for(entry.provider)
         fmt = entry.tool_format or self.tool_format
         adapter = None if fmt == "native" else TagAdapter(fmt, request.tools)
+        # A recording holds the wire names the provider was offered (``_names``).
+        names = rewritten(request.tools, RULES.get(entry.provider)) if fmt == "native" else None
         for i, chunk in enumerate(entry.chunks()):
             if i and entry.chunk_delay_ms:
                 await asyncio.sleep(entry.chunk_delay_ms / 1000)
@@ -143,10 +146,10 @@ class ReplayBackend:
                 tap(chunk)
             events = decoder.feed(chunk)
             for event in adapter.events(events) if adapter else events:
-                yield event
+                yield names.restore(event) if names else event
         events = decoder.close()
         for event in adapter.events(events) if adapter else events:
-            yield event
+            yield names.restore(event) if names else event
 
 
 __all__ = ["DEMO_CASSETTE", "CassetteEntry", "ReplayBackend", "demo_cassette", "load_cassette"]

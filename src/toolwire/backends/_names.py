@@ -1,0 +1,116 @@
+"""Tool names a provider accepts, and the way back to the names the agent offered.
+
+Each provider restricts function names (docs/backends.md, "Tool schemas per provider").
+A name that already fits is sent as it is (``mcp__everything__get-sum`` stays so); one
+that does not is rewritten deterministically: every rejected character becomes ``_``,
+and a short hash of the original name is appended, so two names never meet on the wire
+and adding a tool never renames another (the prompt cache keeps its prefix). The model
+answers with the wire name; ``ToolNames.original`` maps it back before anyone looks the
+tool up. The map is a pure function of the offered names, so the builder and the stream
+each compute it from the same request instead of sharing state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from toolwire.events import Event, ToolCallStart
+from toolwire.history import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class NameRule:
+    """What a provider accepts: the characters, the first character, the length."""
+
+    allowed: str  # a regex character class, without the brackets
+    max_length: int
+    first: str | None = None  # the first character's class, when it is narrower
+
+    def accepts(self, name: str) -> bool:
+        head = f"[{self.first}]" if self.first else f"[{self.allowed}]"
+        pattern = rf"{head}[{self.allowed}]{{0,{self.max_length - 1}}}"
+        return re.fullmatch(pattern, name) is not None
+
+    def rewrite(self, name: str, salt: int = 0) -> str:
+        """``name`` made acceptable: rejected characters as ``_``, a hash of it appended."""
+        digest = hashlib.sha256(f"{name}#{salt}".encode() if salt else name.encode())
+        suffix = "_" + digest.hexdigest()[:8]
+        body = re.sub(f"[^{self.allowed}]", "_", name)
+        if self.first and not re.match(f"[{self.first}]", body):
+            body = "_" + body  # also covers the empty name
+        return body[: self.max_length - len(suffix)] + suffix
+
+
+ANTHROPIC = NameRule("a-zA-Z0-9_-", 64)
+"""``^[a-zA-Z0-9_-]{1,64}$``, Anthropic's documented tool name pattern."""
+OPENAI = NameRule("a-zA-Z0-9_-", 64)
+"""a-z, A-Z, 0-9, ``_`` and ``-``, at most 64 (Chat ``function.name``, Responses ``name``)."""
+GEMINI = NameRule("a-zA-Z0-9_.:-", 64, first="a-zA-Z_")
+"""Starts with a letter or ``_``; letters, digits, ``_ . : -``; at most 64."""
+
+
+RULES: dict[str, NameRule] = {
+    "anthropic": ANTHROPIC,
+    "openai-chat": OPENAI,
+    "openai-responses": OPENAI,
+    "gemini": GEMINI,
+}
+"""Each wire format's rule (a recorded response names the format, not the backend)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNames:
+    """Offered name <-> wire name for one request (only the rewritten ones are stored)."""
+
+    rule: NameRule
+    to_wire: dict[str, str] = field(default_factory=dict)
+    to_original: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, names: Iterable[str], rule: NameRule) -> ToolNames:
+        """The map for the tools offered; collisions resolved in the order given."""
+        offered = list(dict.fromkeys(names))
+        taken = {n for n in offered if rule.accepts(n)}
+        to_wire: dict[str, str] = {}
+        for name in offered:
+            if name in taken:
+                continue
+            salt = 0
+            wire = rule.rewrite(name)
+            while wire in taken:  # a hash clash with another name: astronomically rare
+                salt += 1
+                wire = rule.rewrite(name, salt)
+            taken.add(wire)
+            to_wire[name] = wire
+        return cls(rule, to_wire, {w: n for n, w in to_wire.items()})
+
+    def wire(self, name: str) -> str:
+        """The name as sent; a name not offered this time (an older call) is rewritten alone."""
+        if name in self.to_wire:
+            return self.to_wire[name]
+        return name if self.rule.accepts(name) else self.rule.rewrite(name)
+
+    def original(self, wire: str) -> str:
+        """The offered name for a name the model used (unknown names pass unchanged)."""
+        return self.to_original.get(wire, wire)
+
+    def restore(self, event: Event) -> Event:
+        """``event`` with a call's wire name back to the offered one."""
+        if isinstance(event, ToolCallStart) and event.name in self.to_original:
+            return dataclasses.replace(event, name=self.to_original[event.name])
+        return event
+
+
+def rewritten(tools: Sequence[ToolSpec], rule: NameRule | None) -> ToolNames | None:
+    """The map for ``tools`` when the rule rewrites any of their names, else None."""
+    if rule is None:
+        return None
+    names = ToolNames.build((t.name for t in tools), rule)
+    return names if names.to_wire else None
+
+
+__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "RULES", "NameRule", "ToolNames", "rewritten"]

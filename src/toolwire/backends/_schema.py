@@ -1,0 +1,208 @@
+"""Tool input schemas as Anthropic and the OpenAI APIs accept them (pure functions).
+
+MCP servers and Claude Code send full JSON Schemas; these providers take JSON Schema too
+but refuse a few shapes (docs/backends.md, "Tool schemas per provider", with sources).
+Each function returns its argument itself when nothing needs changing, so a valid schema
+(every built-in tool's) is sent byte for byte as before and the prompt cache holds.
+Gemini's subset is ``_gemini_schema``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Schema = dict[str, Any]
+
+# Keywords whose value is one subschema, a list of them, or a map of names to them.
+_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
+_MAP = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_COMBINATORS = ("anyOf", "oneOf", "allOf")
+
+
+def map_subschemas(node: Schema, visit: Callable[[Schema], Schema]) -> Schema:
+    """``node`` with ``visit`` applied to each direct subschema; ``node`` if none changed."""
+    changes: dict[str, Any] = {}
+    for key in _ONE:
+        sub = node.get(key)
+        if isinstance(sub, dict):
+            new = visit(sub)
+            if new is not sub:
+                changes[key] = new
+        elif key == "items" and isinstance(sub, list):  # draft 4-7 tuple form
+            new_list = [visit(s) if isinstance(s, dict) else s for s in sub]
+            if any(a is not b for a, b in zip(new_list, sub, strict=True)):
+                changes[key] = new_list
+    for key in _LIST:
+        subs = node.get(key)
+        if isinstance(subs, list):
+            new_list = [visit(s) if isinstance(s, dict) else s for s in subs]
+            if any(a is not b for a, b in zip(new_list, subs, strict=True)):
+                changes[key] = new_list
+    for key in _MAP:
+        subs = node.get(key)
+        if isinstance(subs, dict):
+            new_map = {k: visit(s) if isinstance(s, dict) else s for k, s in subs.items()}
+            if any(new_map[k] is not subs[k] for k in subs):
+                changes[key] = new_map
+    return {**node, **changes} if changes else node
+
+
+def types_of(node: Schema) -> list[str]:
+    """The node's ``type`` as a list (``[]`` when it names none)."""
+    declared = node.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    return []
+
+
+def object_schema(schema: Any, *, flatten_top: bool = False) -> Schema:
+    """``schema`` with ``type: "object"`` at the top, as both APIs require.
+
+    A schema that names another type at the top (MCP requires objects; a server that
+    breaks the rule) becomes an object without properties. ``flatten_top``: Anthropic
+    refuses ``anyOf``/``oneOf``/``allOf`` at the top level, so they are merged into one
+    object (the union of the branches' properties; required only where all require it).
+    """
+    if not isinstance(schema, dict) or not schema:
+        return empty_object()
+    top: Schema = schema
+    types = types_of(top)
+    if types and "object" not in types:
+        return empty_object()
+    if flatten_top and any(k in top for k in _COMBINATORS):
+        top = _flatten(top, top)
+    if top.get("type") == "object":
+        return top
+    return {"type": "object", **{k: v for k, v in top.items() if k != "type"}}
+
+
+def empty_object() -> Schema:
+    """A new object schema without properties (callers may extend it)."""
+    return {"type": "object", "properties": {}}
+
+
+def with_properties(schema: Schema) -> Schema:
+    """An object schema with a ``properties`` map (OpenAI-compatible servers want one)."""
+    return schema if isinstance(schema.get("properties"), dict) else {**schema, "properties": {}}
+
+
+def fill_items(node: Schema) -> Schema:
+    """Every array schema given ``items``: OpenAI refuses ``{"type": "array"}`` alone."""
+    node = map_subschemas(node, fill_items)
+    if "array" in types_of(node) and "items" not in node and "prefixItems" not in node:
+        return {**node, "items": {}}
+    return node
+
+
+def drop_patterns(node: Schema) -> Schema:
+    """``pattern`` moved into the description: llama.cpp's grammar builder fails on some."""
+    node = map_subschemas(node, drop_patterns)
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str):
+        return node
+    rest = {k: v for k, v in node.items() if k != "pattern"}
+    return with_note(rest, f"Pattern: {pattern}")
+
+
+def with_note(node: Schema, note: str) -> Schema:
+    """``note`` appended to the node's description (what a dropped keyword said)."""
+    description = node.get("description")
+    text = f"{description} ({note})" if isinstance(description, str) and description else note
+    return {**node, "description": text}
+
+
+def local_target(root: Schema, ref: Any) -> Schema | None:
+    """The subschema a local ``$ref`` (``#/$defs/X``, ``#/definitions/X``) points at."""
+    if not isinstance(ref, str):
+        return None
+    for prefix in ("#/$defs/", "#/definitions/"):
+        defs = root.get(prefix[2:-1])
+        if ref.startswith(prefix) and isinstance(defs, dict):
+            target = defs.get(ref.removeprefix(prefix))
+            return target if isinstance(target, dict) else None
+    return None
+
+
+def _flatten(schema: Schema, root: Schema) -> Schema:
+    """The top-level combinators merged into the object itself (see ``object_schema``)."""
+    out: Schema = {k: v for k, v in schema.items() if k not in _COMBINATORS}
+    given = out.get("properties")
+    properties: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    listed = out.get("required")
+    required: list[Any] = list(listed) if isinstance(listed, list) else []
+    for key in _COMBINATORS:
+        branches = [local_target(root, b.get("$ref")) or b for b in _dicts(schema.get(key))]
+        if not branches:
+            continue
+        flat = [_flatten(b, root) if any(k in b for k in _COMBINATORS) else b for b in branches]
+        for branch in flat:
+            branch_properties = branch.get("properties")
+            if isinstance(branch_properties, dict):
+                for name, sub in branch_properties.items():
+                    properties.setdefault(name, sub)
+        sets = [{r for r in _listing(b.get("required")) if isinstance(r, str)} for b in flat]
+        # allOf: each branch's requirements hold; anyOf/oneOf: only the shared ones.
+        both = set.union(*sets) if key == "allOf" else set.intersection(*sets)
+        required += [
+            n for b in flat for n in _listing(b.get("required")) if isinstance(n, str) and n in both
+        ]
+    if properties:
+        out["properties"] = properties
+    if required:
+        out["required"] = list(dict.fromkeys(required))
+    return out
+
+
+def merge_all_of(node: Schema) -> Schema | None:
+    """``allOf`` folded into its node (every branch's properties and requirements).
+
+    None when a branch is itself a reference or a combinator: folding those is the
+    caller's choice (Gemini's converter sends such a tool as JSON Schema).
+    """
+    out = {k: v for k, v in node.items() if k != "allOf"}
+    given = out.get("properties")
+    properties: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    required: list[Any] = list(_listing(out.get("required")))
+    for branch in _dicts(node.get("allOf")):
+        if any(k in branch for k in ("$ref", *_COMBINATORS)):
+            return None
+        for key, value in branch.items():
+            if key == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    properties.setdefault(name, sub)
+            elif key == "required" and isinstance(value, list):
+                required += value
+            else:
+                out.setdefault(key, value)
+    if properties:
+        out["properties"] = properties
+    if required:
+        out["required"] = list(dict.fromkeys(r for r in required if isinstance(r, str)))
+    return out
+
+
+def _listing(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dicts(value: Any) -> list[Schema]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+__all__ = [
+    "Schema",
+    "drop_patterns",
+    "empty_object",
+    "fill_items",
+    "local_target",
+    "map_subschemas",
+    "merge_all_of",
+    "object_schema",
+    "types_of",
+    "with_note",
+    "with_properties",
+]
