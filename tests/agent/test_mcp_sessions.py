@@ -25,18 +25,20 @@ from tests.agent.support import (
     environment,
     fake_backend,
     response,
-    start,
     text_of,
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
 from tests.mcp.support import EDGE, assert_gone, everything_script, groups
+from toolwire.testing import streams
 
 pytestmark = pytest.mark.e2e
 
 
 def _everything() -> McpServerStdio:
-    return McpServerStdio(name="everything", command="node", args=[str(everything_script())], env=[])
+    return McpServerStdio(
+        name="everything", command="node", args=[str(everything_script())], env=[]
+    )
 
 
 def _edge(marks: Path) -> McpServerStdio:
@@ -134,7 +136,7 @@ def test_a_trusted_read_only_tool_runs_without_asking_and_read_only_mode_refuses
     root = tmp_path / "project"
     root.mkdir()
     echo = ("tool", "mcp__mine__echo", {"text": "hello"}, "toolu_echo")
-    crash = ("tool", "mcp__mine__crash", {}, "toolu_crash")
+    crash: tuple[str, str, dict[str, Any], str] = ("tool", "mcp__mine__crash", {}, "toolu_crash")
     with FakeServer() as server:
         server.script(
             Reply(chunks=[response(echo, crash).encode()]),
@@ -171,7 +173,9 @@ def test_a_trusted_read_only_tool_runs_without_asking_and_read_only_mode_refuses
 def test_a_server_that_does_not_start_is_told_and_the_session_goes_on(tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()
-    broken = McpServerStdio(name="broken", command=str(tmp_path / "no-such-server"), args=[], env=[])
+    broken = McpServerStdio(
+        name="broken", command=str(tmp_path / "no-such-server"), args=[], env=[]
+    )
     with FakeServer() as server:
         server.script(Reply(chunks=[response(("text", "Still here."), n=0).encode()]))
         config = write_config(tmp_path, fake_backend(server.url))
@@ -190,3 +194,27 @@ def test_a_server_that_does_not_start_is_told_and_the_session_goes_on(tmp_path: 
         asyncio.run(scenario())
         names = [t["name"] for t in server.requests[0].json()["tools"]]
         assert not any(n.startswith("mcp__broken") for n in names)
+
+
+def test_a_replayed_session_calls_a_server_tool(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    echo = ("tool", "mcp__everything__echo", {"message": "from the cassette"}, "toolu_echo")
+    cassette = streams.write_cassette(
+        tmp_path / "mcp.jsonl",
+        [response(echo), response(("text", "Echoed."), n=1)],
+    )
+    client = ScriptedClient(answers=["allow_always"])
+
+    async def scenario() -> None:
+        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
+            sid = await _open(run, root, [_everything()])
+            done = await run.conn.prompt(session_id=sid, prompt=[text_block("echo")])
+            assert done.stop_reason == "end_turn"
+            card = calls_by_id(run.notifications())["toolu_echo"]
+            assert card["status"] == "completed"
+            assert "Echo: from the cassette" in json.dumps(card["content"])
+            assert run.agent._sessions[sid].always == {"mcp__everything__echo"}
+            check_wire(run.wire)
+
+    asyncio.run(scenario())

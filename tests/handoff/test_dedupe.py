@@ -192,3 +192,25 @@ def test_read_without_a_path_is_an_other_tool() -> None:
     s = Session().user("go").run("Read", {}, "what?")
     handoff = build_handoff(s.messages, cwd=CWD, keep_last=0, summary=False)
     assert handoff.items[0].item.category == "other"
+
+
+def test_a_read_only_session_tool_dedupes_like_a_read() -> None:
+    from toolwire.handoff.dedupe import dedupe
+    from toolwire.handoff.extract import extract_items
+    from toolwire.history import Message, ToolCallPart, ToolResultPart, tool_results
+
+    def call(n: int, name: str) -> list[Message]:
+        part = ToolCallPart(f"c{n}", name, {"query": "open bugs"})
+        result = ToolResultPart(f"c{n}", name, f"answer {n}")
+        return [Message("assistant", (part,)), tool_results([result])]
+
+    history = [
+        *call(0, "mcp__tracker__search"),
+        *call(1, "mcp__tracker__search"),
+        *call(2, "mcp__tracker__comment"),
+        *call(3, "mcp__tracker__comment"),
+    ]
+    read_only = {"mcp__tracker__search"}
+    verdicts = dedupe(extract_items(history, read_only=read_only))
+    assert [v.keep for v in verdicts] == [False, True, True, True]  # side effects all kept
+    assert [v.keep for v in dedupe(extract_items(history))] == [True, True, True, True]

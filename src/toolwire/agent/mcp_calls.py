@@ -30,6 +30,7 @@ from typing import Any
 
 from toolwire.agent.permissions import Decision
 from toolwire.agent.session import Runtime, Session
+from toolwire.agent.store_schema import default_db_path
 from toolwire.history import ToolResultPart, ToolSpec
 from toolwire.mcp import McpHub, McpTool
 from toolwire.updates.lifecycle import ToolCallLifecycle
@@ -113,7 +114,7 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     wanted = [*specs_from_acp(servers), *specs_from_config(runtime.config)]
     if not wanted:
         return
-    hub = McpHub(log=logging.getLogger("toolwire.mcp"))
+    hub = McpHub(log=logging.getLogger("toolwire.mcp"), stderr_path=stderr_log())
     session.mcp = hub
 
     async def run() -> None:
@@ -122,6 +123,18 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
             tell(session, runtime, line)
 
     session.mcp_start = asyncio.create_task(run())
+
+
+def stderr_log() -> str | None:
+    """Where stdio servers' stderr goes: ``mcp-servers.log`` beside the session store (the
+    protocol owns stdout, and the agent's own stderr is the editor's log pane)."""
+    path = default_db_path().parent / "mcp-servers.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        log.warning("MCP servers' stderr is discarded: cannot create %s: %s", path.parent, exc)
+        return None
+    return str(path)
 
 
 async def ready(session: Session) -> None:
