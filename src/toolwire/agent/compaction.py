@@ -20,6 +20,7 @@ A cancel during the summary's model call cancels the compaction: nothing of it i
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import uuid
@@ -105,25 +106,18 @@ class Compactor:
         budget = Budget(
             gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
         )
-        read_only = mcp_calls.read_only_tools(session)
-        planned = prepare_compaction(
+        plan = functools.partial(
+            prepare_compaction,
             session.history,
             budget,
             cwd=session.cwd,
             target=session.active,
             focus=focus,
-            read_only_tools=read_only,
+            read_only_tools=mcp_calls.read_only_tools(session),
         )
+        planned = plan()
         if planned.empty and forced:  # asked for: keep only the last step verbatim
-            planned = prepare_compaction(
-                session.history,
-                budget,
-                cwd=session.cwd,
-                target=session.active,
-                focus=focus,
-                read_only_tools=read_only,
-                tail_share=0.0,
-            )
+            planned = plan(tail_share=0.0)
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(
