@@ -85,7 +85,11 @@ def _session_files(cwd: str, environ: Any) -> list[str]:
     lines = [
         f"# instruction files for a session in {cwd} (in prompt order, {MAX_BYTES // 1024} KB cap):"
     ]
-    lines += [f"#   {path} ({path.stat().st_size} bytes)" for path in files]
+    for path in files:
+        try:
+            lines.append(f"#   {path} ({path.stat().st_size} bytes)")
+        except OSError:  # gone since it was found
+            continue
     if not files:
         lines.append(f"#   none ({', '.join(NAMES)} from the repository root to here)")
     commands = custom_commands(cwd, environ)
