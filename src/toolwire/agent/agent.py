@@ -54,14 +54,16 @@ from toolwire.agent.compaction import commands_update
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.permissions import MODES
+from toolwire.agent.plan import set_mode
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session, config_options
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.transcript import replayed
 from toolwire.agent.turn import Turn
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.config import Config
+from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.errors import UsageError
 from toolwire.updates.profiles import profile_for_client
 
@@ -222,10 +224,20 @@ class ToolwireAgent:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        """``model`` (applies at the next prompt) or ``mode``; answers the full set."""
+        """``model`` (applies at the next prompt), ``mode`` or ``thought_level`` (from the
+        next request); answers the full set."""
         session = self._live(session_id)
         if config_id == "mode" and isinstance(value, str):
             await self._set_mode(session, value)
+        elif config_id == THOUGHT_OPTION and isinstance(value, str):
+            if value not in THOUGHT_LEVELS:
+                known = ", ".join(THOUGHT_LEVELS)
+                raise RequestError.invalid_params({"value": f"{value!r}; use {known}"})
+            session.thought = value
+            await self._store_call(
+                lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
+            )
+            session.outbox.update(self._option_update(session))
         elif config_id == "model" and isinstance(value, str):
             if value not in self._config.backends:
                 known = ", ".join(self._config.backends)
@@ -336,10 +348,7 @@ class ToolwireAgent:
     async def _set_mode(self, session: Session, mode_id: str) -> None:
         if mode_id not in MODES:
             raise RequestError.invalid_params({"modeId": f"{mode_id!r}; use {', '.join(MODES)}"})
-        session.mode = mode_id
-        await self._store_call(lambda db: db.update(session.id, mode=mode_id))
-        session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode_id})
-        session.outbox.update(self._option_update(session))
+        await set_mode(session, self._rt(), mode_id)
 
     def _option_update(self, session: Session) -> dict[str, Any]:
         options = config_options(session, self._config)

@@ -17,9 +17,10 @@ from toolwire.agent.compaction import COMPACTION_KEY, meter
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
+from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context import restore
 from toolwire.context.meter import RATIO_BAND
 from toolwire.errors import UsageError
@@ -76,6 +77,8 @@ class SessionFactory:
         session = Session(
             sid, cwd, dirs, mode, active, outbox, tools, history, pending=chosen, call_ids=used
         )
+        thought = record.config.get(THOUGHT_OPTION)
+        session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
         rebuild(session, self._rt, record.config.get(SWITCH_KEY))
