@@ -52,7 +52,9 @@ class SessionFactory:
         log.info("session %s: new in %s on %s", session_id, cwd, backend)
         return Session(session_id, cwd, dirs, mode, backend, outbox, tools)
 
-    async def reopen(self, record: SessionRecord, cwd: str, dirs: tuple[str, ...]) -> Session:
+    async def reopen(
+        self, record: SessionRecord, cwd: str, dirs: tuple[str, ...], *, held: bool = False
+    ) -> Session:
         """A stored session, live again with its history, backend and mode.
 
         ``record.backend`` is the backend the user chose; ``ACTIVE_KEY`` the one that
@@ -69,7 +71,7 @@ class SessionFactory:
         if not isinstance(active, str) or active not in config.backends:
             active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
         mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
-        outbox = Outbox(self._sink, record.id)
+        outbox = Outbox(self._sink, record.id, held=held)  # held: a fork, until answered
         sid = record.id
         history = await self._rt.store.call(lambda db: db.messages(sid))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
