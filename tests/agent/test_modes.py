@@ -72,7 +72,8 @@ def test_plan_refuses_edits_then_asks_to_go(tmp_path: Path, answer: str) -> None
     first = sent[0].json()
     assert "plan mode" in first["system"][0]["text"]
     (refused,) = _tool_results(sent[1].json())
-    assert refused["is_error"] is True and "plan mode" in refused["content"]
+    assert refused["is_error"] is True
+    assert "plan mode" in refused["content"]
     (asked,) = client.permissions  # only the plan question: the Edit was refused outright
     assert asked.kind == "switch_mode"
     kinds = [u["update"]["sessionUpdate"] for u in (n["params"] for n in notes)]
