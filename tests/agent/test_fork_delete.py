@@ -51,6 +51,7 @@ def test_delete_removes_the_session_and_its_history(tmp_path: Path) -> None:
         async def scenario() -> None:
             async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
                 init = await run.conn.initialize(protocol_version=1)
+                assert init.agent_capabilities is not None
                 caps = init.agent_capabilities.session_capabilities
                 assert caps is not None
                 assert caps.delete is not None
