@@ -129,7 +129,11 @@ class Turn:
         return "end_turn"
 
     async def _after_plan(self) -> PromptStopReason:
-        """Plan mode's end of turn: on the user's yes, go on in ``accept-edits``."""
+        """Plan mode's end of turn: on the user's yes, go on in ``accept-edits``. Asked
+        only when the model's last message has text (a plan), not after a failure."""
+        last = self.session.history[-1] if self.session.history else None
+        if last is None or last.role != "assistant" or not last.text().strip():
+            return "end_turn"
         self.ticker.send(self.engine.flush())
         if not await ask_to_go(self.session, self.runtime):
             return "end_turn"
