@@ -11,7 +11,7 @@ still answer the prompt, once, with ``cancelled``).
 Protocol rules kept here (ACP v1 schema and docs, https://agentclientprotocol.com):
 
 * ``initialize`` advertises only what works: ``loadSession``; ``session/list``,
-  ``resume``, ``close`` and ``additionalDirectories``; embedded context in prompts; MCP
+  ``resume``, ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
   servers over stdio, HTTP and SSE (no images, no audio);
 * a new session's outbox is held until the ``session/new`` response is written (the
   transport's ``on_sent``, matched to the request's id, opens it); its first update,
@@ -219,7 +219,7 @@ class ToolwireAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
-        """``ask`` / ``accept-edits`` / ``read-only``, from the next decision on."""
+        """A mode of ``permissions.MODES``, from the next decision on."""
         await self._set_mode(self._live(session_id), mode_id)
         return SetSessionModeResponse()
 
