@@ -63,6 +63,9 @@ RESPONSES = {
     "session/resume": "ResumeSessionResponse",
     "session/list": "ListSessionsResponse",
     "session/close": "CloseSessionResponse",
+    "session/delete": "DeleteSessionResponse",
+    # Not in the v1 schema (unstable); the answer has the shape of session/new's.
+    "session/fork": "NewSessionResponse",
     "session/set_mode": "SetSessionModeResponse",
     "session/set_config_option": "SetSessionConfigOptionResponse",
     "session/prompt": "PromptResponse",
@@ -376,7 +379,7 @@ def check_wire(wire: list[StreamEvent]) -> int:
         else:
             answered = asked.get(message.get("id"))
             _valid(RESPONSES[answered or ""], message["result"])
-            if answered == "session/new":
+            if answered in ("session/new", "session/fork"):
                 opened.add(message["result"]["sessionId"])
         checked += 1
     return checked

@@ -158,7 +158,7 @@ def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
     request = sent[asked]["params"]
     assert "content" not in request["toolCall"]  # codex-acp#171: never replace the diff
     kinds = [o["kind"] for o in request["options"]]
-    assert kinds == ["allow_once", "allow_always", "reject_once"]
+    assert kinds == ["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
 @pytest.mark.slow

@@ -97,12 +97,27 @@ def test_id_guard_renames_only_ids_the_session_already_used() -> None:
         ("read-only", "Grep", set(), "allow"),
         ("read-only", "Edit", {"Edit"}, "deny"),
         ("read-only", "Bash", set(), "deny"),
+        ("plan", "Grep", set(), "allow"),
+        ("plan", "Edit", {"Edit"}, "deny"),
+        ("plan", "Bash", set(), "deny"),
+        ("bypass", "Edit", set(), "allow"),
+        ("bypass", "Bash", set(), "allow"),
     ],
 )
 def test_mode_decisions(mode: str, tool: str, always: set[str], expected: str) -> None:
     found = get_tool(tool)
     assert found is not None
     assert decide(mode, found, always) == expected
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("ask", "deny"), ("accept-edits", "deny"), ("read-only", "deny"), ("bypass", "allow")],
+)
+def test_always_reject_holds_in_every_mode_but_bypass(mode: str, expected: str) -> None:
+    found = get_tool("Bash")
+    assert found is not None
+    assert decide(mode, found, {"Bash"}, {"Bash"}) == expected
 
 
 def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:

@@ -23,7 +23,11 @@ def _file(tmp_path: Path, text: str) -> Path:
         ("limits = 3", r": limits must be a table \(\[limits\]\); fix that section$"),
         ("backends = {x = 3}", r": backends.x must be a table \(\[backends.x\]\)"),
         ("proxy = 3", r": proxy must be a table \(\[proxy\]\)"),
-        ("mode = 3", r"^mode 3 \(from .*\) is not valid; use one of ask, accept-edits, read-only$"),
+        (
+            "mode = 3",
+            r"^mode 3 \(from .*\) is not valid; use one of ask, accept-edits, read-only, plan, "
+            r"bypass$",
+        ),
         ("profile = 'max'", r"^profile 'max' \(from .*\) is not valid; use one of minimal, "),
         ("default_backend = ''", r": default_backend must be a non-empty string$"),
         (

@@ -11,7 +11,7 @@ still answer the prompt, once, with ``cancelled``).
 Protocol rules kept here (ACP v1 schema and docs, https://agentclientprotocol.com):
 
 * ``initialize`` advertises only what works: ``loadSession``; ``session/list``,
-  ``resume``, ``close`` and ``additionalDirectories``; embedded context in prompts; MCP
+  ``resume``, ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
   servers over stdio, HTTP and SSE (no images, no audio);
 * a new session's outbox is held until the ``session/new`` response is written (the
   transport's ``on_sent``, matched to the request's id, opens it); its first update,
@@ -52,15 +52,17 @@ from acp.schema import (
 from toolwire.agent import mcp_calls, slash
 from toolwire.agent.commands import commands_update, custom_commands
 from toolwire.agent.factory import SessionFactory
+from toolwire.agent.fork import copy_session
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.transcript import replayed
 from toolwire.agent.turn import Turn
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.config import Config
+from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.errors import UsageError
 from toolwire.updates.profiles import profile_for_client
 
@@ -100,14 +102,15 @@ class ToolwireAgent:
     def on_received(self, message: dict[str, Any]) -> None:
         """Transport hook: a message from the client, before the SDK routes it."""
         method = message.get("method")
-        if method == "session/new" and "id" in message:
+        if method in ("session/new", "session/fork") and "id" in message:
             self._creating.add(message["id"])
         elif method == "initialize":
             runtime = self._rt()
             runtime.compaction_updates, runtime.notices = _session_caps(message)
 
     def on_sent(self, message: dict[str, Any]) -> None:
-        """Transport hook: a ``session/new`` response is written, the session may speak."""
+        """Transport hook: a ``session/new`` (or ``fork``) response is written, the
+        session may speak."""
         if "method" in message or message.get("id") not in self._creating:
             return
         self._creating.discard(message["id"])
@@ -214,17 +217,27 @@ class ToolwireAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
-        """``ask`` / ``accept-edits`` / ``read-only``, from the next decision on."""
+        """A mode of ``permissions.MODES``, from the next decision on."""
         await self._set_mode(self._live(session_id), mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        """``model`` (applies at the next prompt) or ``mode``; answers the full set."""
+        """``model`` (applies at the next prompt), ``mode`` or ``thought_level`` (from the
+        next request); answers the full set."""
         session = self._live(session_id)
         if config_id == "mode" and isinstance(value, str):
             await self._set_mode(session, value)
+        elif config_id == THOUGHT_OPTION and isinstance(value, str):
+            if value not in THOUGHT_LEVELS:
+                known = ", ".join(THOUGHT_LEVELS)
+                raise RequestError.invalid_params({"value": f"{value!r}; use {known}"})
+            session.thought = value
+            await self._store_call(
+                lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
+            )
+            session.outbox.update(self._option_update(session))
         elif config_id == "model" and isinstance(value, str):
             try:
                 await slash.choose_model(session, self._rt(), value)
@@ -272,11 +285,36 @@ class ToolwireAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> ForkSessionResponse:
-        """Not advertised (``session/fork`` is unstable in v1)."""
-        raise RequestError.method_not_found("session/fork")
+        """A new session with a copy of the stored one (``agent.fork``); not advertised:
+        the v1 schema has no capability for it yet."""
+        new_id = str(uuid.uuid4())
+        copied = await self._store_call(lambda db: copy_session(db, session_id, new_id, cwd))
+        if copied is None:
+            raise RequestError.resource_not_found(session_id)
+        session = await self._reopen(new_id, cwd, additional_directories, mcp_servers, held=True)
+        session.outbox.update(commands_update())
+        return ForkSessionResponse(
+            session_id=new_id,
+            modes=state_model(session),
+            config_options=options_model(session, self._config),
+        )
+
+    async def delete_session(self, session_id: str) -> dict[str, Any]:
+        """``session/delete``: stop it if live, remove it and its stored history."""
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            await _stop(session, cancel=True)
+        if not await self._store_call(lambda db: db.delete(session_id)) and session is None:
+            raise RequestError.resource_not_found(session_id)
+        return {}
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """No extension methods."""
+        """``session/delete``, which the transport routes here (the SDK does not)."""
+        if method == "session/delete":
+            session_id = params.get("sessionId")
+            if not isinstance(session_id, str):
+                raise RequestError.invalid_params({"sessionId": "a session id is required"})
+            return await self.delete_session(session_id)
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -316,7 +354,13 @@ class ToolwireAgent:
         return session
 
     async def _reopen(
-        self, session_id: str, cwd: str, dirs: list[str] | None, servers: list[Any] | None
+        self,
+        session_id: str,
+        cwd: str,
+        dirs: list[str] | None,
+        servers: list[Any] | None,
+        *,
+        held: bool = False,
     ) -> Session:
         record = await self._store_call(lambda db: db.get(session_id))
         if record is None:
@@ -325,7 +369,7 @@ class ToolwireAgent:
         if old is not None:
             await _stop(old, cancel=True)
         extra = tuple(dirs) if dirs is not None else record.additional_dirs
-        session = await self._factory().reopen(record, cwd, extra)
+        session = await self._factory().reopen(record, cwd, extra, held=held)
         self._sessions[session_id] = session
         mcp_calls.start(session, self._rt(), list(servers or ()))
         return session

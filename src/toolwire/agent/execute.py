@@ -75,31 +75,37 @@ class Executor:
             known = ", ".join([*TOOLS, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        decision = decide(self.session.mode, tool, self.session.always)
+        session = self.session
+        decision = decide(session.mode, tool, session.always, session.never)
         if decision == "deny":
-            return self._refuse(call, life, refusal(tool))
+            return self._refuse(call, life, refusal(tool, session.mode))
         if decision == "ask":
             choice = await self._ask(tool, args, life)
             if choice == "cancelled":
                 raise PermissionCancelledError
-            if choice == "reject":
+            if choice == "reject_always":
+                session.never.add(tool.name)
+            if choice in ("reject", "reject_always"):
                 return self._refuse(call, life, rejected(tool))
             if choice == "allow_always":
-                self.session.always.add(tool.name)
+                session.always.add(tool.name)
         return await self._run(tool, call, life)
 
     async def _mcp(
         self, call: CollectedCall, life: ToolCallLifecycle, tool: McpTool
     ) -> ToolResultPart:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        decision = mcp_calls.decide(self.session.mode, tool, self.session.always)
+        session = self.session
+        decision = mcp_calls.decide(session.mode, tool, session.always, session.never)
         if decision == "deny":
-            return self._refuse(call, life, mcp_calls.refusal(tool))
+            return self._refuse(call, life, mcp_calls.refusal(tool, session.mode))
         if decision == "ask":
             choice = await self._ask(tool.model_name, None, life)
             if choice == "cancelled":
                 raise PermissionCancelledError
-            if choice == "reject":
+            if choice == "reject_always":
+                session.never.add(tool.model_name)
+            if choice in ("reject", "reject_always"):
                 return self._refuse(call, life, f"The user rejected this {tool.model_name} call.")
             if choice == "allow_always":
                 self.session.always.add(tool.model_name)

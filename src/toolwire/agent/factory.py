@@ -17,10 +17,11 @@ from toolwire.agent.compaction import COMPACTION_KEY, meter
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.slash import CLEAR_KEY
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
+from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context import restore
 from toolwire.context.meter import RATIO_BAND
 from toolwire.errors import UsageError
@@ -52,7 +53,9 @@ class SessionFactory:
         log.info("session %s: new in %s on %s", session_id, cwd, backend)
         return Session(session_id, cwd, dirs, mode, backend, outbox, tools)
 
-    async def reopen(self, record: SessionRecord, cwd: str, dirs: tuple[str, ...]) -> Session:
+    async def reopen(
+        self, record: SessionRecord, cwd: str, dirs: tuple[str, ...], *, held: bool = False
+    ) -> Session:
         """A stored session, live again with its history, backend and mode.
 
         ``record.backend`` is the backend the user chose; ``ACTIVE_KEY`` the one that
@@ -69,7 +72,7 @@ class SessionFactory:
         if not isinstance(active, str) or active not in config.backends:
             active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
         mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
-        outbox = Outbox(self._sink, record.id)
+        outbox = Outbox(self._sink, record.id, held=held)  # held: a fork, until answered
         sid = record.id
         history = await self._rt.store.call(lambda db: db.messages(sid))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
@@ -90,6 +93,8 @@ class SessionFactory:
             call_ids=used,
             cleared=cleared,
         )
+        thought = record.config.get(THOUGHT_OPTION)
+        session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
         # After a /clear, switch and compaction points index the history since it.

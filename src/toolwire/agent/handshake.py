@@ -17,8 +17,8 @@ PROTOCOL_VERSION: Final = 1
 
 def initialize_result() -> dict[str, Any]:
     """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
-    ``close`` and ``additionalDirectories``; embedded context in prompts; MCP servers over
-    stdio (always), HTTP and SSE. Not: images, audio."""
+    ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
+    servers over stdio (always), HTTP and SSE. Not: images, audio."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
@@ -29,6 +29,7 @@ def initialize_result() -> dict[str, Any]:
                 "list": {},
                 "resume": {},
                 "close": {},
+                "delete": {},
                 "additionalDirectories": {},
             },
         },

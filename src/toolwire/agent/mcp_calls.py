@@ -70,19 +70,27 @@ def describer(tool: McpTool) -> Describer:
     return describe
 
 
-def decide(mode: str, tool: McpTool, always: set[str]) -> Decision:
+def decide(
+    mode: str, tool: McpTool, always: set[str], never: frozenset[str] | set[str] = frozenset()
+) -> Decision:
     """Whether a call of ``tool`` may run now (module doc)."""
-    if mode == "read-only":
+    if mode == "bypass":
+        return "allow"
+    if mode in ("read-only", "plan"):
         return "allow" if tool.read_only else "deny"
+    if tool.model_name in never:
+        return "deny"
     if tool.model_name in always or (tool.read_only and tool.trusted):
         return "allow"
     return "ask"
 
 
-def refusal(tool: McpTool) -> str:
-    """The tool error for a call ``read-only`` refuses (written for the model)."""
+def refusal(tool: McpTool, mode: str = "read-only") -> str:
+    """The tool error for a call the mode (or an "always reject") refuses, for the model."""
+    if mode not in ("read-only", "plan"):
+        return f"Refused: the user chose to always reject {tool.model_name} in this session."
     return (
-        f"Refused: the session is in read-only mode and {tool.model_name} is not marked "
+        f"Refused: the session is in {mode} mode and {tool.model_name} is not marked "
         "read-only by its server. Tell the user what you would do, or ask them to switch the "
         "mode."
     )

@@ -4,11 +4,15 @@ Modes (``session/set_mode``, also a config option with ``category: "mode"``):
 
 ``ask``           edits and commands wait for ``session/request_permission``;
 ``accept-edits``  edits run without asking, commands ask;
-``read-only``     edits and commands are refused with a tool error the model can read.
+``read-only``     edits and commands are refused with a tool error the model can read;
+``plan``          as ``read-only``, and the model ends its turn with a plan; then the
+                  user is asked whether to switch to ``accept-edits`` and go (``plan``);
+``bypass``        nothing asks. Never a default (``config.load``): chosen per session.
 
 Reads, searches and ``TodoWrite`` never ask (``Tool.needs_permission`` is False). "Allow
-always" holds for the tool's name for the rest of the session (every later ``Edit``,
-every later ``Bash``), not across sessions.
+always" and "always reject" hold for the tool's name for the rest of the session (every
+later ``Edit``, every later ``Bash``), not across sessions; a tool rejected for good is
+refused without asking, in every mode but ``bypass``.
 
 The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
 ``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``
@@ -37,7 +41,7 @@ from toolwire.tools.files import read_existing
 from toolwire.updates.wire import diff_content, text_content
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
-Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "cancelled"]
+Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "reject_always", "cancelled"]
 
 #: Unchanged lines kept around a change when a diff is cut to its changed part.
 CONTEXT_LINES: Final = 3
@@ -46,26 +50,50 @@ _LABELS: Final[dict[Mode, tuple[str, str]]] = {
     "ask": ("Ask", "Ask before every edit and command."),
     "accept-edits": ("Accept edits", "Edit files without asking; ask before commands."),
     "read-only": ("Read only", "Read and search only: edits and commands are refused."),
+    "plan": (
+        "Plan",
+        "Read and search, then present a plan; you are asked before it is carried out.",
+    ),
+    "bypass": (
+        "Bypass permissions",
+        "Nothing asks: every edit and command runs at once, without your approval.",
+    ),
 }
+#: Modes in which edits and commands are refused (the model is told why).
+REFUSING: Final = frozenset({"read-only", "plan"})
 #: Mode id -> (name, description), in the order offered. The set is ``config.choices``'s:
 #: a mode added there without a label here fails at import.
 MODES: Final[dict[Mode, tuple[str, str]]] = {mode: _LABELS[mode] for mode in MODE_IDS}
 
 
-def decide(mode: str, tool: Tool, always: set[str]) -> Decision:
-    """Whether ``tool`` may run now in ``mode``, given the tools allowed for good."""
-    if not tool.needs_permission:
+def decide(
+    mode: str, tool: Tool, always: set[str], never: frozenset[str] | set[str] = frozenset()
+) -> Decision:
+    """Whether ``tool`` may run now in ``mode``, given the tools allowed and the tools
+    rejected for good."""
+    if not tool.needs_permission or mode == "bypass":
         return "allow"
-    if mode == "read-only":
+    if mode in REFUSING or tool.name in never:
         return "deny"
     if tool.name in always or (mode == "accept-edits" and tool.kind == "edit"):
         return "allow"
     return "ask"
 
 
-def refusal(tool: Tool) -> str:
-    """The tool error for a call refused by ``read-only`` (written for the model)."""
+def refusal(tool: Tool, mode: str = "read-only") -> str:
+    """The tool error for a call the mode (or an "always reject") refuses, for the model."""
     what = "edit files" if tool.kind == "edit" else "run commands"
+    if mode == "plan":
+        return (
+            f"Refused: the session is in plan mode, so {tool.name} cannot {what}. Read and "
+            "search as needed, then end your turn by presenting the plan; the user is asked "
+            "whether to carry it out."
+        )
+    if mode not in REFUSING:
+        return (
+            f"Refused: the user chose to always reject {tool.name} in this session. "
+            "Do not call it again; take another approach or ask the user."
+        )
     return (
         f"Refused: the session is in read-only mode, so {tool.name} cannot {what}. "
         "Tell the user what you would change, or ask them to switch the mode."
@@ -73,13 +101,16 @@ def refusal(tool: Tool) -> str:
 
 
 def options(name: str) -> list[PermissionOption]:
-    """Allow once, allow always (this tool, this session), reject."""
+    """Allow once, allow always, reject, always reject (this tool, this session)."""
     return [
         PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
         PermissionOption(
             option_id="allow_always", name=f"Always allow {name}", kind="allow_always"
         ),
         PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+        PermissionOption(
+            option_id="reject_always", name=f"Always reject {name}", kind="reject_always"
+        ),
     ]
 
 
@@ -91,8 +122,8 @@ def tool_call_model(payload: Mapping[str, Any]) -> ToolCallUpdate:
 def answer(outcome: object) -> Answer:
     """The user's choice from a ``RequestPermissionResponse.outcome``."""
     if isinstance(outcome, AllowedOutcome):
-        if outcome.option_id in ("allow_once", "allow_always"):
-            return "allow_once" if outcome.option_id == "allow_once" else "allow_always"
+        if outcome.option_id in ("allow_once", "allow_always", "reject_always"):
+            return outcome.option_id  # type: ignore[return-value]
         return "reject"
     return "cancelled"
 
@@ -208,6 +239,7 @@ def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
 __all__ = [
     "CONTEXT_LINES",
     "MODES",
+    "REFUSING",
     "Answer",
     "Decision",
     "answer",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import platform
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import httpx2
 from acp.interfaces import Client
@@ -31,6 +31,7 @@ from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
+from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
 from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import Message, ToolCallPart
@@ -81,6 +82,10 @@ class Session:
     history: list[Message] = field(default_factory=list)
     pending: str = ""
     always: set[str] = field(default_factory=set)
+    never: set[str] = field(default_factory=set)
+    """Tools the user chose to always reject in this session."""
+    thought: str | None = None
+    """The ``thought_level`` the user chose; None: the active backend's default."""
     call_ids: set[str] = field(default_factory=set)
     backend_impl: TappableBackend | None = None
     handoff: Handoff | None = None
@@ -131,7 +136,34 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
             "currentValue": session.mode,
             "options": modes,
         },
+        {
+            "id": THOUGHT_OPTION,
+            "name": "Thinking",
+            "description": "How much the model thinks before it answers; from the next request.",
+            "category": "thought_level",
+            "type": "select",
+            "currentValue": thought_level(session, config),
+            "options": [{"value": k, "name": n, "description": d} for k, (n, d) in _LEVELS.items()],
+        },
     ]
+
+
+THOUGHT_OPTION: Final = "thought_level"
+"""The config option's id, also the key the choice is stored under (record config)."""
+_LEVELS: Final[dict[str, tuple[str, str]]] = {
+    "off": ("Off", "No extended thinking (the model's own default)."),
+    "low": ("Low", "A short think first."),
+    "medium": ("Medium", "Think it through."),
+    "high": ("High", "Think long; slower and costs more."),
+}
+
+
+def thought_level(session: Session, config: Config) -> ThoughtLevel:
+    """The session's level: the user's choice, else the chosen backend's default."""
+    for level in THOUGHT_LEVELS:
+        if session.thought == level:
+            return level
+    return config.backend(session.pending).thought_level
 
 
 def _describe_backend(provider: str, tool_format: str) -> str:
@@ -175,6 +207,18 @@ def system_prompt(session: Session) -> str:
     """The system prompt: who the model is, where it works, how to use the tools, then
     the project's instruction files (the same bytes while they are unchanged)."""
     roots = "".join(f"\n- also: {d}" for d in session.additional_dirs)
+    return _base_prompt(session, roots) + (PLAN_PROMPT if session.mode == "plan" else "")
+
+
+PLAN_PROMPT: Final = (
+    "\n\nThe session is in plan mode: read and search as much as you need, but do not "
+    "edit files or run commands (they are refused). End your turn by presenting the plan: "
+    "the steps, the files each one changes, and how to check the result. The user is then "
+    "asked whether to carry it out."
+)
+
+
+def _base_prompt(session: Session, roots: str) -> str:
     instructions = session.instructions.text
     return (
         "You are toolwire, a coding agent working in the user's project through an editor.\n"
@@ -187,10 +231,13 @@ def system_prompt(session: Session) -> str:
 
 
 __all__ = [
+    "PLAN_PROMPT",
+    "THOUGHT_OPTION",
     "Runtime",
     "Session",
     "config_options",
     "mode_state",
     "prompt_text",
     "system_prompt",
+    "thought_level",
 ]

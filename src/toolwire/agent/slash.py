@@ -19,6 +19,7 @@ from typing import Any
 from toolwire.agent.compaction import COMPACTION_KEY
 from toolwire.agent.instructions import repo_root
 from toolwire.agent.permissions import MODES
+from toolwire.agent.plan import set_mode
 from toolwire.agent.session import Runtime, Session, config_options
 from toolwire.agent.switch import SWITCH_KEY
 
@@ -43,10 +44,7 @@ async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
     """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
     if mode not in MODES:
         raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
-    session.mode = mode
-    await runtime.store.call(lambda db: db.update(session.id, mode=mode))
-    session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode})
-    session.outbox.update(option_update(session, runtime))
+    await set_mode(session, runtime, mode)
 
 
 def option_update(session: Session, runtime: Runtime) -> dict[str, Any]:

@@ -16,6 +16,10 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
 * **Pre-encoded notifications.** The update engine already holds each notification as
   its exact wire line (compact ASCII JSON, like the SDK's own sender); ``write_line``
   writes it as is, in order with everything else, with no second serialization.
+* **Methods the SDK does not route.** ``session/delete`` is stable in ACP v1 but the SDK
+  (generated from an older schema) answers it "method not found"; ``receive`` hands it
+  on as the extension method in ``ROUTED_AS_EXTENSION``, which the agent's
+  ``ext_method`` serves (the client sees its own method and id answered).
 
 ``open_stdio`` keeps stdout for the protocol alone: the real stdout is moved to a private
 descriptor and descriptor 1 pointed at stderr, so a stray ``print`` or a child process
@@ -42,6 +46,10 @@ log = logging.getLogger("toolwire.agent")
 
 #: Largest accepted input line (the SDK's default: prompts may embed whole files).
 LINE_LIMIT: Final = 50 * 1024 * 1024
+
+
+#: ACP methods the SDK does not route, and the extension method each is routed as.
+ROUTED_AS_EXTENSION: Final = {"session/delete": "_session/delete"}
 
 
 class _LineTooLongError(Exception):
@@ -91,6 +99,10 @@ class StdioTransport:
             message = await self._next_valid()
         if message is not None and self.on_received is not None:
             self.on_received(message)
+        method = message.get("method") if message is not None else None
+        alias = ROUTED_AS_EXTENSION.get(method) if isinstance(method, str) else None
+        if alias is not None and message is not None:
+            message = {**message, "method": alias}
         return message
 
     async def _next_valid(self) -> dict[str, Any] | None:
@@ -244,4 +256,11 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
-__all__ = ["LINE_LIMIT", "FileWriter", "StdioTransport", "Writer", "open_stdio"]
+__all__ = [
+    "LINE_LIMIT",
+    "ROUTED_AS_EXTENSION",
+    "FileWriter",
+    "StdioTransport",
+    "Writer",
+    "open_stdio",
+]

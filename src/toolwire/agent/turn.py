@@ -35,7 +35,8 @@ from toolwire.agent.compaction import Compactor, meter
 from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt
+from toolwire.agent.plan import GO_AHEAD, ask_to_go
+from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt, thought_level
 from toolwire.agent.switch import request_messages, switch
 from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
@@ -105,6 +106,8 @@ class Turn:
                     switched = await switch(self.session, self.runtime, at)
                     await self._say(switched)
                 stop = await self._steps()
+                if stop == "end_turn" and self.session.mode == "plan":
+                    stop = await self._after_plan()
         except PermissionCancelledError:
             self.state.move("cancel")  # a client may answer "cancelled" before its cancel
             stop = "cancelled"
@@ -143,6 +146,21 @@ class Turn:
         elif name == "clear":
             await self._say(await slash.clear(session, runtime))
         return "end_turn"
+
+    async def _after_plan(self) -> PromptStopReason:
+        """Plan mode's end of turn: on the user's yes, go on in ``accept-edits``. Asked
+        only when the model's last message has text (a plan), not after a failure."""
+        last = self.session.history[-1] if self.session.history else None
+        if last is None or last.role != "assistant" or not last.text().strip():
+            return "end_turn"
+        self.ticker.send(self.engine.flush())
+        if not await ask_to_go(self.session, self.runtime):
+            return "end_turn"
+        message = user(GO_AHEAD)
+        self.session.history.append(message)
+        sid = self.session.id
+        await self.runtime.store.call(lambda db: db.append(sid, messages=[message]))
+        return await self._steps()
 
     async def _begin(self, blocks: list[Any], text: str) -> None:
         """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
@@ -240,6 +258,7 @@ class Turn:
             tools=(*tool_specs(), *mcp_calls.specs(session)),
             max_tokens=gauge.window.reserved,
             cache=self.runtime.config.backend(session.active).prompt_cache,
+            thinking=thought_level(session, self.runtime.config),
         )
         return request, estimate_request(request.system, request.messages, request.tools)
 

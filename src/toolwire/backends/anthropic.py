@@ -11,6 +11,8 @@ rules a translation must keep"):
 * thinking goes back only to the backend that produced it, unmodified: ``thinking`` with
   its signature, ``redacted_thinking`` with its data; unsigned thinking is dropped (the
   API requires a signature and one is never invented);
+* ``request.thinking`` becomes ``thinking`` with a token budget (``_thinking``), and then
+  no ``temperature``;
 * no empty text blocks, no empty messages; consecutive same-role messages are merged;
 * with ``request.cache`` (the agent's requests), prompt-cache breakpoints
   (``mark_breakpoints``); without it the body carries none (the proxy relays the
@@ -24,6 +26,7 @@ from typing import Any
 
 from toolwire.backends._names import ANTHROPIC, ToolNames
 from toolwire.backends._schema import object_schema
+from toolwire.backends._thinking import anthropic_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
@@ -64,7 +67,10 @@ def build_body(
             }
             for t in request.tools
         ]
-    if request.temperature is not None:
+    thinking = anthropic_thinking(request.thinking, request.max_tokens, body["messages"])
+    if thinking is not None:
+        body["thinking"] = thinking  # the API refuses a temperature with it: none is sent
+    elif request.temperature is not None:
         body["temperature"] = request.temperature
     if request.cache:
         mark_breakpoints(body)

@@ -24,6 +24,7 @@ from toolwire.config.choices import (
     TOOL_FORMATS,
     WIRE_FORMATS,
     Provider,
+    ThoughtLevel,
     ToolFormat,
     WireFormat,
 )
@@ -40,7 +41,9 @@ class ModelRequest:
 
     ``cache``: mark prompt-cache breakpoints where the provider wants them marked
     (Anthropic's ``cache_control``); the agent sets it, a relayed or one-off request
-    does not (the proxy forwards the client's own markers).
+    does not (the proxy forwards the client's own markers). ``thinking``: how much the
+    model is asked to think, mapped per provider (docs/backends.md, "Thinking"); ``off``
+    adds nothing to the body.
     """
 
     system: str
@@ -49,6 +52,7 @@ class ModelRequest:
     max_tokens: int = 8192
     temperature: float | None = None
     cache: bool = False
+    thinking: ThoughtLevel = "off"
 
 
 @dataclass(frozen=True, slots=True)

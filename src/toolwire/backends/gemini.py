@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 from toolwire.backends._gemini_schema import declaration_schema
 from toolwire.backends._names import GEMINI, ToolNames
+from toolwire.backends._thinking import gemini_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
@@ -55,6 +56,9 @@ def build_body(
     config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
     if request.temperature is not None:
         config["temperature"] = request.temperature
+    thinking = gemini_thinking(request.thinking)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
     names = ToolNames.build((t.name for t in request.tools), GEMINI)
     contents = _contents(history, backend, names)
     body: dict[str, Any] = {"contents": contents, "generationConfig": config}

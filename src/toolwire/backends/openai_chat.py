@@ -22,6 +22,7 @@ from typing import Any
 
 from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends._schema import drop_patterns, fill_items, object_schema, with_properties
+from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import to_text_history, tool_prompt
@@ -70,6 +71,9 @@ def build_body(
         ]
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    effort = openai_effort(request.thinking)
+    if effort is not None:
+        body["reasoning_effort"] = effort
     return body
 
 

@@ -6,29 +6,34 @@ after the calls of its turn, in call order; a failed result says so in its text,
 wire has no error flag). Requests are stateless: ``store: false``, the whole history
 every turn, no ``previous_response_id``.
 
-Thinking is never sent back here: a reasoning item goes back as the API gave it, with
-its ``id`` (and, with ``store: false``, its ``encrypted_content``); the decoder keeps
-neither, and both would have to be invented, so reasoning is dropped instead.
+Reasoning goes back only to the backend that produced it, as the API gave it: the
+decoder keeps each ``reasoning`` item whole (``id``, ``summary``, ``encrypted_content``)
+as a redacted ``ThinkingPart``, and this builder puts it back in its place among the
+turn's items. With ``request.thinking`` on, the body asks for ``reasoning`` (effort,
+``summary: "auto"``) and ``include: ["reasoning.encrypted_content"]``, the only way a
+stateless (``store: false``) request gets items it can send back. Reasoning without
+an encrypted item (a summary alone) is never sent: it would have to be invented.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolwire.backends._names import OPENAI, ToolNames
+from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL, parameters
 from toolwire.backends.textformat import to_text_history, tool_prompt
-from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart
-from toolwire.history.pairing import IdMap, arguments_json, repair
+from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history.pairing import IdMap, arguments_json, own_thinking, repair
 
 
 def build_body(
     request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
 ) -> dict[str, Any]:
     """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
-    del backend  # no part of the history is bound to this provider (see module doc)
     native = tool_format == "native"
     history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
     system = request.system
@@ -37,7 +42,7 @@ def build_body(
     names = ToolNames.build((t.name for t in request.tools), OPENAI)
     body: dict[str, Any] = {
         "model": model,
-        "input": _items(history, names),
+        "input": _items(history, names, backend),
         "stream": True,
         "store": False,
         "max_output_tokens": request.max_tokens,
@@ -59,10 +64,14 @@ def build_body(
         ]
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    effort = openai_effort(request.thinking)
+    if effort is not None:
+        body["reasoning"] = {"effort": effort, "summary": "auto"}
+        body["include"] = ["reasoning.encrypted_content"]
     return body
 
 
-def _items(history: list[Message], names: ToolNames) -> list[dict[str, Any]]:
+def _items(history: list[Message], names: ToolNames, backend: str) -> list[dict[str, Any]]:
     ids = IdMap(64)
     wire_ids: list[str] = []
     items: list[dict[str, Any]] = []
@@ -74,7 +83,7 @@ def _items(history: list[Message], names: ToolNames) -> list[dict[str, Any]]:
                 items.append({"type": "function_call_output", "call_id": wire_id, "output": output})
         elif message.role == "assistant":
             wire_ids = ids.turn(c.id for c in message.tool_calls())
-            items.extend(_assistant_items(message, wire_ids, names))
+            items.extend(_assistant_items(message, wire_ids, names, backend))
         else:
             text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
             if text:
@@ -83,13 +92,18 @@ def _items(history: list[Message], names: ToolNames) -> list[dict[str, Any]]:
 
 
 def _assistant_items(
-    message: Message, wire_ids: list[str], names: ToolNames
+    message: Message, wire_ids: list[str], names: ToolNames, backend: str
 ) -> list[dict[str, Any]]:
-    """Text and calls in the order the model produced them."""
+    """Reasoning, text and calls in the order the model produced them."""
     items: list[dict[str, Any]] = []
     calls = iter(wire_ids)
+    own = {id(p) for p in own_thinking(message, backend)}
     for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
+        if isinstance(part, ThinkingPart):
+            item = reasoning_item(part) if id(part) in own else None
+            if item is not None:
+                items.append(item)
+        elif isinstance(part, TextPart) and part.text:
             if items and items[-1]["type"] == "message":
                 items[-1]["content"] += part.text
             else:
@@ -104,6 +118,19 @@ def _assistant_items(
                 }
             )
     return items
+
+
+def reasoning_item(part: ThinkingPart) -> dict[str, Any] | None:
+    """The ``reasoning`` input item a redacted part holds (``decode.openai_responses``
+    stores it as JSON), or None when the part is not one."""
+    if part.redacted is None:
+        return None
+    try:
+        item = json.loads(part.redacted)
+    except ValueError:
+        return None
+    ok = isinstance(item, dict) and item.get("type") == "reasoning"
+    return item if ok and isinstance(item.get("encrypted_content"), str) else None
 
 
 class OpenAIResponsesBackend(HTTPBackend):
@@ -126,4 +153,4 @@ class OpenAIResponsesBackend(HTTPBackend):
         )
 
 
-__all__ = ["OpenAIResponsesBackend", "build_body"]
+__all__ = ["OpenAIResponsesBackend", "build_body", "reasoning_item"]

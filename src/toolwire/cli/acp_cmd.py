@@ -33,7 +33,10 @@ def acp(
     ] = None,
     mode: Annotated[
         str | None,
-        typer.Option("--mode", help="ask | accept-edits | read-only (default: ask)."),
+        typer.Option(
+            "--mode",
+            help="ask | accept-edits | read-only | plan (default: ask; bypass: per session only).",
+        ),
     ] = None,
     record: Annotated[
         Path | None,

@@ -5,7 +5,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
 ``$XDG_CONFIG_HOME/toolwire/config.toml`` (default ``~/.config/toolwire/config.toml``)::
 
     default_backend = "claude"
-    mode = "ask"                       # ask | accept-edits | read-only
+    mode = "ask"                       # ask | accept-edits | read-only | plan
     profile = "minimal"                # minimal | verbose | full (default: by client)
 
     [backends.claude]

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias, get_args
 
-Mode: TypeAlias = Literal["ask", "accept-edits", "read-only"]
+Mode: TypeAlias = Literal["ask", "accept-edits", "read-only", "plan", "bypass"]
 """Who decides whether an edit or a command runs (``toolwire.agent.permissions``)."""
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 DEFAULT_MODE: Final[Mode] = "ask"
+SESSION_ONLY_MODES: Final[tuple[Mode, ...]] = ("bypass",)
+"""Modes a user picks for one session, never a default (config file, env, ``--mode``)."""
+
+ThoughtLevel: TypeAlias = Literal["off", "low", "medium", "high"]
+"""How much the model is asked to think (``toolwire.backends``: mapped per provider)."""
+THOUGHT_LEVELS: Final[tuple[ThoughtLevel, ...]] = get_args(ThoughtLevel)
+DEFAULT_THOUGHT_LEVEL: Final[ThoughtLevel] = "off"
 
 Profile: TypeAlias = Literal["minimal", "verbose", "full"]
 """How much of a tool call each update repeats (``toolwire.updates.profiles``)."""
@@ -46,16 +53,20 @@ __all__ = [
     "DEFAULT_MAX_TOOL_RESULT_CHARS",
     "DEFAULT_MODE",
     "DEFAULT_PROFILE",
+    "DEFAULT_THOUGHT_LEVEL",
     "MODES",
     "PASSTHROUGH_LEVELS",
     "PROFILES",
     "PROVIDERS",
+    "SESSION_ONLY_MODES",
+    "THOUGHT_LEVELS",
     "TOOL_FORMATS",
     "WIRE_FORMATS",
     "Mode",
     "PassthroughLevel",
     "Profile",
     "Provider",
+    "ThoughtLevel",
     "ToolFormat",
     "WireFormat",
 ]

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from toolwire.config.choices import DEFAULT_MODE, MODES, PROFILES, Mode, Profile, Provider
+from toolwire.config.choices import (
+    DEFAULT_MODE,
+    MODES,
+    PROFILES,
+    SESSION_ONLY_MODES,
+    Mode,
+    Profile,
+    Provider,
+)
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.mcp import McpServerTable
@@ -120,7 +128,7 @@ def load_config(
     return Config(
         backends=backends,
         default_backend=default,
-        mode=_choice("mode", chosen_mode, MODES, sources["mode"]) or DEFAULT_MODE,
+        mode=_default_mode(chosen_mode, sources["mode"]),
         profile=_choice("profile", chosen_profile, PROFILES, sources["profile"]),
         limits=data.limits,
         handoff=data.handoff,
@@ -209,6 +217,17 @@ def _pick(*candidates: tuple[str, str | None]) -> tuple[str | None, str]:
         if value is not None and value != "":
             return value, source
     return None, DEFAULT
+
+
+def _default_mode(value: str | None, source: str) -> Mode:
+    """The mode new sessions start in; ``bypass`` is refused (a user picks it per session)."""
+    mode = _choice("mode", value, MODES, source) or DEFAULT_MODE
+    if mode in SESSION_ONLY_MODES:
+        raise ConfigError(
+            f"mode {mode!r} (from {source}) cannot be the default: nothing would ask before edits "
+            "and commands. Choose it for one session in the editor instead."
+        )
+    return mode
 
 
 def _choice(key: str, value: str | None, choices: tuple[_C, ...], source: str) -> _C | None:

@@ -35,6 +35,7 @@ from toolwire.config.choices import (
     PassthroughLevel,
     Profile,
     Provider,
+    ThoughtLevel,
     ToolFormat,
 )
 from toolwire.config.errors import ConfigError
@@ -162,6 +163,9 @@ class BackendTable(Table):
     """Prices per million tokens; with them ``usage_update`` carries the session's cost."""
     prompt_cache: bool = True
     """Anthropic: mark ``cache_control`` breakpoints (tools, system, the latest messages)."""
+    thought_level: ThoughtLevel = "off"
+    """How much the model thinks by default (off, low, medium, high; docs/backends.md,
+    "Thinking"); a session changes it with its ``thought_level`` config option."""
 
     @model_validator(mode="before")
     @classmethod

@@ -180,6 +180,11 @@ class OpenAIResponsesDecoder(SSEJSONDecoder):
             self._settle(item, p.get("output_index"), out)
         elif item.get("type") in _SERVER_TYPES:
             self._server_item(item, p.get("output_index"), out, done=True)
+        elif item.get("type") == "reasoning" and isinstance(item.get("encrypted_content"), str):
+            # Kept whole, to go back to this backend only (backends.openai_responses).
+            kept = {k: item[k] for k in ("type", "id", "summary", "encrypted_content") if k in item}
+            kept.setdefault("summary", [])
+            out.append(ThinkingDelta("", redacted=json.dumps(kept, separators=(",", ":"))))
 
     def _server_item(
         self, item: dict[str, Any], index: Any, out: list[Event], *, done: bool
