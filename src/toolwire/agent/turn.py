@@ -34,7 +34,7 @@ from toolwire.agent.compaction import Compactor, meter, parse_command
 from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt
+from toolwire.agent.session import Runtime, Session, prompt_message, prompt_text, system_prompt
 from toolwire.agent.switch import request_messages, switch
 from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
@@ -44,7 +44,8 @@ from toolwire.context import ContextMeter, estimate_request, is_context_overflow
 from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
-from toolwire.history import Message, ToolResultPart, tool_results, user
+from toolwire.history import Message, ToolResultPart, tool_results
+from toolwire.history.images import has_images
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.titles import shorten
@@ -52,6 +53,10 @@ from toolwire.updates.translate import ResponseTranslator
 
 log = logging.getLogger("toolwire.agent")
 
+NO_VISION = (
+    "The model {name} takes no images (vision = false, or tools as text): it gets a "
+    "one-line note in place of each image."
+)
 _STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
 
@@ -128,7 +133,7 @@ class Turn:
     async def _begin(self, blocks: list[Any]) -> None:
         session, store = self.session, self.runtime.store
         text = prompt_text(blocks)
-        message = user(text)
+        message = prompt_message(blocks)
         session.history.append(message)
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
@@ -144,6 +149,11 @@ class Turn:
         if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True
             await self._say(config.notice)
+        if not session.images_noticed and has_images([message]):
+            chosen = config.backend(session.pending)
+            if not (chosen.vision and chosen.tool_format == "native"):
+                session.images_noticed = True
+                await self._say(NO_VISION.format(name=session.pending))
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests

@@ -162,6 +162,8 @@ class BackendTable(Table):
     """Prices per million tokens; with them ``usage_update`` carries the session's cost."""
     prompt_cache: bool = True
     """Anthropic: mark ``cache_control`` breakpoints (tools, system, the latest messages)."""
+    vision: bool = True
+    """The model takes images; false: each image is sent as a one-line note instead."""
 
     @model_validator(mode="before")
     @classmethod
