@@ -110,3 +110,24 @@ def test_vision_false_sends_notes_and_tells_the_user_once(tmp_path: Path) -> Non
     result = requests[1].json()["messages"][-1]["content"][0]
     assert NOTE in result["content"]
     assert text_of(notes).count("takes no images") == 1
+
+
+def test_vision_false_read_of_a_png_sends_a_note_and_tells_the_user(tmp_path: Path) -> None:
+    replies = [
+        response(("tool", "Read", {"file_path": "logo.png"}, "toolu_1")),
+        response(("text", "Noted."), n=1),
+    ]
+    requests, notes, _ = _session(
+        tmp_path, replies, [[text_block("Look at logo.png")]], extra="vision = false\n"
+    )
+    result = requests[1].json()["messages"][-1]["content"][0]
+    assert result["content"].endswith(NOTE)
+    assert DATA not in requests[1].body.decode()
+    assert text_of(notes).count("takes no images") == 1
+
+
+def test_an_image_without_data_or_web_uri_becomes_a_note(tmp_path: Path) -> None:
+    prompt = [text_block("see"), image_block("", "image/png", uri="file:///tmp/x.png")]
+    requests, _, _ = _session(tmp_path, [response(("text", "ok"))], [prompt])
+    texts = [b["text"] for b in _user_content(requests[0])]
+    assert texts == ["see\n\n[image file:///tmp/x.png not included: it came without data]"]

@@ -157,7 +157,12 @@ def _image(block: Any) -> ImagePart | None:
         return None
     if block.data:
         return ImagePart(block.mime_type, block.data)
-    return ImagePart(block.mime_type, url=block.uri) if block.uri else None
+    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
+
+
+def _web(uri: str | None) -> bool:
+    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
+    return bool(uri) and str(uri).startswith(("https://", "http://"))
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -172,6 +177,8 @@ def prompt_text(blocks: list[Any]) -> str:
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "image":
+            if not block.data and not _web(block.uri):
+                parts.append(f"[image {block.uri or ''} not included: it came without data]")
             continue
         if kind == "text":
             parts.append(block.text)

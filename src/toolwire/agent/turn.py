@@ -149,11 +149,17 @@ class Turn:
         if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True
             await self._say(config.notice)
-        if not session.images_noticed and has_images([message]):
-            chosen = config.backend(session.pending)
-            if not (chosen.vision and chosen.tool_format == "native"):
-                session.images_noticed = True
-                await self._say(NO_VISION.format(name=session.pending))
+        await self._images_notice(session.pending, has_images([message]))
+
+    async def _images_notice(self, name: str, images: bool) -> None:
+        """Tell the user, once per session, that backend ``name`` gets notes, not images."""
+        session = self.session
+        if session.images_noticed or not images:
+            return
+        chosen = self.runtime.config.backend(name)
+        if not (chosen.vision and chosen.tool_format == "native"):
+            session.images_noticed = True
+            await self._say(NO_VISION.format(name=name))
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
@@ -166,6 +172,8 @@ class Turn:
                 for call in step.collector.ordered_calls():
                     life = step.translator.calls[step.guard.acp_id(call.id)]
                     step.results[call.id] = await self.executor.execute(call, life)
+                images = any(r.images for r in step.results.values())
+                await self._images_notice(self.session.active, images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):
