@@ -106,7 +106,7 @@ def test_vision_false_sends_notes_and_tells_the_user_once(tmp_path: Path) -> Non
     requests, notes, _ = _session(tmp_path, replies, [prompt, prompt], extra="vision = false\n")
     for sent in requests:
         assert DATA not in sent.body.decode()
-    assert _without_cache(_user_content(requests[0]))[-1] == {"type": "text", "text": NOTE}
+    assert _without_cache(_user_content(requests[0]))[-1] == {"type": "text", "text": "\n" + NOTE}
     result = requests[1].json()["messages"][-1]["content"][0]
     assert NOTE in result["content"]
     assert text_of(notes).count("takes no images") == 1

@@ -41,7 +41,7 @@ def test_the_handoff_carries_notes_not_bytes() -> None:
         assert DATA not in handoff.block
     handoff = plan_handoff(_history(), keep_last=5).finish(None)
     first = handoff.context()[0]
-    assert first.parts[-1] == TextPart(f"[image: image/png, {len(PNG)} B]")
+    assert first.parts[-1] == TextPart(f"\n[image: image/png, {len(PNG)} B]")
 
 
 def test_later_messages_keep_their_images() -> None:

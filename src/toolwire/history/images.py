@@ -46,14 +46,22 @@ def has_images(messages: Iterable[Message]) -> bool:
 
 def without_images(messages: Iterable[Message], reason: str = NOT_SENT) -> list[Message]:
     """The history with every image replaced by its one-line note."""
-    return [
-        Message(m.role, tuple(_textual(p, reason) for p in m.parts), m.backend) for m in messages
-    ]
+    return [Message(m.role, _textual(m.parts, reason), m.backend) for m in messages]
 
 
-def _textual(part: Part, reason: str) -> Part:
+def _textual(parts: tuple[Part, ...], reason: str) -> tuple[Part, ...]:
+    out: list[Part] = []
+    for part in parts:
+        before = out[-1] if out else None
+        # Some wires join a message's text parts with nothing: keep the note on its own line.
+        apart = isinstance(before, TextPart) and before.text and not before.text.endswith("\n")
+        out.append(_textual_part(part, reason, "\n" if apart else ""))
+    return tuple(out)
+
+
+def _textual_part(part: Part, reason: str, prefix: str) -> Part:
     if isinstance(part, ImagePart):
-        return TextPart(part.note(reason))
+        return TextPart(prefix + part.note(reason))
     if isinstance(part, ToolResultPart) and part.images:
         return dataclasses.replace(
             part, content=with_notes(part.content, part.images, reason), images=()
