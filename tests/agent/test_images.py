@@ -17,6 +17,7 @@ from tests.agent.support import (
     KEY,
     ScriptedClient,
     agent,
+    calls_by_id,
     check_wire,
     environment,
     fake_backend,
@@ -89,7 +90,13 @@ def test_read_of_a_png_sends_the_image_in_the_tool_result(tmp_path: Path) -> Non
         response(("tool", "Read", {"file_path": "logo.png"}, "toolu_1")),
         response(("text", "It is red."), n=1),
     ]
-    requests, _, _ = _session(tmp_path, replies, [[text_block("Look at logo.png")]])
+    requests, notes, _ = _session(tmp_path, replies, [[text_block("Look at logo.png")]])
+    card = calls_by_id(notes)["toolu_1"]
+    assert card["status"] == "completed"
+    assert card["content"][1] == {
+        "type": "content",
+        "content": {"type": "image", "data": DATA, "mimeType": "image/png"},
+    }
     (result,) = _without_cache(requests[1].json()["messages"][-1]["content"])
     assert result["tool_use_id"] == "toolu_1"
     assert result["content"][1] == IMAGE_BLOCK
