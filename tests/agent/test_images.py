@@ -34,6 +34,7 @@ PNG = tiny_png()
 DATA = base64.b64encode(PNG).decode()
 SOURCE = {"type": "base64", "media_type": "image/png", "data": DATA}
 IMAGE_BLOCK = {"type": "image", "source": SOURCE}
+NOT_AN_IMAGE = "not a PNG, JPEG, GIF or WebP image"
 NOTE = f"[image: image/png, {len(PNG)} B, not sent: this model takes no images]"
 
 
@@ -138,3 +139,16 @@ def test_an_image_without_data_or_web_uri_becomes_a_note(tmp_path: Path) -> None
     requests, _, _ = _session(tmp_path, [response(("text", "ok"))], [prompt])
     texts = [b["text"] for b in _user_content(requests[0])]
     assert texts == ["see\n\n[image file:///tmp/x.png not included: it came without data]"]
+
+
+def test_a_mislabelled_image_gets_its_real_type_and_a_non_image_a_note(tmp_path: Path) -> None:
+    junk = base64.b64encode(b"BM not a png at all").decode()
+    prompt = [image_block(DATA, "image/jpeg"), image_block(junk, "image/bmp")]
+    requests, _, _ = _session(tmp_path, [response(("text", "ok"))], [prompt])
+    assert _without_cache(_user_content(requests[0])) == [
+        IMAGE_BLOCK,
+        {
+            "type": "text",
+            "text": "[image: image/bmp, 19 B, not sent: not a PNG, JPEG, GIF or WebP image]",
+        },
+    ]

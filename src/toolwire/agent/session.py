@@ -33,6 +33,7 @@ from toolwire.config import Config
 from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
+from toolwire.history.images import checked
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
@@ -152,11 +153,11 @@ def prompt_message(blocks: list[Any]) -> Message:
     return Message("user", tuple(parts))
 
 
-def _image(block: Any) -> ImagePart | None:
+def _image(block: Any) -> ImagePart | TextPart | None:
     if getattr(block, "type", None) != "image":
         return None
     if block.data:
-        return ImagePart(block.mime_type, block.data)
+        return checked(ImagePart(block.mime_type, block.data))
     return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
 
 

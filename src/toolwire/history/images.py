@@ -30,6 +30,21 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
+def checked(image: ImagePart) -> ImagePart | TextPart:
+    """A client's image with the type its bytes show (providers refuse a mislabelled
+    one), or its note when it is no PNG, JPEG, GIF or WebP (no provider takes others)."""
+    if image.url is not None:
+        return image
+    try:
+        head = base64.b64decode(image.data[:24], validate=True)
+    except ValueError:
+        head = b""
+    kind = sniff(head)
+    if kind is None:
+        return TextPart(image.note("not sent: not a PNG, JPEG, GIF or WebP image"))
+    return image if kind == image.media_type else ImagePart(kind, image.data)
+
+
 def image_of(data: bytes, media_type: str) -> ImagePart:
     """An image part holding ``data`` (base64-encoded)."""
     return ImagePart(media_type, base64.b64encode(data).decode("ascii"))
@@ -78,6 +93,7 @@ def with_notes(text: str, images: Iterable[ImagePart], reason: str = "") -> str:
 __all__ = [
     "IMAGE_TYPES",
     "NOT_SENT",
+    "checked",
     "has_images",
     "image_of",
     "sniff",
