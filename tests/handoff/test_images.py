@@ -68,3 +68,9 @@ def test_an_image_costs_a_fixed_number_of_tokens() -> None:
     assert IMAGE_TOKENS <= cost_big < IMAGE_TOKENS + 20
     result = ToolResultPart("c", "Read", "", images=(big, big))
     assert estimate_message(Message("tool", (result,))) >= 2 * IMAGE_TOKENS
+
+
+def test_the_block_names_an_image_a_read_returned() -> None:
+    handoff = plan_handoff(_history(), switch_at=4, keep_last=0).finish(None)
+    assert f"[image: image/png, {len(PNG)} B, not carried over]" in handoff.block
+    assert DATA not in handoff.block
