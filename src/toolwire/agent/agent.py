@@ -49,13 +49,12 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from toolwire.agent import mcp_calls
-from toolwire.agent.compaction import commands_update
+from toolwire.agent import mcp_calls, slash
+from toolwire.agent.commands import commands_update, custom_commands
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.outbox import LineSink
-from toolwire.agent.permissions import MODES
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.transcript import replayed
@@ -147,7 +146,7 @@ class ToolwireAgent:
         self._sessions[session_id] = session
         mcp_calls.start(session, self._rt(), list(mcp_servers or ()))
         session.outbox.update(self._option_update(session))
-        session.outbox.update(commands_update())
+        session.outbox.update(_commands(session))
         return NewSessionResponse(
             session_id=session_id,
             modes=state_model(session),
@@ -167,7 +166,7 @@ class ToolwireAgent:
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
             session.outbox.update(replayed(update, compaction=compaction))
-        session.outbox.update(commands_update())
+        session.outbox.update(_commands(session))
         await session.outbox.drain()
         return LoadSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
@@ -183,7 +182,7 @@ class ToolwireAgent:
     ) -> ResumeSessionResponse:
         """Reopen a stored session without replaying it (the client kept its view)."""
         session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
-        session.outbox.update(commands_update())
+        session.outbox.update(_commands(session))
         return ResumeSessionResponse(
             modes=state_model(session), config_options=options_model(session, self._config)
         )
@@ -227,12 +226,10 @@ class ToolwireAgent:
         if config_id == "mode" and isinstance(value, str):
             await self._set_mode(session, value)
         elif config_id == "model" and isinstance(value, str):
-            if value not in self._config.backends:
-                known = ", ".join(self._config.backends)
-                raise RequestError.invalid_params({"value": f"unknown model {value!r}; {known}"})
-            session.pending = value
-            await self._store_call(lambda db: db.update(session_id, backend=value))
-            session.outbox.update(self._option_update(session))
+            try:
+                await slash.choose_model(session, self._rt(), value)
+            except slash.ChoiceError as exc:
+                raise RequestError.invalid_params({"value": str(exc)}) from None
         else:
             raise RequestError.invalid_params({"configId": f"no option {config_id!r} of that type"})
         return SetSessionConfigOptionResponse(config_options=options_model(session, self._config))
@@ -334,16 +331,18 @@ class ToolwireAgent:
         return session
 
     async def _set_mode(self, session: Session, mode_id: str) -> None:
-        if mode_id not in MODES:
-            raise RequestError.invalid_params({"modeId": f"{mode_id!r}; use {', '.join(MODES)}"})
-        session.mode = mode_id
-        await self._store_call(lambda db: db.update(session.id, mode=mode_id))
-        session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode_id})
-        session.outbox.update(self._option_update(session))
+        try:
+            await slash.choose_mode(session, self._rt(), mode_id)
+        except slash.ChoiceError as exc:
+            raise RequestError.invalid_params({"modeId": str(exc)}) from None
 
     def _option_update(self, session: Session) -> dict[str, Any]:
-        options = config_options(session, self._config)
-        return {"sessionUpdate": "config_option_update", "configOptions": options}
+        return slash.option_update(session, self._rt())
+
+
+def _commands(session: Session) -> dict[str, Any]:
+    """The session's ``available_commands_update``: built-ins and its custom commands."""
+    return commands_update(custom_commands(session.cwd))
 
 
 def _session_caps(message: dict[str, Any]) -> tuple[bool, bool]:

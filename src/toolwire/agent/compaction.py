@@ -20,6 +20,7 @@ A cancel during the summary's model call cancels the compaction: nothing of it i
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import uuid
@@ -39,28 +40,6 @@ from toolwire.tools import tool_specs
 log = logging.getLogger("toolwire.agent")
 COMPACTION_KEY = "compaction"
 SUMMARY_TIMEOUT_S = 60.0
-COMMANDS: list[dict[str, Any]] = [
-    {
-        "name": "compact",
-        "description": "Compact the conversation now: a summary plus the files and command "
-        "output verbatim replace the earlier turns for the model.",
-        "input": {"hint": "what the summary should focus on (optional)"},
-    }
-]
-
-
-def commands_update() -> dict[str, Any]:
-    """The ``available_commands_update`` every session gets after it opens."""
-    return {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
-
-
-def parse_command(text: str) -> tuple[str, str] | None:
-    """``/compact focus`` -> ``("compact", "focus")``; None for anything else."""
-    if not text.startswith("/"):
-        return None
-    name, _, rest = text[1:].partition(" ")
-    known = {c["name"] for c in COMMANDS}
-    return (name, rest.strip()) if name in known else None
 
 
 def meter(session: Session, runtime: Runtime) -> ContextMeter:
@@ -105,25 +84,18 @@ class Compactor:
         budget = Budget(
             gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
         )
-        read_only = mcp_calls.read_only_tools(session)
-        planned = prepare_compaction(
+        plan = functools.partial(
+            prepare_compaction,
             session.history,
             budget,
             cwd=session.cwd,
             target=session.active,
             focus=focus,
-            read_only_tools=read_only,
+            read_only_tools=mcp_calls.read_only_tools(session),
         )
+        planned = plan()
         if planned.empty and forced:  # asked for: keep only the last step verbatim
-            planned = prepare_compaction(
-                session.history,
-                budget,
-                cwd=session.cwd,
-                target=session.active,
-                focus=focus,
-                read_only_tools=read_only,
-                tail_share=0.0,
-            )
+            planned = plan(tail_share=0.0)
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(
@@ -230,12 +202,9 @@ def completed_line(cid: str, compaction: Compaction) -> dict[str, Any]:
 
 
 __all__ = [
-    "COMMANDS",
     "COMPACTION_KEY",
     "Compactor",
-    "commands_update",
     "completed_line",
     "fixed_tokens",
     "meter",
-    "parse_command",
 ]

@@ -18,6 +18,7 @@ from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import Runtime, Session
+from toolwire.agent.slash import CLEAR_KEY
 from toolwire.agent.store import SessionRecord
 from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
 from toolwire.context import restore
@@ -73,11 +74,25 @@ class SessionFactory:
         history = await self._rt.store.call(lambda db: db.messages(sid))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
+        cleared = record.config.get(CLEAR_KEY)
+        if not isinstance(cleared, int) or not 0 <= cleared <= len(history):
+            cleared = 0
         session = Session(
-            sid, cwd, dirs, mode, active, outbox, tools, history, pending=chosen, call_ids=used
+            sid,
+            cwd,
+            dirs,
+            mode,
+            active,
+            outbox,
+            tools,
+            history[cleared:],
+            pending=chosen,
+            call_ids=used,
+            cleared=cleared,
         )
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
+        # After a /clear, switch and compaction points index the history since it.
         rebuild(session, self._rt, record.config.get(SWITCH_KEY))
         stored = record.config.get(COMPACTION_KEY)
         if isinstance(stored, dict):

@@ -24,6 +24,7 @@ import httpx2
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
+from toolwire.agent.instructions import Instructions
 from toolwire.agent.outbox import Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.store_worker import StoreWorker
@@ -63,9 +64,12 @@ class Session:
 
     ``active`` names the backend in use and ``backend_impl`` is that backend (made at its
     first request); ``pending`` names the one the user chose, which applies at the next
-    prompt. ``history`` is the raw history, never rewritten; after a switch the backend
-    sees it through ``handoff`` (a compaction is one too). ``meter`` tracks its context
-    and cost (``agent.compaction.meter``). Its prompt turn is the agent's ``TurnState``.
+    prompt. ``history`` is the raw history since the last ``/clear`` (``cleared``: the
+    stored messages before it), never rewritten; after a switch the backend sees it
+    through ``handoff`` (a compaction is one too). ``instructions``: the project's
+    instruction files for the system prompt, refreshed before each prompt. ``meter``
+    tracks its context and cost (``agent.compaction.meter``). Its prompt turn is the
+    agent's ``TurnState``.
     """
 
     id: str
@@ -89,6 +93,8 @@ class Session:
     images_noticed: bool = False
     """The user was told the model takes no images (once per session)."""
     titled: bool = False
+    cleared: int = 0
+    instructions: Instructions = field(default_factory=Instructions)
     turn: TurnState = field(default_factory=TurnState)
 
     def __post_init__(self) -> None:
@@ -142,11 +148,11 @@ def mode_state(session: Session) -> dict[str, Any]:
     return {"currentModeId": session.mode, "availableModes": available}
 
 
-def prompt_message(blocks: list[Any]) -> Message:
-    """The prompt's content blocks as the user message: its text (``prompt_text``), then
-    each image (advertised: ``image``) as an image part."""
+def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
+    """The prompt's content blocks as the user message: its text (``text``, by default
+    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
     parts: list[Part] = []
-    text = prompt_text(blocks)
+    text = prompt_text(blocks) if text is None else text
     if text:
         parts.append(TextPart(text))
     parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
@@ -198,8 +204,10 @@ def prompt_text(blocks: list[Any]) -> str:
 
 
 def system_prompt(session: Session) -> str:
-    """The system prompt: who the model is, where it works, how to use the tools."""
+    """The system prompt: who the model is, where it works, how to use the tools, then
+    the project's instruction files (the same bytes while they are unchanged)."""
     roots = "".join(f"\n- also: {d}" for d in session.additional_dirs)
+    instructions = session.instructions.text
     return (
         "You are toolwire, a coding agent working in the user's project through an editor.\n"
         f"Working directory: {session.cwd}{roots}\n"
@@ -207,7 +215,7 @@ def system_prompt(session: Session) -> str:
         "Use the tools to read, search, edit and run things; paths outside the working "
         "directories are refused. Read a file before editing it. Keep answers short and "
         "say what you changed. For work with several steps, keep a TodoWrite list."
-    )
+    ) + (f"\n\n{instructions}" if instructions else "")
 
 
 __all__ = [

@@ -28,9 +28,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire.agent import mcp_calls
+from toolwire.agent import mcp_calls, slash
 from toolwire.agent.collect import ResponseCollector
-from toolwire.agent.compaction import Compactor, meter, parse_command
+from toolwire.agent.commands import Command, custom_commands, parse_command
+from toolwire.agent.compaction import Compactor, meter
 from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
@@ -89,13 +90,21 @@ class Turn:
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
-        command = parse_command(prompt_text(blocks))
         stop: PromptStopReason
         try:
+            session, typed = self.session, prompt_text(blocks)
+            # Stats only, unless a file changed: the system prompt keeps its bytes.
+            await asyncio.to_thread(session.instructions.refresh, session.cwd)
+            custom = await asyncio.to_thread(custom_commands, session.cwd)
+            command, text = parse_command(typed, custom), typed
+            if command is not None and command[0].body is not None:
+                text, command = command[0].expand(command[1]), None  # a custom command
+            elif command is not None and command[0].name == "init":
+                text, command = slash.init_prompt(session, command[1]), None
             if command is not None:
                 stop = await self._command(blocks, *command)
             else:
-                await self._begin(blocks)
+                await self._begin(blocks, text)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
                     switched = await switch(self.session, self.runtime, at)
@@ -122,18 +131,29 @@ class Turn:
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
 
-    async def _command(self, blocks: list[Any], name: str, argument: str) -> PromptStopReason:
-        """A slash command: kept in the transcript, never sent to the model as a prompt."""
-        session, updates = self.session, user_updates(blocks)
-        await self.runtime.store.call(lambda db: db.append(session.id, updates=updates))
+    async def _command(
+        self, blocks: list[Any], command: Command, argument: str
+    ) -> PromptStopReason:
+        """A built-in command run by toolwire: kept in the transcript, never sent to the
+        model (``/init`` and custom commands are prompts instead, see ``run``)."""
+        session, runtime, updates = self.session, self.runtime, user_updates(blocks)
+        await runtime.store.call(lambda db: db.append(session.id, updates=updates))
+        name = command.name
         if name == "compact":
             await self._compactor().run(focus=argument or None, forced=True)
+        elif name == "model":
+            await self._say(await slash.model_command(session, runtime, argument))
+        elif name == "mode":
+            await self._say(await slash.mode_command(session, runtime, argument))
+        elif name == "clear":
+            await self._say(await slash.clear(session, runtime))
         return "end_turn"
 
-    async def _begin(self, blocks: list[Any]) -> None:
+    async def _begin(self, blocks: list[Any], text: str) -> None:
+        """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
+        model, the blocks as typed for the transcript and the title."""
         session, store = self.session, self.runtime.store
-        text = prompt_text(blocks)
-        message = prompt_message(blocks)
+        message = prompt_message(blocks, text)
         session.history.append(message)
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
@@ -141,7 +161,7 @@ class Turn:
         session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
         if not session.titled:
             session.titled = True
-            title = shorten(text, 60) or "Untitled"
+            title = shorten(prompt_text(blocks), 60) or "Untitled"
             record = await store.call(lambda db: db.update(session.id, title=title))
             info = {"title": record.title, "updatedAt": record.updated_at_iso}
             session.outbox.update({"sessionUpdate": "session_info_update", **info})

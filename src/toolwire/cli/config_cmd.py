@@ -45,12 +45,13 @@ def config(
         cfg = load_config(config_file)
     except ConfigError as e:
         fail(str(e))
-    for line in render(cfg, os.environ):
+    for line in render(cfg, os.environ, cwd=os.getcwd()):
         typer.echo(line)
 
 
-def render(cfg: Config, environ: Any) -> list[str]:
-    """The lines ``toolwire config`` prints."""
+def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
+    """The lines ``toolwire config`` prints (with ``cwd``: the instruction files and
+    custom commands a session there would load)."""
     state = "found" if cfg.file_found else "not found: built-in defaults"
     lines = [f"# config file: {cfg.file} ({state}; {cfg.source('config')})"]
     rows: list[tuple[str, str, str]] = [
@@ -69,8 +70,33 @@ def render(cfg: Config, environ: Any) -> list[str]:
     for name, server in cfg.mcp_servers.items():
         lines += ["", f"[mcp_servers.{name}]"]
         lines += _table(_server_rows(cfg, name, server, environ))
+    if cwd is not None:
+        lines += ["", *_session_files(cwd, environ)]
     if cfg.notice:
         lines += ["", f"# {cfg.notice}"]
+    return lines
+
+
+def _session_files(cwd: str, environ: Any) -> list[str]:
+    """The instruction files (in prompt order) and custom commands of a session in ``cwd``."""
+    from toolwire.agent.commands import custom_commands
+    from toolwire.agent.instructions import MAX_BYTES, NAMES, instruction_files
+
+    files = instruction_files(cwd, environ)
+    lines = [
+        f"# instruction files for a session in {cwd} (in prompt order, {MAX_BYTES // 1024} KB cap):"
+    ]
+    for path in files:
+        try:
+            lines.append(f"#   {path} ({path.stat().st_size} bytes)")
+        except OSError:  # gone since it was found
+            continue
+    if not files:
+        lines.append(f"#   none ({', '.join(NAMES)} from the repository root to here)")
+    commands = custom_commands(cwd, environ)
+    if commands:
+        lines.append("# custom commands:")
+        lines += [f"#   /{c.name}: {c.origin}" for c in commands.values()]
     return lines
 
 

@@ -1,0 +1,137 @@
+"""What the built-in slash commands do, and the model and mode choices they share with
+``session/set_config_option`` and ``session/set_mode``.
+
+``/model NAME`` is the ``model`` config option (the switch, with its handoff, is made at
+the next prompt); ``/mode NAME`` is ``set_mode``; both send the same updates. ``/clear``
+starts a fresh conversation in the same session: the stored history is kept (the
+transcript shows it, marked), but the model sees only what comes after the clear point.
+The point is stored (``CLEAR_KEY``, the index of the first message after it), so a session
+loaded or resumed later, in any process, continues after it. ``session.history`` is the
+history since the last clear: a compaction or a switch made later is planned on it, and
+the earlier ones (whose points index the old history) are dropped with it.
+``/init`` and custom commands are prompts (``init_prompt``, ``Command.expand``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.agent.compaction import COMPACTION_KEY
+from toolwire.agent.instructions import repo_root
+from toolwire.agent.permissions import MODES
+from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.switch import SWITCH_KEY
+
+CLEAR_KEY = "cleared_at"
+
+
+class ChoiceError(ValueError):
+    """An unknown model or mode; the message lists the known ones."""
+
+
+async def choose_model(session: Session, runtime: Runtime, name: str) -> None:
+    """Make ``name`` the session's model from its next prompt (stored; options sent)."""
+    backends = runtime.config.backends
+    if name not in backends:
+        raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
+    session.pending = name
+    await runtime.store.call(lambda db: db.update(session.id, backend=name))
+    session.outbox.update(option_update(session, runtime))
+
+
+async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
+    """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
+    if mode not in MODES:
+        raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
+    session.mode = mode
+    await runtime.store.call(lambda db: db.update(session.id, mode=mode))
+    session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode})
+    session.outbox.update(option_update(session, runtime))
+
+
+def option_update(session: Session, runtime: Runtime) -> dict[str, Any]:
+    """The ``config_option_update`` with the session's full set."""
+    options = config_options(session, runtime.config)
+    return {"sessionUpdate": "config_option_update", "configOptions": options}
+
+
+async def model_command(session: Session, runtime: Runtime, name: str) -> str:
+    """``/model NAME``: what the user is told."""
+    config = runtime.config
+    listed = ", ".join(f"{n} ({b.model})" if b.model else n for n, b in config.backends.items())
+    if not name:
+        return f"The model is {session.pending}. Models: {listed}. Use /model NAME."
+    try:
+        await choose_model(session, runtime, name)
+    except ChoiceError:
+        return f"There is no model {name!r}. Models: {listed}."
+    if name == session.active:
+        return f"The model stays {name}."
+    return (
+        f"The model switches to {name} at your next prompt; it gets a handoff of the "
+        "conversation so far."
+    )
+
+
+async def mode_command(session: Session, runtime: Runtime, mode: str) -> str:
+    """``/mode NAME``: what the user is told."""
+    listed = "; ".join(f"{k}: {d}" for k, (_, d) in MODES.items())
+    if not mode:
+        return f"The mode is {session.mode}. Modes: {listed}"
+    try:
+        await choose_mode(session, runtime, mode)
+    except ChoiceError:
+        return f"There is no mode {mode!r}. Modes: {listed}"
+    label, description = next(v for k, v in MODES.items() if k == mode)
+    return f"Mode: {label} ({mode}). {description}"
+
+
+async def clear(session: Session, runtime: Runtime) -> str:
+    """``/clear``: the model's history starts empty here; the marker for the transcript."""
+    at = session.cleared + len(session.history)
+    session.cleared, session.history, session.handoff = at, [], None
+    if session.meter is not None:
+        session.meter.used = 0
+    values = {CLEAR_KEY: at, SWITCH_KEY: None, COMPACTION_KEY: None}
+    await runtime.store.call(lambda db: db.update(session.id, config_values=values))
+    return (
+        "── New conversation ── The model no longer sees the messages above "
+        "(they stay in this transcript)."
+    )
+
+
+def init_prompt(session: Session, focus: str) -> str:
+    """The prompt behind ``/init``."""
+    root = repo_root(session.cwd)
+    extra = f"\n\nPay particular attention to: {focus}" if focus else ""
+    return (
+        f"Survey this project and write an AGENTS.md at its root ({root / 'AGENTS.md'}): "
+        "the standing instructions a coding agent working here needs.\n\n"
+        "First look around: the README and docs, the build and package files, the "
+        "directory layout, the test setup, CI configuration, linters and formatters, and "
+        "any existing AGENTS.md, CLAUDE.md, GEMINI.md or similar instruction files. Then "
+        "write a concise AGENTS.md (aim for well under 200 lines) covering:\n"
+        "- what the project is, in two or three sentences;\n"
+        "- how to install, build, run, test (a single test too), lint and format, with "
+        "the exact commands;\n"
+        "- the layout: where things live and which parts depend on which;\n"
+        "- code style and conventions that are not obvious from one file;\n"
+        "- anything surprising: generated files, required environment, pitfalls.\n\n"
+        "Write only what you verified in the files; no generic advice. If an AGENTS.md "
+        "exists, improve it rather than starting over, and keep what is still true. "
+        "Use the Write (or Edit) tool for the file, then say in a sentence or two what "
+        "you wrote." + extra
+    )
+
+
+__all__ = [
+    "CLEAR_KEY",
+    "ChoiceError",
+    "choose_mode",
+    "choose_model",
+    "clear",
+    "init_prompt",
+    "mode_command",
+    "model_command",
+    "option_update",
+]
