@@ -137,3 +137,22 @@ def assert_snapshot(name: str, events: Sequence[Event]) -> None:
         return
     assert path.exists(), f"no snapshot {path.name}; run with UPDATE_SNAPSHOTS=1 and review it"
     assert path.read_text(encoding="utf-8") == text, f"events differ from snapshot {path.name}"
+
+
+def tiny_png(width: int = 2, height: int = 2) -> bytes:
+    """A valid PNG of ``width`` x ``height`` red pixels, built here (zlib + struct)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )

@@ -21,6 +21,7 @@ from toolwire.agent.store_schema import MIGRATIONS, SCHEMA_VERSION, SchemaVersio
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.events import ToolCallEnd, ToolCallStart
 from toolwire.history import (
+    ImagePart,
     Message,
     TextPart,
     ThinkingPart,
@@ -362,3 +363,26 @@ def test_call_ids_stay_unique_over_any_restarts(processes: list[list[list[str]]]
                     assert isinstance(end, ToolCallEnd)
                     assert end.id == start.id
     assert len(set(issued)) == len(issued)
+
+
+def test_image_messages_round_trip_and_old_results_still_load(store: SessionDatabase) -> None:
+    image = ImagePart("image/png", "iVBORw0KGgo=")
+    history = [
+        Message("user", (TextPart("what is this?"), image, ImagePart("", url="https://x.test/a"))),
+        Message("assistant", (ToolCallPart("c1", "Read", {"file_path": "a.png"}),), backend="b"),
+        tool_results([ToolResultPart("c1", "Read", "attached", images=(image,))]),
+    ]
+    session = store.create("/work/p")
+    store.append_messages(session.id, history)
+    assert store.messages(session.id) == history
+    assert message_to_dict(history[0])["parts"][1] == {
+        "type": "image",
+        "media_type": "image/png",
+        "data": "iVBORw0KGgo=",
+    }
+    old = {
+        "role": "tool",
+        "parts": [{"type": "tool_result", "call_id": "c", "name": "Read", "content": "x"}],
+    }
+    assert message_from_dict(old).parts == (ToolResultPart("c", "Read", "x"),)
+    assert "images" not in message_to_dict(message_from_dict(old))["parts"][0]

@@ -42,7 +42,7 @@ from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
-from toolwire.updates.wire import terminal_content
+from toolwire.updates.wire import terminal_content, text_content
 
 log = logging.getLogger("toolwire.agent")
 
@@ -190,6 +190,15 @@ class Executor:
             life.complete(content=diff, raw_output=raw, locations=places)
         elif raw is not None and isinstance(raw.get("terminal_id"), str):
             life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
+        elif result.images:  # the editor shows the image the model gets (Read of a PNG)
+            images = [
+                {"type": "image", "data": i.data, "mimeType": i.media_type} for i in result.images
+            ]
+            shown = [
+                text_content(result.content),
+                *({"type": "content", "content": i} for i in images),
+            ]
+            life.complete(content=shown, raw_output=raw, locations=places)
         elif tool.kind == "execute" and raw is not None and raw.get("output_chars"):
             life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
         else:

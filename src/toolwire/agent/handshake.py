@@ -18,12 +18,12 @@ PROTOCOL_VERSION: Final = 1
 def initialize_result() -> dict[str, Any]:
     """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
     ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
-    servers over stdio (always), HTTP and SSE. Not: images, audio."""
+    servers over stdio (always), HTTP and SSE; images. Not: audio."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "list": {},

@@ -34,7 +34,8 @@ from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
 from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
-from toolwire.history import Message, ToolCallPart
+from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
+from toolwire.history.images import checked
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
@@ -94,6 +95,8 @@ class Session:
     """The session's MCP servers (``agent.mcp_calls``), None when it has none."""
     mcp_start: asyncio.Task[None] | None = None
     noticed: bool = False
+    images_noticed: bool = False
+    """The user was told the model takes no images (once per session)."""
     titled: bool = False
     cleared: int = 0
     instructions: Instructions = field(default_factory=Instructions)
@@ -177,16 +180,45 @@ def mode_state(session: Session) -> dict[str, Any]:
     return {"currentModeId": session.mode, "availableModes": available}
 
 
+def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
+    """The prompt's content blocks as the user message: its text (``text``, by default
+    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
+    parts: list[Part] = []
+    text = prompt_text(blocks) if text is None else text
+    if text:
+        parts.append(TextPart(text))
+    parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
+    return Message("user", tuple(parts))
+
+
+def _image(block: Any) -> ImagePart | TextPart | None:
+    if getattr(block, "type", None) != "image":
+        return None
+    if block.data:
+        return checked(ImagePart(block.mime_type, block.data))
+    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
+
+
+def _web(uri: str | None) -> bool:
+    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
+    return bool(uri) and str(uri).startswith(("https://", "http://"))
+
+
 def prompt_text(blocks: list[Any]) -> str:
     """The prompt's content blocks as the user message's text.
 
     Text as is; a resource link as a mention the model can ``Read``; embedded context
-    (advertised: ``embeddedContext``) inline with its URI. Images and audio are not
-    advertised; a client that sends them anyway gets a note in their place.
+    (advertised: ``embeddedContext``) inline with its URI; images are left to
+    ``prompt_message``. Audio is not advertised; a client that sends it anyway gets a
+    note in its place.
     """
     parts: list[str] = []
     for block in blocks:
         kind = getattr(block, "type", None)
+        if kind == "image":
+            if not block.data and not _web(block.uri):
+                parts.append(f"[image {block.uri or ''} not included: it came without data]")
+            continue
         if kind == "text":
             parts.append(block.text)
         elif kind == "resource_link":
@@ -237,6 +269,7 @@ __all__ = [
     "Session",
     "config_options",
     "mode_state",
+    "prompt_message",
     "prompt_text",
     "system_prompt",
     "thought_level",

@@ -36,7 +36,14 @@ from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import IdGuard, new_message_id
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.plan import GO_AHEAD, ask_to_go
-from toolwire.agent.session import Runtime, Session, prompt_text, system_prompt, thought_level
+from toolwire.agent.session import (
+    Runtime,
+    Session,
+    prompt_message,
+    prompt_text,
+    system_prompt,
+    thought_level,
+)
 from toolwire.agent.switch import request_messages, switch
 from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
@@ -47,6 +54,7 @@ from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import Message, ToolResultPart, tool_results, user
+from toolwire.history.images import has_images
 from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.titles import shorten
@@ -54,6 +62,10 @@ from toolwire.updates.translate import ResponseTranslator
 
 log = logging.getLogger("toolwire.agent")
 
+NO_VISION = (
+    "The model {name} takes no images (vision = false, or tools as text): it gets a "
+    "one-line note in place of each image."
+)
 _STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
 
@@ -166,7 +178,7 @@ class Turn:
         """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
         model, the blocks as typed for the transcript and the title."""
         session, store = self.session, self.runtime.store
-        message = user(text)
+        message = prompt_message(blocks, text)
         session.history.append(message)
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
@@ -182,6 +194,17 @@ class Turn:
         if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True
             await self._say(config.notice)
+        await self._images_notice(session.pending, has_images([message]))
+
+    async def _images_notice(self, name: str, images: bool) -> None:
+        """Tell the user, once per session, that backend ``name`` gets notes, not images."""
+        session = self.session
+        if session.images_noticed or not images:
+            return
+        chosen = self.runtime.config.backend(name)
+        if not (chosen.vision and chosen.tool_format == "native"):
+            session.images_noticed = True
+            await self._say(NO_VISION.format(name=name))
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
@@ -194,6 +217,8 @@ class Turn:
                 for call in step.collector.ordered_calls():
                     life = step.translator.calls[step.guard.acp_id(call.id)]
                     step.results[call.id] = await self.executor.execute(call, life)
+                images = any(r.images for r in step.results.values())
+                await self._images_notice(self.session.active, images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):

@@ -24,14 +24,22 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from toolwire.backends._images import anthropic_image, wire_history
 from toolwire.backends._names import ANTHROPIC, ToolNames
 from toolwire.backends._schema import object_schema
 from toolwire.backends._thinking import anthropic_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import to_text_history, tool_prompt
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history.pairing import IdMap, as_object, own_thinking, repair
+from toolwire.backends.textformat import tool_prompt
+from toolwire.history import (
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from toolwire.history.pairing import IdMap, as_object, own_thinking
 
 API_VERSION = "2023-06-01"
 CACHE_CONTROL = {"type": "ephemeral"}
@@ -41,11 +49,16 @@ _MARKABLE = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 
 
 def build_body(
-    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+    request: ModelRequest,
+    *,
+    model: str,
+    backend: str,
+    tool_format: str = "native",
+    vision: bool = True,
 ) -> dict[str, Any]:
     """The Messages API request body for ``request`` (``stream: true``)."""
     native = tool_format == "native"
-    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    history = wire_history(request.messages, tool_format, vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
@@ -133,11 +146,7 @@ def _messages(history: list[Message], backend: str, names: ToolNames) -> list[di
             role, blocks = "user", _result_blocks(message, wire_ids)
         else:
             role = "user"
-            blocks = [
-                {"type": "text", "text": p.text}
-                for p in message.parts
-                if isinstance(p, TextPart) and p.text
-            ]
+            blocks = _user_blocks(message)
         if not blocks:
             continue  # the API rejects an empty message
         if out and out[-1]["role"] == role:
@@ -145,6 +154,16 @@ def _messages(history: list[Message], backend: str, names: ToolNames) -> list[di
         else:
             out.append({"role": role, "content": blocks})
     return out
+
+
+def _user_blocks(message: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            blocks.append(anthropic_image(part))
+    return blocks
 
 
 def _assistant_blocks(
@@ -186,7 +205,10 @@ def _result_blocks(message: Message, wire_ids: list[str]) -> list[dict[str, Any]
     blocks: list[dict[str, Any]] = []
     for wire_id, result in zip(wire_ids, results, strict=True):
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": wire_id}
-        if result.content:
+        if result.images:
+            text = [{"type": "text", "text": result.content}] if result.content else []
+            block["content"] = [*text, *(anthropic_image(i) for i in result.images)]
+        elif result.content:
             block["content"] = result.content  # an empty text block is rejected: leave it out
         if result.is_error:
             block["is_error"] = True
@@ -213,7 +235,11 @@ class AnthropicBackend(HTTPBackend):
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_body(
-            request, model=self.model, backend=self.name, tool_format=self.tool_format
+            request,
+            model=self.model,
+            backend=self.name,
+            tool_format=self.tool_format,
+            vision=self.vision,
         )
 
 

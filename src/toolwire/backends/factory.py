@@ -90,6 +90,7 @@ def _http_backend(
         tool_format=config.tool_format,
         settings=settings,
         client=client,
+        vision=config.vision,
     )
 
 

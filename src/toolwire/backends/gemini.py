@@ -23,12 +23,14 @@ from typing import Any
 from urllib.parse import quote
 
 from toolwire.backends._gemini_schema import declaration_schema
+from toolwire.backends._images import gemini_image, wire_history
 from toolwire.backends._names import GEMINI, ToolNames
 from toolwire.backends._thinking import gemini_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import to_text_history, tool_prompt
+from toolwire.backends.textformat import tool_prompt
 from toolwire.history import (
+    ImagePart,
     Message,
     TextPart,
     ThinkingPart,
@@ -36,20 +38,27 @@ from toolwire.history import (
     ToolResultPart,
     ToolSpec,
 )
-from toolwire.history.pairing import as_object, repair
+from toolwire.history.images import with_notes
+from toolwire.history.pairing import as_object
 
 # ``decode.gemini`` mints ``gemini-<responseId>-<n>`` for calls Gemini sent without an id;
 # such an id is ours, not Gemini's, and is not sent back.
 _MINTED_PREFIX = "gemini-"
+_NO_IMAGES = "not sent: a function response carries no images here"
 
 
 def build_body(
-    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+    request: ModelRequest,
+    *,
+    model: str,
+    backend: str,
+    tool_format: str = "native",
+    vision: bool = True,
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``request`` (the model goes in the URL)."""
     del model  # Gemini names the model in the URL, not the body
     native = tool_format == "native"
-    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    history = wire_history(request.messages, tool_format, vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
@@ -93,7 +102,11 @@ def _contents(history: list[Message], backend: str, names: ToolNames) -> list[di
             parts = [_response(c, r, own_calls, names) for c, r in zip(calls, results, strict=True)]
         else:
             role = "user"
-            parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text]
+            parts = [
+                {"text": p.text} if isinstance(p, TextPart) else gemini_image(p)
+                for p in message.parts
+                if isinstance(p, ImagePart) or (isinstance(p, TextPart) and p.text)
+            ]
         if not parts:
             continue
         if out and out[-1]["role"] == role:
@@ -143,7 +156,8 @@ def _response(
     call: ToolCallPart, result: ToolResultPart, own: bool, names: ToolNames
 ) -> dict[str, Any]:
     key = "error" if result.is_error else "output"
-    response: dict[str, Any] = {"name": names.wire(call.name), "response": {key: result.content}}
+    content = with_notes(result.content, result.images, _NO_IMAGES)
+    response: dict[str, Any] = {"name": names.wire(call.name), "response": {key: content}}
     if own and not call.id.startswith(_MINTED_PREFIX):
         response["id"] = call.id
     return {"functionResponse": response}
@@ -166,7 +180,11 @@ class GeminiBackend(HTTPBackend):
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_body(
-            request, model=self.model, backend=self.name, tool_format=self.tool_format
+            request,
+            model=self.model,
+            backend=self.name,
+            tool_format=self.tool_format,
+            vision=self.vision,
         )
 
 

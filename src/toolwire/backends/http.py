@@ -68,10 +68,13 @@ class HTTPBackend(ABC):
         tool_format: str = "native",
         settings: HTTPSettings | None = None,
         client: httpx2.AsyncClient | None = None,
+        vision: bool = True,
     ) -> None:
         self.name = name
         self.model = model
         self.tool_format = tool_format
+        self.vision = vision and tool_format == "native"
+        """Images go to the model (else each becomes a note: ``history.images``)."""
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self.settings = settings or HTTPSettings()
         self._api_key = api_key

@@ -20,17 +20,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.backends._images import chat_image, wire_history
 from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends._schema import drop_patterns, fill_items, object_schema, with_properties
 from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import to_text_history, tool_prompt
-from toolwire.history import Message, TextPart, ToolResultPart
-from toolwire.history.pairing import IdMap, arguments_json, own_thinking, repair
+from toolwire.backends.textformat import tool_prompt
+from toolwire.history import ImagePart, Message, TextPart, ToolResultPart
+from toolwire.history.images import with_notes
+from toolwire.history.pairing import IdMap, arguments_json, own_thinking
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ERROR_PREFIX = "Error: "  # how a failed result reads where the wire has no error flag
+_FOLLOWS = "sent in the next user message"
 
 
 def build_body(
@@ -40,10 +43,11 @@ def build_body(
     backend: str,
     tool_format: str = "native",
     official: bool = False,
+    vision: bool = True,
 ) -> dict[str, Any]:
     """The Chat Completions body; ``official``: the server is api.openai.com."""
     native = tool_format == "native"
-    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    history = wire_history(request.messages, tool_format, vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
@@ -95,8 +99,10 @@ def _messages(history: list[Message], backend: str, names: ToolNames) -> list[di
         if message.role == "tool":
             results = [p for p in message.parts if isinstance(p, ToolResultPart)]
             for wire_id, result in zip(wire_ids, results, strict=True):
-                content = (ERROR_PREFIX if result.is_error else "") + result.content
+                text = with_notes(result.content, result.images, _FOLLOWS)
+                content = (ERROR_PREFIX if result.is_error else "") + text
                 out.append({"role": "tool", "tool_call_id": wire_id, "content": content})
+            out.extend(_result_images(results))
         elif message.role == "assistant":
             calls = message.tool_calls()
             wire_ids = ids.turn(c.id for c in calls)
@@ -116,10 +122,30 @@ def _messages(history: list[Message], backend: str, names: ToolNames) -> list[di
             if entry.get("content") or calls:
                 out.append(entry)
         else:
-            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-            if text:
-                out.append({"role": "user", "content": text})
+            out.extend(_user(message))
     return out
+
+
+def _user(message: Message) -> list[dict[str, Any]]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    if not any(isinstance(p, ImagePart) for p in message.parts):
+        return [{"role": "user", "content": text}] if text else []
+    content = [
+        {"type": "text", "text": p.text} if isinstance(p, TextPart) else chat_image(p)
+        for p in message.parts
+        if isinstance(p, ImagePart) or (isinstance(p, TextPart) and p.text)
+    ]
+    return [{"role": "user", "content": content}]
+
+
+def _result_images(results: list[ToolResultPart]) -> list[dict[str, Any]]:
+    """A ``tool`` message holds text only: the results' images follow as a user message."""
+    content: list[dict[str, Any]] = []
+    for result in results:
+        if result.images:
+            content.append({"type": "text", "text": f"Images from the {result.name} result:"})
+            content.extend(chat_image(i) for i in result.images)
+    return [{"role": "user", "content": content}] if content else []
 
 
 def _assistant(message: Message, backend: str) -> dict[str, Any]:
@@ -154,6 +180,7 @@ class OpenAIChatBackend(HTTPBackend):
             backend=self.name,
             tool_format=self.tool_format,
             official=official,
+            vision=self.vision,
         )
 
 

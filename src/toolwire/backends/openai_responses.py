@@ -20,22 +20,35 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolwire.backends._images import responses_image, wire_history
 from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL, parameters
-from toolwire.backends.textformat import to_text_history, tool_prompt
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history.pairing import IdMap, arguments_json, own_thinking, repair
+from toolwire.backends.textformat import tool_prompt
+from toolwire.history import (
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from toolwire.history.pairing import IdMap, arguments_json, own_thinking
 
 
 def build_body(
-    request: ModelRequest, *, model: str, backend: str, tool_format: str = "native"
+    request: ModelRequest,
+    *,
+    model: str,
+    backend: str,
+    tool_format: str = "native",
+    vision: bool = True,
 ) -> dict[str, Any]:
     """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
     native = tool_format == "native"
-    history = repair(request.messages) if native else to_text_history(request.messages, tool_format)
+    history = wire_history(request.messages, tool_format, vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
@@ -79,16 +92,35 @@ def _items(history: list[Message], names: ToolNames, backend: str) -> list[dict[
         if message.role == "tool":
             results = [p for p in message.parts if isinstance(p, ToolResultPart)]
             for wire_id, result in zip(wire_ids, results, strict=True):
-                output = (ERROR_PREFIX if result.is_error else "") + result.content
-                items.append({"type": "function_call_output", "call_id": wire_id, "output": output})
+                items.append(
+                    {"type": "function_call_output", "call_id": wire_id, "output": _output(result)}
+                )
         elif message.role == "assistant":
             wire_ids = ids.turn(c.id for c in message.tool_calls())
             items.extend(_assistant_items(message, wire_ids, names, backend))
         else:
-            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-            if text:
-                items.append({"type": "message", "role": "user", "content": text})
+            items.extend(_user(message))
     return items
+
+
+def _output(result: ToolResultPart) -> str | list[dict[str, Any]]:
+    text = (ERROR_PREFIX if result.is_error else "") + result.content
+    if not result.images:
+        return text
+    head = [{"type": "input_text", "text": text}] if text else []
+    return [*head, *(responses_image(i) for i in result.images)]
+
+
+def _user(message: Message) -> list[dict[str, Any]]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    if not any(isinstance(p, ImagePart) for p in message.parts):
+        return [{"type": "message", "role": "user", "content": text}] if text else []
+    content = [
+        {"type": "input_text", "text": p.text} if isinstance(p, TextPart) else responses_image(p)
+        for p in message.parts
+        if isinstance(p, ImagePart) or (isinstance(p, TextPart) and p.text)
+    ]
+    return [{"type": "message", "role": "user", "content": content}]
 
 
 def _assistant_items(
@@ -149,7 +181,11 @@ class OpenAIResponsesBackend(HTTPBackend):
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_body(
-            request, model=self.model, backend=self.name, tool_format=self.tool_format
+            request,
+            model=self.model,
+            backend=self.name,
+            tool_format=self.tool_format,
+            vision=self.vision,
         )
 
 

@@ -22,6 +22,7 @@ _BACKEND_FIELDS = (
     "cassette",
     "passthrough",
     "prompt_cache",
+    "vision",
 )
 _TABLES = ("limits", "handoff", "compaction", "tools")
 

@@ -166,6 +166,8 @@ class BackendTable(Table):
     thought_level: ThoughtLevel = "off"
     """How much the model thinks by default (off, low, medium, high; docs/backends.md,
     "Thinking"); a session changes it with its ``thought_level`` config option."""
+    vision: bool = True
+    """The model takes images; false: each image is sent as a one-line note instead."""
 
     @model_validator(mode="before")
     @classmethod

@@ -17,12 +17,23 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart, ToolSpec
+from toolwire.history import (
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    ToolSpec,
+)
 
 BYTES_PER_TOKEN: Final = 3.0
 MESSAGE_OVERHEAD: Final = 4
 """Tokens a message costs beyond its text (role, separators), by the providers' accounts."""
 PART_OVERHEAD: Final = 3
+IMAGE_TOKENS: Final = 1600
+"""An image, whatever its base64 length: providers bill images by their pixels (about
+1,600 tokens for a large one), and a backend without vision gets a one-line note."""
 
 
 def _bytes(text: str) -> int:
@@ -44,7 +55,8 @@ def _json(value: Any) -> str:
 
 
 def message_bytes(message: Message) -> int:
-    """The bytes of a message's content: texts, thinking, call arguments, results."""
+    """The bytes of a message's content: texts, thinking, call arguments, results (not
+    images: ``image_count``)."""
     total = 0
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -58,9 +70,18 @@ def message_bytes(message: Message) -> int:
     return total
 
 
+def image_count(message: Message) -> int:
+    """The images a message carries (the user's, and tool results')."""
+    return sum(
+        1 if isinstance(p, ImagePart) else len(p.images) if isinstance(p, ToolResultPart) else 0
+        for p in message.parts
+    )
+
+
 def estimate_message(message: Message) -> int:
     return (
         tokens_of_bytes(message_bytes(message))
+        + IMAGE_TOKENS * image_count(message)
         + MESSAGE_OVERHEAD
         + PART_OVERHEAD * len(message.parts)
     )
@@ -88,11 +109,13 @@ def estimate_request(
 
 __all__ = [
     "BYTES_PER_TOKEN",
+    "IMAGE_TOKENS",
     "estimate_message",
     "estimate_messages",
     "estimate_request",
     "estimate_text",
     "estimate_tools",
+    "image_count",
     "message_bytes",
     "tokens_of_bytes",
 ]

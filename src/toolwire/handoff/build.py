@@ -30,6 +30,7 @@ from toolwire.handoff.render import PREAMBLE, render_block, render_tool_context
 from toolwire.handoff.summarize import Summary
 from toolwire.handoff.tail import sanitize_tail, tail_start
 from toolwire.history import Message, TextPart
+from toolwire.history.images import without_images
 
 ItemStatus: TypeAlias = Literal["kept", "truncated", "dropped", "tail"]
 
@@ -114,8 +115,9 @@ class Handoff:
 
     def context(self, later: Sequence[Message] = ()) -> list[Message]:
         """The messages for the new backend: the tail then ``later``, the block at the start
-        of the first user message (in a user message of its own if none comes first)."""
-        messages = [*self.tail, *later]
+        of the first user message (in a user message of its own if none comes first).
+        The tail's images go as their notes: the handoff carries text, never image bytes."""
+        messages = [*without_images(self.tail, ""), *later]
         if not self.block:
             return messages
         if messages and messages[0].role == "user":

@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolwire.handoff.commands import CommandClass, classify_command
 from toolwire.history import Message, ToolCallPart, ToolResultPart
+from toolwire.history.images import with_notes
 from toolwire.updates.titles import canonical_tool, display_path
 
 Category: TypeAlias = Literal["read", "change", "command", "other"]
@@ -168,7 +169,7 @@ def _item(
     path_arg = next((args[k] for k in PATH_ARGS if isinstance(args.get(k), str)), None)
     base: dict[str, Any] = {
         "seq": seq, "message_index": index, "call_id": call_id, "tool": name,
-        "arguments": arguments, "result": None if result is None else result.content,
+        "arguments": arguments, "result": None if result is None else _result_text(result),
         "is_error": result is not None and result.is_error, "orphan": call is None,
     }  # fmt: skip
     if category == "command":
@@ -178,6 +179,11 @@ def _item(
     # Other tools, and a read or change with no path to key on: kept like any other tool.
     arg_text = canonical_json(arguments)
     return ToolItem(**base, category="other", key=("other", name, arg_text), label=arg_text)
+
+
+def _result_text(result: ToolResultPart) -> str:
+    # The block is text: an image the result carried is named, not sent.
+    return with_notes(result.content, result.images, "not carried over")
 
 
 def _file_item(

@@ -13,7 +13,8 @@ Mapping: Anthropic user messages split into a ``tool`` message (their ``tool_res
 blocks, which must come first) and a ``user`` message (the rest); OpenAI ``tool``
 messages after one assistant message merge into one ``tool`` message. Results take the
 name of the call they answer. System prompts are left out: the new backend has its own.
-Images and documents become a short placeholder, since the handoff is text.
+Anthropic images (base64 or URL sources) become image parts, in user messages and in
+tool results; documents and other formats' images become a short placeholder.
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from toolwire.errors import UsageError
-from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history import (
+    ImagePart,
+    Message,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from toolwire.history.jsonform import message_from_dict
 from toolwire.history.pairing import UNKNOWN_TOOL
 
@@ -134,11 +143,12 @@ def import_anthropic(
                 for b in blocks
                 if b.get("type") == "tool_result"
             ]
-            texts = [_text_of(b) for b in blocks if b.get("type") != "tool_result"]
+            rest = [_user_part(b) for b in blocks if b.get("type") != "tool_result"]
             if results:
                 out.append(Message("tool", tuple(results)))
-            if any(texts):
-                out.append(Message("user", tuple(TextPart(t) for t in texts if t)))
+            kept = tuple(p for p in rest if not isinstance(p, TextPart) or p.text)
+            if kept:
+                out.append(Message("user", kept))
         elif role != "system":
             raise TranscriptError(f"message {number}: unknown Anthropic role {role!r}")
     return out
@@ -176,13 +186,35 @@ def _anthropic_result(
 ) -> ToolResultPart:
     call_id = str(block.get("tool_use_id", ""))
     content = block.get("content", "")
+    images: list[ImagePart] = []
     if isinstance(content, str):
         text = content
     else:
-        text = "\n".join(_text_of(b) for b in _blocks(content, number))
+        blocks = _blocks(content, number)
+        images = [i for i in (_image(b) for b in blocks) if i is not None]
+        text = "\n".join(_text_of(b) for b in blocks if _image(b) is None)
     return ToolResultPart(
-        call_id, names.get(call_id, UNKNOWN_TOOL), text, bool(block.get("is_error"))
+        call_id, names.get(call_id, UNKNOWN_TOOL), text, bool(block.get("is_error")), tuple(images)
     )
+
+
+def _user_part(block: Mapping[str, Any]) -> TextPart | ImagePart:
+    image = _image(block)
+    return image if image is not None else TextPart(_text_of(block))
+
+
+def _image(block: Mapping[str, Any]) -> ImagePart | None:
+    """An Anthropic ``image`` block's picture (None: not an image, or a source kind
+    toolwire does not carry, such as a Files API id)."""
+    source = block.get("source")
+    if block.get("type") != "image" or not isinstance(source, Mapping):
+        return None
+    media_type = str(source.get("media_type", ""))
+    if source.get("type") == "base64" and isinstance(source.get("data"), str):
+        return ImagePart(media_type, source["data"])
+    if source.get("type") == "url" and isinstance(source.get("url"), str):
+        return ImagePart(media_type, url=source["url"])
+    return None
 
 
 def _text_of(block: Mapping[str, Any]) -> str:

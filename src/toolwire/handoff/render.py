@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 
 from toolwire.handoff.dedupe import Verdict
 from toolwire.handoff.extract import Category, ToolItem, canonical_json
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart, ToolResultPart
 from toolwire.updates.titles import canonical_tool
 
 OPEN = "[TOOLWIRE HANDOFF]"
@@ -163,7 +163,9 @@ def render_messages(messages: Sequence[Message]) -> str:
     return "".join(out)
 
 
-def _part_text(part: TextPart | ThinkingPart | ToolCallPart | ToolResultPart) -> str:
+def _part_text(part: Part) -> str:
+    if isinstance(part, ImagePart):
+        return part.note() + "\n"
     if isinstance(part, ToolCallPart):
         return f"[call {part.name} {part.id}] {canonical_json(part.arguments)}\n"
     if isinstance(part, ToolResultPart):
@@ -171,7 +173,8 @@ def _part_text(part: TextPart | ThinkingPart | ToolCallPart | ToolResultPart) ->
         fence = fence_for(part.content)
         newline = "" if part.content.endswith("\n") else "\n"
         head = f"[result of {part.name} {part.call_id}{error}]\n"
-        return f"{head}{fence}\n{part.content}{newline}{fence}\n"
+        notes = "".join(i.note() + "\n" for i in part.images)
+        return f"{head}{fence}\n{part.content}{newline}{fence}\n{notes}"
     text = part.text if isinstance(part, TextPart) else f"[thinking] {part.text}"
     return text if text.endswith("\n") else f"{text}\n"
 

@@ -32,7 +32,15 @@ from toolwire.events import MessageEnd, StreamError, TextDelta
 from toolwire.handoff.budget import cut_middle
 from toolwire.handoff.extract import ToolItem, canonical_json, extract_items
 from toolwire.handoff.extractive import conversational, extractive_summary
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart, user
+from toolwire.history import (
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    user,
+)
 
 SummarySource: TypeAlias = Literal["llm", "extractive"]
 PROMPT_VERSION = "toolwire-handoff-summary-1"
@@ -115,12 +123,15 @@ def history_digest(messages: Sequence[Message]) -> str:
 def _fields(part: object) -> tuple[str, ...]:
     if isinstance(part, TextPart):
         return ("text", part.text)
+    if isinstance(part, ImagePart):
+        return ("image", part.media_type, part.data, part.url or "")
     if isinstance(part, ThinkingPart):
         return ("thinking", part.text, part.signature or "", part.redacted or "")
     if isinstance(part, ToolCallPart):
         return ("call", part.id, part.name, canonical_json(part.arguments))
     if isinstance(part, ToolResultPart):
-        return ("result", part.call_id, part.name, part.content, str(part.is_error))
+        images = [f for i in part.images for f in _fields(i)]
+        return ("result", part.call_id, part.name, part.content, str(part.is_error), *images)
     return ("unknown", repr(part))
 
 
@@ -162,6 +173,8 @@ def _entry(message: Message) -> str:
         ]
         return "".join(lines) + ("\n" if lines else "")
     text = conversational(message.text()) if message.role == "user" else message.text().strip()
+    notes = [p.note() for p in message.parts if isinstance(p, ImagePart)]
+    text = "\n".join([text, *notes]) if notes else text
     body, _ = cut_middle([text], MESSAGE_CHARS)
     calls = [
         f"-> {c.name} {canonical_json(c.arguments)[:CALL_CHARS]}\n" for c in message.tool_calls()

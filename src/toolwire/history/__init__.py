@@ -2,11 +2,13 @@
 
 A history is a list of ``Message``. Each message has a role and parts:
 
-* ``user``: ``TextPart`` (the user's prompt; also the handoff block after a switch);
+* ``user``: ``TextPart`` (the user's prompt; also the handoff block after a switch) and
+  ``ImagePart`` (an image the user attached);
 * ``assistant``: ``TextPart``, ``ThinkingPart``, ``ToolCallPart``, in the order the
   model produced them, with ``backend`` naming the backend that produced the message;
 * ``tool``: ``ToolResultPart``, one per call of the preceding assistant message, in call
-  order (backends reorder or regroup as their wire format requires).
+  order (backends reorder or regroup as their wire format requires). A result may carry
+  images (``Read`` of a PNG), sent where the wire takes images in tool results.
 
 Thinking parts and call signatures are bound to the backend that made them: a backend
 translating a history must drop the thinking of every other backend and must never
@@ -26,6 +28,31 @@ Role: TypeAlias = Literal["user", "assistant", "tool"]
 @dataclass(frozen=True, slots=True)
 class TextPart:
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image: base64 ``data`` of type ``media_type``, or a ``url`` the provider fetches."""
+
+    media_type: str
+    data: str = ""
+    url: str | None = None
+
+    def size(self) -> int:
+        """The decoded size in bytes (0 for a URL)."""
+        return len(self.data) * 3 // 4 - self.data[-2:].count("=")
+
+    def note(self, reason: str = "") -> str:
+        """The image as one line of text: ``[image: image/png, 12 KB]`` (+ ``, reason``)."""
+        if self.url is not None:
+            what = f"{self.media_type or 'image'} at {self.url}"
+        else:
+            what = f"{self.media_type}, {_kilobytes(self.size())}"
+        return f"[image: {what}{', ' + reason if reason else ''}]"
+
+
+def _kilobytes(size: int) -> str:
+    return f"{size} B" if size < 1024 else f"{round(size / 1024)} KB"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +80,16 @@ class ToolCallPart:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
-    """What a call returned: text for the model, and whether it is an error."""
+    """What a call returned: text for the model, whether it is an error, and any images."""
 
     call_id: str
     name: str
     content: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()
 
 
-Part: TypeAlias = TextPart | ThinkingPart | ToolCallPart | ToolResultPart
+Part: TypeAlias = TextPart | ImagePart | ThinkingPart | ToolCallPart | ToolResultPart
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +125,7 @@ def tool_results(parts: Iterable[ToolResultPart]) -> Message:
 
 
 __all__ = [
+    "ImagePart",
     "Message",
     "Part",
     "Role",

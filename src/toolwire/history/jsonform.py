@@ -1,7 +1,8 @@
 """The conversation history as JSON, losslessly: for the session store and for files.
 
-Each part becomes an object tagged with ``type`` (``text``, ``thinking``, ``tool_call``,
-``tool_result``); a message is ``{"role", "parts", "backend"?}``. Fields that are None
+Each part becomes an object tagged with ``type`` (``text``, ``image``, ``thinking``,
+``tool_call``, ``tool_result``; a result's ``images`` only when it has some, so older
+stored sessions read the same); a message is ``{"role", "parts", "backend"?}``. Fields that are None
 are left out and come back as None, so ``message_from_dict(message_to_dict(m)) == m``
 for every message whose tool arguments are JSON values. ``dumps`` escapes non-ASCII
 characters, so even a lone surrogate a model produced survives storage as UTF-8.
@@ -15,6 +16,7 @@ from typing import Any
 
 from toolwire.errors import UsageError
 from toolwire.history import (
+    ImagePart,
     Message,
     Part,
     TextPart,
@@ -30,6 +32,11 @@ def part_to_dict(part: Part) -> dict[str, Any]:
     """One part as a ``type``-tagged JSON object."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
+    if isinstance(part, ImagePart):
+        return _without_none(
+            {"type": "image", "media_type": part.media_type, "data": part.data or None,
+             "url": part.url}
+        )  # fmt: skip
     if isinstance(part, ThinkingPart):
         return _without_none(
             {"type": "thinking", "text": part.text, "signature": part.signature,
@@ -42,13 +49,16 @@ def part_to_dict(part: Part) -> dict[str, Any]:
             keep=("arguments",),
         )  # fmt: skip
     if isinstance(part, ToolResultPart):
-        return {
+        out: dict[str, Any] = {
             "type": "tool_result",
             "call_id": part.call_id,
             "name": part.name,
             "content": part.content,
             "is_error": part.is_error,
         }
+        if part.images:
+            out["images"] = [part_to_dict(i) for i in part.images]
+        return out
     raise UsageError(f"not a history part: {part!r}")
 
 
@@ -57,15 +67,26 @@ def part_from_dict(data: Mapping[str, Any]) -> Part:
     kind = data.get("type")
     if kind == "text":
         return TextPart(data["text"])
+    if kind == "image":
+        return ImagePart(str(data.get("media_type", "")), data.get("data", ""), data.get("url"))
     if kind == "thinking":
         return ThinkingPart(data["text"], data.get("signature"), data.get("redacted"))
     if kind == "tool_call":
         return ToolCallPart(data["id"], data["name"], data.get("arguments"), data.get("signature"))
     if kind == "tool_result":
+        images = tuple(_image(i) for i in data.get("images", ()))
         return ToolResultPart(
-            data["call_id"], data["name"], data["content"], bool(data.get("is_error", False))
-        )
+            data["call_id"], data["name"], data["content"], bool(data.get("is_error", False)),
+            images,
+        )  # fmt: skip
     raise UsageError(f"unknown history part type {kind!r}")
+
+
+def _image(data: Mapping[str, Any]) -> ImagePart:
+    part = part_from_dict(data)
+    if not isinstance(part, ImagePart):
+        raise UsageError(f"a tool result's images must be images, not {data.get('type')!r}")
+    return part
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toolwire.history import ToolResultPart, ToolSpec
+from toolwire.history import ImagePart, ToolResultPart, ToolSpec
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
 from toolwire.updates.wire import (
@@ -83,6 +83,8 @@ class ToolResult:
     locations: tuple[Location, ...] = ()
     raw_output: Mapping[str, Any] | None = None
     plan: tuple[PlanEntry, ...] | None = None
+    images: tuple[ImagePart, ...] = ()
+    """Images for the model (``Read`` of an image file)."""
 
     @classmethod
     def error(cls, message: str, **raw: Any) -> ToolResult:
@@ -92,7 +94,11 @@ class ToolResult:
     def to_part(self, call_id: str, name: str) -> ToolResultPart:
         """The history part answering call ``call_id`` of tool ``name``."""
         return ToolResultPart(
-            call_id=call_id, name=name, content=self.content, is_error=self.is_error
+            call_id=call_id,
+            name=name,
+            content=self.content,
+            is_error=self.is_error,
+            images=self.images,
         )
 
 

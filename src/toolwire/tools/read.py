@@ -1,4 +1,5 @@
-"""``Read``: a text file's lines, numbered as ``cat -n`` prints them.
+"""``Read``: a text file's lines, numbered as ``cat -n`` prints them; an image file
+(png, jpeg, gif, webp, by its bytes) as the image itself (``tools.image``).
 
 ``offset`` is the 1-based line to start at, ``limit`` the number of lines (default
 ``ToolLimits.read_max_lines``). Long lines are cut, and a result that would exceed
@@ -8,6 +9,7 @@ so the model always knows what it has not seen.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,6 +18,7 @@ from toolwire.tools.args import optional_int, required_str
 from toolwire.tools.base import Location, Tool, ToolError, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.files import check_file
+from toolwire.tools.image import image_type, read_image
 from toolwire.tools.output import numbered, split_lines
 
 DESCRIPTION = """\
@@ -27,6 +30,7 @@ Reads a text file from the local file system.
 - Lines are returned numbered like `cat -n` (number, tab, line). The numbers are not part
   of the file: never include them in an Edit's old_string.
 - Very long lines are cut. Reading a directory fails: use Glob or Bash `ls` instead.
+- An image file (PNG, JPEG, GIF, WebP) is returned as the image, when you can see images.
 - Read a file before editing it."""
 
 
@@ -60,7 +64,11 @@ class ReadTool(Tool):
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
         offset = optional_int(args, "offset", minimum=0) or 1  # 0 from a model means "start"
         limit = optional_int(args, "limit", minimum=1) or ctx.limits.read_max_lines
-        _check_readable(path, ctx)
+        info = check_file(ctx, path, " Use Glob or Bash `ls` to list it.")
+        media_type = await image_type(path) if info is not None else None
+        if info is not None and media_type is not None:
+            return await read_image(path, media_type, info.st_size, ctx)
+        _check_size(path, info, ctx)
         try:
             text = await ctx.fs.read_text(path)
         except FileNotFoundError:
@@ -98,9 +106,8 @@ class ReadTool(Tool):
         )
 
 
-def _check_readable(path: Path, ctx: ToolContext) -> None:
-    """Refuse directories, special files and huge files before asking the port."""
-    info = check_file(ctx, path, " Use Glob or Bash `ls` to list it.")
+def _check_size(path: Path, info: os.stat_result | None, ctx: ToolContext) -> None:
+    """Refuse huge files before asking the port."""
     if info is not None and info.st_size > ctx.limits.max_file_bytes:
         raise ToolError(
             f"{ctx.show(path)} is {info.st_size:,} bytes, more than Read accepts "
