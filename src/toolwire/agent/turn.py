@@ -23,42 +23,43 @@ A session's turn is in one phase at a time (``turn_state.TurnState``, on the ses
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.agent import mcp_calls, slash
-from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.commands import Command, custom_commands, parse_command
 from toolwire.agent.compaction import Compactor, meter
 from toolwire.agent.execute import Executor, PermissionCancelledError
-from toolwire.agent.ids import IdGuard, new_message_id
+from toolwire.agent.ids import new_message_id
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.plan import GO_AHEAD, ask_to_go
+from toolwire.agent.request import (
+    Step,
+    build_request,
+    failure_text,
+    new_step,
+    record_issued,
+    session_backend,
+    stream_step,
+)
 from toolwire.agent.session import (
     Runtime,
     Session,
     prompt_message,
     prompt_text,
-    system_prompt,
-    thought_level,
 )
-from toolwire.agent.switch import request_messages, switch
+from toolwire.agent.switch import switch
 from toolwire.agent.transcript import step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
-from toolwire.backends import ModelRequest, TappableBackend, create_backend
+from toolwire.backends import TappableBackend
 from toolwire.config import ConfigError
-from toolwire.context import ContextMeter, estimate_request, is_context_overflow
+from toolwire.context import is_context_overflow
 from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.errors import HTTPStatusError, TransportError
-from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.history.images import has_images
-from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.titles import shorten
-from toolwire.updates.translate import ResponseTranslator
 
 log = logging.getLogger("toolwire.agent")
 
@@ -68,17 +69,6 @@ NO_VISION = (
 )
 _STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
-
-
-@dataclass(slots=True)
-class Step:
-    """One model response and the calls it made, until it is saved."""
-
-    collector: ResponseCollector
-    translator: ResponseTranslator
-    guard: IdGuard
-    results: dict[str, ToolResultPart] = field(default_factory=dict)
-    tail: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Turn:
@@ -239,21 +229,23 @@ class Turn:
         """
         session = self.session
         try:
-            backend = self._backend()
+            backend = session_backend(session, self.runtime)
         except ConfigError as exc:
             await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
             return None
         gauge = meter(session, self.runtime)
         compaction = self.runtime.config.compaction
         await mcp_calls.ready(session)  # its servers' tools are in the request
-        request, raw = self._request(gauge)
+        request, raw = build_request(session, self.runtime, gauge)
         over = compaction.enabled and gauge.estimate(raw) > gauge.limit(compaction.threshold)
         if over and await self._compactor().run() is not None:
-            request, raw = self._request(gauge)
+            request, raw = build_request(session, self.runtime, gauge)
         for retry in (False, True):
-            step = self._new_step()
+            step = self.step = new_step(session, self.runtime, self.engine)
             try:
-                usage = await self._stream(backend, request, step)
+                usage = await stream_step(
+                    backend, request, step, self.ticker, session, self._issued
+                )
             except HTTPStatusError as exc:
                 overflow = is_context_overflow(exc.status, exc.message, exc.code)
                 if overflow and not retry:
@@ -261,7 +253,7 @@ class Turn:
                     said = exc.message
                     gauge.refused(raw, counted_tokens(said), window_limit(said))
                     if await self._compactor().run(squeeze=0.75) is not None:
-                        request, raw = self._request(gauge)
+                        request, raw = build_request(session, self.runtime, gauge)
                         continue
                 await self._failed(backend, exc, overflow)
                 return None
@@ -274,79 +266,15 @@ class Turn:
             return step
         return None
 
-    def _request(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
-        """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
-        session = self.session
-        request = ModelRequest(
-            system=system_prompt(session),
-            messages=tuple(request_messages(session)),
-            tools=(*tool_specs(), *mcp_calls.specs(session)),
-            max_tokens=gauge.window.reserved,
-            cache=self.runtime.config.backend(session.active).prompt_cache,
-            thinking=thought_level(session, self.runtime.config),
-        )
-        return request, estimate_request(request.system, request.messages, request.tools)
-
-    def _new_step(self) -> Step:
-        tail = self.runtime.config.limits.max_live_output_chars
-        translator = ResponseTranslator(
-            self.engine,
-            cwd=self.session.cwd,
-            tail_bytes=tail,
-            describers=mcp_calls.describers(self.session),
-        )
-        self.step = Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
-        return self.step
-
-    async def _stream(
-        self, backend: TappableBackend, request: ModelRequest, step: Step
-    ) -> Usage | None:
-        """Stream one response to the editor; its usage, when the provider reported it."""
-        usage = None
-        async with contextlib.aclosing(backend.stream(request)) as events:
-            async for event in events:
-                step.collector.feed(event)
-                if isinstance(event, MessageEnd):
-                    usage = event.usage
-                unique = step.guard.event(event)
-                if isinstance(unique, ToolCallStart):
-                    self._issued(unique.id)
-                self.ticker.send(step.translator.feed(unique))
-                await self.session.outbox.drain()
-        return usage
-
     async def _failed(self, backend: TappableBackend, exc: TransportError, overflow: bool) -> None:
-        text = f"The request to {backend.name} ({backend.model}) failed: {exc}"
-        if overflow:
-            text += (
-                " It is still too long after compacting the conversation; "
-                "/compact with a focus, or a model with a larger window, may help."
-            )
-        await self._say(text)
+        await self._say(failure_text(backend, exc, overflow))
         await self._close_step("the request to the model failed")
 
     def _compactor(self) -> Compactor:
         return Compactor(self.session, self.runtime, self._tell)
 
     def _issued(self, call_id: str) -> None:
-        """Record an issued id now, for a crash before the step is saved (which records
-        it again). Not awaited: a lock another window holds must not stall the stream."""
-        sid = self.session.id
-        task = asyncio.ensure_future(
-            self.runtime.store.call(lambda db: db.add_call_ids(sid, [call_id]))
-        )
-        task.add_done_callback(_logged)
-
-    def _backend(self) -> TappableBackend:
-        session, config = self.session, self.runtime.config
-        if session.backend_impl is None:
-            record = self.runtime.record
-            chosen = config.backend(session.active)
-            client = self.runtime.http
-            session.backend_impl = create_backend(
-                chosen, config.limits, record=record, client=client
-            )
-        return session.backend_impl
+        record_issued(self.session, self.runtime, call_id)
 
     async def _tell(self, text: str) -> None:
         """``_say`` for a message the transcript keeps in another form (a compaction)."""
@@ -409,11 +337,6 @@ class Turn:
             lambda db: db.append(sid, messages=messages, updates=saved, call_ids=ids)
         )
         self.session.history.extend(messages)
-
-
-def _logged(task: asyncio.Future[None]) -> None:
-    if not task.cancelled() and (exc := task.exception()) is not None:
-        log.warning("could not record a tool call id yet (the step's save will): %s", exc)
 
 
 def _not_run(stop: str | None) -> str:

@@ -1,0 +1,144 @@
+"""The pieces of one model request of a turn: what is sent, to which backend, and the
+stream of its answer into the editor.
+
+``Turn._respond`` puts them together (sizing, compaction, the one retry after a
+context-length refusal); these functions hold no turn state of their own, so each says
+in its arguments what it reads and writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolwire.agent import mcp_calls
+from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.ids import IdGuard
+from toolwire.agent.outbox import Ticker
+from toolwire.agent.session import Runtime, Session, system_prompt, thought_level
+from toolwire.agent.switch import request_messages
+from toolwire.backends import ModelRequest, TappableBackend, create_backend
+from toolwire.context import ContextMeter, estimate_request
+from toolwire.errors import TransportError
+from toolwire.events import MessageEnd, ToolCallStart, Usage
+from toolwire.history import ToolResultPart
+from toolwire.tools import tool_specs
+from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.translate import ResponseTranslator
+
+log = logging.getLogger("toolwire.agent")
+
+
+@dataclass(slots=True)
+class Step:
+    """One model response and the calls it made, until it is saved."""
+
+    collector: ResponseCollector
+    translator: ResponseTranslator
+    guard: IdGuard
+    results: dict[str, ToolResultPart] = field(default_factory=dict)
+    tail: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build_request(
+    session: Session, runtime: Runtime, gauge: ContextMeter
+) -> tuple[ModelRequest, int]:
+    """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
+    chosen = runtime.config.backend(session.active)
+    request = ModelRequest(
+        system=system_prompt(session),
+        messages=tuple(request_messages(session)),
+        tools=(*tool_specs(), *mcp_calls.specs(session)),
+        max_tokens=gauge.window.reserved,
+        cache=chosen.prompt_cache,
+        thinking=thought_level(session, runtime.config),
+    )
+    return request, estimate_request(request.system, request.messages, request.tools)
+
+
+def session_backend(session: Session, runtime: Runtime) -> TappableBackend:
+    """The backend answering the session, made at its first request (``ConfigError``
+    when it cannot be used, e.g. its key is not set)."""
+    if session.backend_impl is None:
+        config = runtime.config
+        session.backend_impl = create_backend(
+            config.backend(session.active),
+            config.limits,
+            record=runtime.record,
+            client=runtime.http,
+        )
+    return session.backend_impl
+
+
+def new_step(session: Session, runtime: Runtime, engine: UpdateEngine) -> Step:
+    """A step for the next response: its translator names the session's MCP tools too."""
+    translator = ResponseTranslator(
+        engine,
+        cwd=session.cwd,
+        tail_bytes=runtime.config.limits.max_live_output_chars,
+        describers=mcp_calls.describers(session),
+    )
+    return Step(ResponseCollector(), translator, IdGuard(session.call_ids))
+
+
+async def stream_step(
+    backend: TappableBackend,
+    request: ModelRequest,
+    step: Step,
+    ticker: Ticker,
+    session: Session,
+    issued: Callable[[str], None],
+) -> Usage | None:
+    """Stream one response to the editor; its usage, when the provider reported it.
+    ``issued`` hears each new tool call id as it is handed out."""
+    usage = None
+    async with contextlib.aclosing(backend.stream(request)) as events:
+        async for event in events:
+            step.collector.feed(event)
+            if isinstance(event, MessageEnd):
+                usage = event.usage
+            unique = step.guard.event(event)
+            if isinstance(unique, ToolCallStart):
+                issued(unique.id)
+            ticker.send(step.translator.feed(unique))
+            await session.outbox.drain()
+    return usage
+
+
+def record_issued(session: Session, runtime: Runtime, call_id: str) -> None:
+    """Record an issued id now, for a crash before the step is saved (which records it
+    again). Not awaited: a lock another window holds must not stall the stream."""
+    sid = session.id
+    task = asyncio.ensure_future(runtime.store.call(lambda db: db.add_call_ids(sid, [call_id])))
+    task.add_done_callback(_logged)
+
+
+def failure_text(backend: TappableBackend, exc: TransportError, overflow: bool) -> str:
+    """What the user is told when a request failed before its first byte."""
+    text = f"The request to {backend.name} ({backend.model}) failed: {exc}"
+    if overflow:
+        text += (
+            " It is still too long after compacting the conversation; "
+            "/compact with a focus, or a model with a larger window, may help."
+        )
+    return text
+
+
+def _logged(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("could not record a tool call id yet (the step's save will): %s", exc)
+
+
+__all__ = [
+    "Step",
+    "build_request",
+    "failure_text",
+    "new_step",
+    "record_issued",
+    "session_backend",
+    "stream_step",
+]
