@@ -23,6 +23,7 @@ _BACKEND_FIELDS = (
     "passthrough",
     "prompt_cache",
     "vision",
+    "thought_level",
 )
 _TABLES = ("limits", "handoff", "compaction", "tools")
 
