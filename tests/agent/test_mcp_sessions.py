@@ -218,3 +218,40 @@ def test_a_replayed_session_calls_a_server_tool(tmp_path: Path) -> None:
             check_wire(run.wire)
 
     asyncio.run(scenario())
+
+
+def test_an_image_from_a_server_tool_reaches_a_model_that_takes_images(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    call: tuple[str, str, dict[str, Any], str] = (
+        "tool",
+        "mcp__everything__get-tiny-image",
+        {},
+        "toolu_img",
+    )
+    with FakeServer() as server:
+        server.script(
+            Reply(chunks=[response(call).encode()]),
+            Reply(chunks=[response(("text", "A tiny image."), n=1).encode()]),
+        )
+        config = write_config(tmp_path, fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+
+        async def scenario() -> None:
+            client = ScriptedClient(answers=["allow_once"])
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await _open(run, root, [_everything()])
+                await run.conn.prompt(session_id=sid, prompt=[text_block("show me")])
+                card = calls_by_id(run.notifications())["toolu_img"]
+                assert '"type": "image"' in json.dumps(card["content"])  # the editor's view
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+        (result,) = [
+            block
+            for block in server.requests[1].json()["messages"][-1]["content"]
+            if block["type"] == "tool_result"
+        ]
+        images = [b for b in result["content"] if b["type"] == "image"]
+        assert len(images) == 1
+        assert images[0]["source"]["media_type"] == "image/png"

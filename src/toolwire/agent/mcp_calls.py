@@ -31,7 +31,8 @@ from typing import Any
 from toolwire.agent.permissions import Decision
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
-from toolwire.history import ToolResultPart, ToolSpec
+from toolwire.history import ImagePart, ToolResultPart, ToolSpec
+from toolwire.history.images import checked
 from toolwire.mcp import McpHub, McpTool
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.titles import Describer, Description, resolve, shorten
@@ -208,7 +209,28 @@ class McpRunner:
         else:
             life.complete(content=result.content, raw_output=result.raw_output)
         self._send(life)
-        return ToolResultPart(call_id, name, result.text, is_error=result.is_error)
+        images = tuple(_images(result.content))
+        return ToolResultPart(call_id, name, result.text, is_error=result.is_error, images=images)
+
+
+MAX_IMAGES = 4
+"""Images of one MCP result passed on to the model (each counts ~1,600 tokens)."""
+
+
+def _images(content: list[dict[str, Any]]) -> list[ImagePart]:
+    """The result's images for the model (its text already names them), checked against
+    their bytes; a backend without vision turns them into notes."""
+    out: list[ImagePart] = []
+    for item in content:
+        block = item.get("content") if isinstance(item, dict) else None
+        if not isinstance(block, dict) or block.get("type") != "image":
+            continue
+        data, kind = block.get("data"), block.get("mimeType")
+        if isinstance(data, str) and isinstance(kind, str):
+            image = checked(ImagePart(kind, data))
+            if isinstance(image, ImagePart) and len(out) < MAX_IMAGES:
+                out.append(image)
+    return out
 
 
 __all__ = [
