@@ -24,6 +24,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.context import is_context_overflow
+from toolwire.events import StreamError
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -33,8 +34,9 @@ from toolwire.proxy.errors import (
     UnauthorizedError,
     UpstreamError,
 )
+from toolwire.proxy.failover import Cooldowns, chain, retryable
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.plan import Plan, plan
+from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
@@ -62,6 +64,8 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
+        self.cooldowns = Cooldowns(settings.failover_cooldown)
+        self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
 
     def app(self) -> Starlette:
         """The ASGI application."""
@@ -97,23 +101,20 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
-        try:
-            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
-        except UpstreamError as e:
-            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
-                raise
-            # The upstream counted more than the estimate: compact tighter, once.
-            self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
-            p = await self._plan(body, request, record=True, squeeze=RETRY_SQUEEZE)
-            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
+        names = chain(p.route.backend, self._fallbacks)
+        if len(names) == 1:
+            p, opened = await self._open(body, request, p)
+        else:
+            p, opened = await self._fail_over(body, request, p, names)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
-            return p.relay.stream(opened, self.metrics, {"x-toolwire-session": p.session})
+            return p.relay.stream(opened, self.metrics, headers)
         data = json_bytes(await p.relay.collect(opened))
         self.metrics.add("toolwire_proxy_bytes_total", len(data))
-        return Response(data, media_type="application/json")
+        return Response(data, media_type="application/json", headers=headers)
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
@@ -154,11 +155,60 @@ class Proxy:
 
     # -- helpers ------------------------------------------------------------------------
 
+    async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
+        """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
+        try:
+            return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
+        except UpstreamError as e:
+            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
+                raise
+        # The upstream counted more than the estimate: compact tighter, once.
+        self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
+        p = await self._plan(body, request, record=True, squeeze=RETRY_SQUEEZE)
+        return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
+
+    async def _fail_over(
+        self, body: Any, request: Request, p: Plan, names: list[str]
+    ) -> tuple[Plan, Opened]:
+        """``_open`` along the route's backends (``failover.py``): cooling ones skipped,
+        the next one tried while a failure is the upstream's and nothing was relayed."""
+        order = self.cooldowns.order(names)
+        for name in names:
+            if name not in order:
+                self.metrics.add("toolwire_proxy_cooldown_skips_total", backend=name)
+        sticky = self.settings.config.backend(names[0]).sticky
+        for i, name in enumerate(order):
+            if name != p.route.backend:
+                p = await self._plan(body, request, record=True, failover=Failover(name, p, sticky))
+            try:
+                p, opened = await self._open(body, request, p)
+                await _refused_first(opened)
+            except UpstreamError as e:
+                if not retryable(e.status, e.kind):
+                    raise
+                self.cooldowns.fail(name)
+                self.metrics.add("toolwire_proxy_cooldowns_total", backend=name)
+                if i == len(order) - 1:
+                    raise
+                self.metrics.add("toolwire_proxy_failovers_total", backend=name)
+                continue
+            self.cooldowns.succeed(name)
+            return p, opened
+        raise AssertionError("unreachable: order is never empty")
+
     async def _plan(
-        self, body: Any, request: Request, *, record: bool, squeeze: float | None = None
+        self,
+        body: Any,
+        request: Request,
+        *,
+        record: bool,
+        squeeze: float | None = None,
+        failover: Failover | None = None,
     ) -> Plan:
         args = (body, request.headers, self.settings, self.store)
-        work = partial(plan, *args, record=record, client=self.client, squeeze=squeeze)
+        work = partial(
+            plan, *args, record=record, client=self.client, squeeze=squeeze, failover=failover
+        )
         return await self._with_store(work)
 
     def _count(self, p: Plan, opened: Opened, streamed: bool) -> None:
@@ -257,6 +307,18 @@ class Proxy:
         """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
         message = f"internal proxy error ({type(exc).__name__})"
         return await self._error(request, ProxyError(message))
+
+
+async def _refused_first(opened: Opened) -> None:
+    """An upstream whose first event is an overload or rate-limit ``error`` event (an
+    Anthropic stream may start so) refused the request: nothing has been relayed yet."""
+    first = opened.first
+    if isinstance(first, StreamError):
+        said = first.raw or first.message
+        for kind, status in (("overloaded_error", 529), ("rate_limit_error", 429)):
+            if kind in said:
+                await opened.rest.aclose()
+                raise UpstreamError(status, kind, first.message)
 
 
 def _force(backend: str, state: SessionState) -> None:
