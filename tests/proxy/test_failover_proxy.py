@@ -9,6 +9,7 @@ import pytest
 
 from tests.fakes.http import FakeServer, Reply, sse
 from tests.proxy.support import (
+    anthropic_stream,
     anthropic_text_stream,
     openai_text_stream,
     request_body,
@@ -73,17 +74,18 @@ def test_overloaded_and_a_reset_fail_over_and_the_primary_is_tried_again(tmp_pat
             Reply(529, [b'{"type": "error", "error": {"type": "overloaded_error"}}']),
             Reply(chunks=[sse([("error", OVERLOADED)])]),  # a 200 whose stream says so
             Reply(chunks=[], drop_after=0),  # the connection dropped before any byte
+            Reply(reset=True),  # not even a status line
             Reply(chunks=anthropic_text_stream("primary is back")),
         )
-        secondary.script(*[Reply(chunks=openai_text_stream(f"local {i}")) for i in range(3)])
+        secondary.script(*[Reply(chunks=openai_text_stream(f"local {i}")) for i in range(4)])
         # A tiny cooldown: each request tries the primary first again.
         with running(_settings(tmp_path, secondary.url, primary.url, cooldown=0.001)) as url:
-            answers = [_post(url, stream=True) for _ in range(4)]
+            answers = [_post(url, stream=True) for _ in range(5)]
             metrics = _metrics(url)
-    assert [a.headers["x-toolwire-backend"] for a in answers] == ["local"] * 3 + ["claude"]
-    assert "primary is back" in answers[3].text
-    assert len(primary.requests) == 4
-    assert 'toolwire_proxy_failovers_total{backend="claude"} 3' in metrics
+    assert [a.headers["x-toolwire-backend"] for a in answers] == ["local"] * 4 + ["claude"]
+    assert "primary is back" in answers[4].text
+    assert len(primary.requests) == 5
+    assert 'toolwire_proxy_failovers_total{backend="claude"} 4' in metrics
 
 
 def test_no_failover_after_the_first_byte(tmp_path: Path) -> None:
@@ -143,3 +145,36 @@ def test_an_unknown_fallback_is_a_one_line_error_at_start(tmp_path: Path) -> Non
     message = str(raised.value)
     assert "backends.claude.fallbacks: 'glm' is not another backend" in message
     assert "\n" not in message
+
+
+def test_the_fallback_never_gets_the_primary_thinking(tmp_path: Path) -> None:
+    thought = {"type": "thinking", "thinking": "Read it.", "signature": "c2lnbmVkLXByaW1hcnk="}
+    read = {"type": "tool_use", "id": "toolu_01P", "name": "Read", "input": {"file_path": "a"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_01P", "content": "alpha"}
+    history = [*HELLO, {"role": "assistant", "content": [thought, read]}]
+    history.append({"role": "user", "content": [result]})
+    with FakeServer() as primary, FakeServer() as backup, FakeServer() as unused:
+        primary.script(
+            Reply(chunks=anthropic_stream([thought, read], "tool_use")),
+            Reply(429, [b"{}"]),
+        )
+        backup.script(Reply(chunks=anthropic_text_stream("alpha it is")))
+        extra = (
+            'failover_cooldown = 30.0\n[proxy.models]\n"claude-opus-5-5" = "claude"\n'
+            f'[backends.backup]\nprovider = "anthropic"\nbase_url = "{backup.url}"\n'
+            'model = "backup-up"\npassthrough = "full"'
+        )
+        config = write_config(tmp_path, unused.url, primary.url, extra)
+        table = 'model = "claude-up"\npassthrough = "full"\nfallbacks = ["backup"]'
+        config.write_text(config.read_text().replace('model = "claude-up"', table))
+        with running(load_settings(config)) as url:
+            assert _post(url, stream=True).status_code == 200
+            body = request_body(history, stream=True)
+            answer = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+    assert answer.headers["x-toolwire-backend"] == "backup"
+    assert "alpha it is" in answer.text
+    # The primary was sent its own thinking back; the backup was not.
+    assert thought["signature"] in primary.requests[1].body.decode()
+    (sent,) = backup.requests
+    assert thought["signature"] not in sent.body.decode()
+    assert "alpha" in sent.body.decode()  # the tool result went, in the handoff or as is
