@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -151,7 +152,7 @@ def test_the_fallback_never_gets_the_primary_thinking(tmp_path: Path) -> None:
     thought = {"type": "thinking", "thinking": "Read it.", "signature": "c2lnbmVkLXByaW1hcnk="}
     read = {"type": "tool_use", "id": "toolu_01P", "name": "Read", "input": {"file_path": "a"}}
     result = {"type": "tool_result", "tool_use_id": "toolu_01P", "content": "alpha"}
-    history = [*HELLO, {"role": "assistant", "content": [thought, read]}]
+    history: list[dict[str, Any]] = [*HELLO, {"role": "assistant", "content": [thought, read]}]
     history.append({"role": "user", "content": [result]})
     with FakeServer() as primary, FakeServer() as backup, FakeServer() as unused:
         primary.script(
