@@ -111,6 +111,7 @@ def test_a_refused_request_does_not_fail_over(tmp_path: Path) -> None:
         with running(_settings(tmp_path, secondary.url, primary.url)) as url:
             answer = _post(url, stream=True)
     assert answer.status_code == 400
+    assert answer.headers["x-toolwire-backend"] == "claude"
     assert secondary.requests == []
 
 
@@ -122,6 +123,7 @@ def test_every_backend_failing_answers_the_last_error(tmp_path: Path) -> None:
             answer = _post(url, stream=True)
             metrics = _metrics(url)
     assert answer.status_code == 503
+    assert answer.headers["x-toolwire-backend"] == "local"
     assert answer.json()["type"] == "error"
     assert 'toolwire_proxy_cooldowns_total{backend="local"} 1' in metrics
 

@@ -103,7 +103,11 @@ class Proxy:
         p = await self._plan(body, request, record=True)
         names = chain(p.route.backend, self._fallbacks)
         if len(names) == 1:
-            p, opened = await self._open(body, request, p)
+            try:
+                p, opened = await self._open(body, request, p)
+            except UpstreamError as e:
+                e.backend = p.route.backend
+                raise
         else:
             p, opened = await self._fail_over(body, request, p, names)
         streamed = bool(body.get("stream"))
@@ -120,7 +124,8 @@ class Proxy:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         body = await self._body(request)
         p = await self._plan(body, request, record=False)
-        return JSONResponse({"input_tokens": p.reported_tokens})
+        headers = {"x-toolwire-backend": p.route.backend}
+        return JSONResponse({"input_tokens": p.reported_tokens}, headers=headers)
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
@@ -184,6 +189,7 @@ class Proxy:
                 p, opened = await self._open(body, request, p)
                 await _refused_first(opened)
             except UpstreamError as e:
+                e.backend = name
                 if not retryable(e.status, e.kind):
                     raise
                 self.cooldowns.fail(name)
@@ -294,7 +300,9 @@ class Proxy:
         if not isinstance(exc, ProxyError):  # registered for ProxyError only
             raise exc
         self.metrics.add("toolwire_proxy_errors_total", kind=exc.kind)
-        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else None
+        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else {}
+        if isinstance(exc, UpstreamError) and exc.backend is not None:
+            headers["x-toolwire-backend"] = exc.backend
         payload = error_payload(exc.kind, exc.message)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 
