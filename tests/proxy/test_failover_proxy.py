@@ -18,6 +18,7 @@ from tests.proxy.support import (
     sse_payloads,
     write_config,
 )
+from tests.proxy.test_compaction import _history, _too_long
 from toolwire.config.schema import ConfigError
 from toolwire.proxy import load_settings
 from toolwire.proxy.settings import ProxySettings
@@ -181,3 +182,27 @@ def test_the_fallback_never_gets_the_primary_thinking(tmp_path: Path) -> None:
     (sent,) = backup.requests
     assert thought["signature"] not in sent.body.decode()
     assert "alpha" in sent.body.decode()  # the tool result went, in the handoff or as is
+
+
+def test_a_fallback_that_counts_more_gets_the_compacted_retry(tmp_path: Path) -> None:
+    with FakeServer() as primary, FakeServer() as backup, FakeServer() as unused:
+        primary.script(Reply(429, [b"{}"]))
+        backup.script(_too_long(17_000), Reply(chunks=anthropic_text_stream("ok")))
+        extra = (
+            '[proxy.models]\n"claude-opus-5-5" = "claude"\n'
+            f'[backends.backup]\nprovider = "anthropic"\nbase_url = "{backup.url}"\n'
+            'model = "backup-up"'
+        )
+        config = write_config(tmp_path, unused.url, primary.url, extra)
+        table = 'model = "claude-up"\nfallbacks = ["backup"]'
+        config.write_text(config.read_text().replace('model = "claude-up"', table))
+        with running(load_settings(config)) as url:
+            body = request_body(_history(5), stream=True)
+            answer = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+            metrics = _metrics(url)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["x-toolwire-backend"] == "backup"
+    assert len(primary.requests) == 1
+    refused, retried = backup.requests
+    assert len(retried.body) < len(refused.body)
+    assert 'toolwire_proxy_overflow_retries_total{backend="backup"} 1' in metrics

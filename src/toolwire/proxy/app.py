@@ -24,7 +24,6 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.context import is_context_overflow
-from toolwire.events import StreamError
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -34,7 +33,7 @@ from toolwire.proxy.errors import (
     UnauthorizedError,
     UpstreamError,
 )
-from toolwire.proxy.failover import Cooldowns, chain, retryable
+from toolwire.proxy.failover import Cooldowns, chain
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
@@ -43,6 +42,7 @@ from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
+from toolwire.proxy.walk import walk
 
 _T = TypeVar("_T")
 # A request the upstream refused as too long is compacted into this share of the usual
@@ -109,7 +109,15 @@ class Proxy:
                 e.backend = p.route.backend
                 raise
         else:
-            p, opened = await self._fail_over(body, request, p, names)
+            p, opened = await walk(
+                p,
+                names,
+                sticky=self.settings.config.backend(names[0]).sticky,
+                cooldowns=self.cooldowns,
+                metrics=self.metrics,
+                open_plan=partial(self._open, body, request),
+                replan=partial(self._replan, body, request),
+            )
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
@@ -169,38 +177,13 @@ class Proxy:
                 raise
         # The upstream counted more than the estimate: compact tighter, once.
         self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
-        p = await self._plan(body, request, record=True, squeeze=RETRY_SQUEEZE)
+        # A fallback's plan stays its (``failover``): the squeeze is for the same backend.
+        retry = partial(self._plan, body, request, record=True, failover=p.failover)
+        p = await retry(squeeze=RETRY_SQUEEZE)
         return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
 
-    async def _fail_over(
-        self, body: Any, request: Request, p: Plan, names: list[str]
-    ) -> tuple[Plan, Opened]:
-        """``_open`` along the route's backends (``failover.py``): cooling ones skipped,
-        the next one tried while a failure is the upstream's and nothing was relayed."""
-        order = self.cooldowns.order(names)
-        for name in names:
-            if name not in order:
-                self.metrics.add("toolwire_proxy_cooldown_skips_total", backend=name)
-        sticky = self.settings.config.backend(names[0]).sticky
-        for i, name in enumerate(order):
-            if name != p.route.backend:
-                p = await self._plan(body, request, record=True, failover=Failover(name, p, sticky))
-            try:
-                p, opened = await self._open(body, request, p)
-                await _refused_first(opened)
-            except UpstreamError as e:
-                e.backend = name
-                if not retryable(e.status, e.kind):
-                    raise
-                self.cooldowns.fail(name)
-                self.metrics.add("toolwire_proxy_cooldowns_total", backend=name)
-                if i == len(order) - 1:
-                    raise
-                self.metrics.add("toolwire_proxy_failovers_total", backend=name)
-                continue
-            self.cooldowns.succeed(name)
-            return p, opened
-        raise AssertionError("unreachable: order is never empty")
+    async def _replan(self, body: Any, request: Request, failover: Failover) -> Plan:
+        return await self._plan(body, request, record=True, failover=failover)
 
     async def _plan(
         self,
@@ -315,18 +298,6 @@ class Proxy:
         """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
         message = f"internal proxy error ({type(exc).__name__})"
         return await self._error(request, ProxyError(message))
-
-
-async def _refused_first(opened: Opened) -> None:
-    """An upstream whose first event is an overload or rate-limit ``error`` event (an
-    Anthropic stream may start so) refused the request: nothing has been relayed yet."""
-    first = opened.first
-    if isinstance(first, StreamError):
-        said = first.raw or first.message
-        for kind, status in (("overloaded_error", 529), ("rate_limit_error", 429)):
-            if kind in said:
-                await opened.rest.aclose()
-                raise UpstreamError(status, kind, first.message)
 
 
 def _force(backend: str, state: SessionState) -> None:

@@ -69,6 +69,8 @@ class Plan:
     compacted_now: bool = False
     before: Before | None = None
     """The session's routing record before this plan changed it (a failover undoes it)."""
+    failover: Failover | None = None
+    """The failover this plan was made for (None: the routed backend)."""
 
     @property
     def reported_tokens(self) -> int:
@@ -184,6 +186,7 @@ def plan(
         compacted=d.compacted or now,
         compacted_now=now,
         before=d.before,
+        failover=failover,
     )
 
 
