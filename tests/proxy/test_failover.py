@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from tests.proxy.support import request_body, write_config
+from toolwire.proxy import load_settings
 from toolwire.proxy.failover import MAX_FACTOR, Cooldowns, chain, retryable
+from toolwire.proxy.plan import Failover, Plan, plan
+from toolwire.proxy.stores import MemoryStore
 
 
 class Clock:
@@ -77,3 +84,34 @@ def test_the_chain_is_the_primary_then_its_own_fallbacks_once_each() -> None:
 )
 def test_what_fails_over(status: int, kind: str, expected: bool) -> None:
     assert retryable(status, kind) is expected
+
+
+def _planned(tmp: Path, sticky: bool) -> tuple[MemoryStore, Plan, Plan]:
+    """A session whose first turn came from ``claude``, then a request that failed over."""
+    config = write_config(tmp, "http://127.0.0.1:9", "http://127.0.0.1:9")
+    table = f'model = "claude-up"\nfallbacks = ["local"]\nsticky = {str(sticky).lower()}'
+    config.write_text(config.read_text().replace('model = "claude-up"', table))
+    settings = load_settings(config, default_backend="claude")
+    store = MemoryStore()
+    history: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
+    plan(request_body(history), {}, settings, store)
+    history += [{"role": "assistant", "content": "hello"}, {"role": "user", "content": "more"}]
+    failed = plan(request_body(history), {}, settings, store)
+    sent_on = plan(
+        request_body(history), {}, settings, store, failover=Failover("local", failed, sticky)
+    )
+    return store, failed, sent_on
+
+
+@pytest.mark.parametrize("sticky", [False, True])
+def test_a_failover_is_recorded_as_a_switch_made_sticky_only_if_asked(
+    tmp_path: Path, sticky: bool
+) -> None:
+    store, failed, sent_on = _planned(tmp_path, sticky)
+    assert (failed.route.backend, sent_on.route.backend) == ("claude", "local")
+    assert sent_on.route.reason == "failover"
+    state = store.load("sess-1")
+    # One switch, from the backend that produced the history: the failed try left none.
+    assert state.switches == [(3, "local")]
+    assert state.last_backend == "local"
+    assert state.forced == ("local" if sticky else None)
