@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -33,6 +34,7 @@ class Reply:
     drop_after: int | None = None  # close the socket after this many chunks, body unfinished
     stall_after: int | None = None  # after this many chunks, send nothing more until stopped
     trickle: bool = False  # after the chunks, send SSE comments until the client disconnects
+    reset: bool = False  # no answer at all: the connection is reset (a TCP RST)
 
 
 @dataclass
@@ -106,6 +108,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             reply = Reply(500, [b"no scripted reply"])
         self.close_connection = True
+        if reply.reset:
+            # A zero linger turns the close into a reset, as a crashed upstream gives.
+            linger = struct.pack("ii", 1, 0)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.connection.close()
+            return
         if reply.delay_headers and self.fake.stopping.wait(reply.delay_headers):
             return
         try:

@@ -14,9 +14,17 @@ from pathlib import Path
 import pytest
 
 from tests.backends import gemini_rules, tool_rules
-from tests.fakes.http import FakeServer, Reply, sse
+from tests.fakes.http import FakeServer, Received, Reply, sse
 from tests.proxy.support import openai_text_stream, running, write_config
-from tests.proxy.test_claude_code import _claude, _environment, _project, _run
+from tests.proxy.test_claude_code import (
+    NOTES,
+    _claude,
+    _environment,
+    _final,
+    _project,
+    _read_result,
+    _run,
+)
 from toolwire.proxy import load_settings
 
 pytestmark = pytest.mark.e2e
@@ -49,6 +57,41 @@ def test_claude_code_tools_reach_gemini_and_openai_as_they_accept_them(tmp_path:
     for tool in chat_tools:
         assert tool_rules.chat_violations(tool) == [], tool["function"]["name"]
     _keep(tmp_path, gemini_body)
+
+
+def test_claude_code_runs_a_read_loop_through_gemini(tmp_path: Path) -> None:
+    command = _claude()
+    project = _project(tmp_path)
+    notes = project / "notes.txt"
+    call = {"functionCall": {"name": "Read", "args": {"file_path": str(notes)}}}
+    candidate = {"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}
+    replies = [Reply(chunks=[sse([(None, {"candidates": [candidate]})])])]
+    replies.append(Reply(chunks=[_gemini_text("alpha = 7.")]))
+
+    def respond(request: Received) -> Reply:
+        # A fake Gemini: what the real API refuses is refused here, with its words.
+        problems = gemini_rules.request_violations(request.json())
+        if problems:
+            return Reply(400, [json.dumps({"error": {"message": problems[0]}}).encode()])
+        return replies.pop(0) if replies else Reply(500, [b"no scripted reply"])
+
+    with FakeServer(respond) as gemini_up, FakeServer() as unused:
+        extra = f'[backends.gem]\nprovider = "gemini"\nbase_url = "{gemini_up.url}"\nmodel = "g"'
+        config = write_config(tmp_path, unused.url, unused.url, extra)
+        with running(load_settings(config)) as url:
+            events = _run(command, project, _environment(tmp_path, url), "gem,g", "Read notes.txt")
+    sent = _read_result(events, notes)
+    assert _final(events)["result"] == "alpha = 7."
+    first, second = gemini_up.requests
+    assert ":streamGenerateContent" in first.path
+    turns = second.json()["contents"]
+    assert turns[-2]["role"] == "model"
+    assert turns[-2]["parts"][-1]["functionCall"]["name"] == "Read"
+    (response,) = [p["functionResponse"] for p in turns[-1]["parts"] if "functionResponse" in p]
+    assert response["name"] == "Read"
+    output = json.dumps(response["response"])
+    assert all(line in output for line in NOTES.splitlines())
+    assert sent
 
 
 def _final_text(events: list[dict[str, object]]) -> object:

@@ -168,6 +168,11 @@ class BackendTable(Table):
     "Thinking"); a session changes it with its ``thought_level`` config option."""
     vision: bool = True
     """The model takes images; false: each image is sent as a one-line note instead."""
+    fallbacks: list[NonEmpty] = Field(default_factory=list)
+    """``toolwire proxy`` only: the backends tried in order when this one fails before
+    its answer's first byte (docs/proxy.md, "Failover")."""
+    sticky: bool = False
+    """``toolwire proxy`` only: a failover from this backend switches the session."""
 
     @model_validator(mode="before")
     @classmethod

@@ -33,14 +33,16 @@ from toolwire.proxy.errors import (
     UnauthorizedError,
     UpstreamError,
 )
+from toolwire.proxy.failover import Cooldowns, chain
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.plan import Plan, plan
+from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
+from toolwire.proxy.walk import walk
 
 _T = TypeVar("_T")
 # A request the upstream refused as too long is compacted into this share of the usual
@@ -62,6 +64,8 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
+        self.cooldowns = Cooldowns(settings.failover_cooldown)
+        self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
 
     def app(self) -> Starlette:
         """The ASGI application."""
@@ -97,29 +101,39 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
-        try:
-            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
-        except UpstreamError as e:
-            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
+        names = chain(p.route.backend, self._fallbacks)
+        if len(names) == 1:
+            try:
+                p, opened = await self._open(body, request, p)
+            except UpstreamError as e:
+                e.backend = p.route.backend
                 raise
-            # The upstream counted more than the estimate: compact tighter, once.
-            self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
-            p = await self._plan(body, request, record=True, squeeze=RETRY_SQUEEZE)
-            opened = await open_stream(p.backend, p.request, tap=p.relay.tap)
+        else:
+            p, opened = await walk(
+                p,
+                names,
+                sticky=self.settings.config.backend(names[0]).sticky,
+                cooldowns=self.cooldowns,
+                metrics=self.metrics,
+                open_plan=partial(self._open, body, request),
+                replan=partial(self._replan, body, request),
+            )
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
-            return p.relay.stream(opened, self.metrics, {"x-toolwire-session": p.session})
+            return p.relay.stream(opened, self.metrics, headers)
         data = json_bytes(await p.relay.collect(opened))
         self.metrics.add("toolwire_proxy_bytes_total", len(data))
-        return Response(data, media_type="application/json")
+        return Response(data, media_type="application/json", headers=headers)
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
         body = await self._body(request)
         p = await self._plan(body, request, record=False)
-        return JSONResponse({"input_tokens": p.reported_tokens})
+        headers = {"x-toolwire-backend": p.route.backend}
+        return JSONResponse({"input_tokens": p.reported_tokens}, headers=headers)
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
@@ -154,11 +168,36 @@ class Proxy:
 
     # -- helpers ------------------------------------------------------------------------
 
+    async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
+        """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
+        try:
+            return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
+        except UpstreamError as e:
+            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
+                raise
+        # The upstream counted more than the estimate: compact tighter, once.
+        self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)
+        # A fallback's plan stays its (``failover``): the squeeze is for the same backend.
+        retry = partial(self._plan, body, request, record=True, failover=p.failover)
+        p = await retry(squeeze=RETRY_SQUEEZE)
+        return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
+
+    async def _replan(self, body: Any, request: Request, failover: Failover) -> Plan:
+        return await self._plan(body, request, record=True, failover=failover)
+
     async def _plan(
-        self, body: Any, request: Request, *, record: bool, squeeze: float | None = None
+        self,
+        body: Any,
+        request: Request,
+        *,
+        record: bool,
+        squeeze: float | None = None,
+        failover: Failover | None = None,
     ) -> Plan:
         args = (body, request.headers, self.settings, self.store)
-        work = partial(plan, *args, record=record, client=self.client, squeeze=squeeze)
+        work = partial(
+            plan, *args, record=record, client=self.client, squeeze=squeeze, failover=failover
+        )
         return await self._with_store(work)
 
     def _count(self, p: Plan, opened: Opened, streamed: bool) -> None:
@@ -244,7 +283,9 @@ class Proxy:
         if not isinstance(exc, ProxyError):  # registered for ProxyError only
             raise exc
         self.metrics.add("toolwire_proxy_errors_total", kind=exc.kind)
-        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else None
+        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else {}
+        if isinstance(exc, UpstreamError) and exc.backend is not None:
+            headers["x-toolwire-backend"] = exc.backend
         payload = error_payload(exc.kind, exc.message)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 

@@ -53,6 +53,8 @@ class UpstreamError(ProxyError):
         super().__init__(message)
         self.status = status
         self.kind = kind
+        self.backend: str | None = None
+        """The backend that answered so (its name goes in ``x-toolwire-backend``)."""
 
 
 __all__ = [

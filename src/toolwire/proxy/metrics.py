@@ -32,6 +32,19 @@ _HELP = {
         "counter",
         "Requests an upstream refused as too long, compacted and sent once more, by backend.",
     ),
+    "toolwire_proxy_failovers_total": (
+        "counter",
+        "Requests sent on to the next backend after this one failed before the first byte, "
+        "by the backend that failed.",
+    ),
+    "toolwire_proxy_cooldowns_total": (
+        "counter",
+        "Cooldowns started (a backend failed before the first byte), by backend.",
+    ),
+    "toolwire_proxy_cooldown_skips_total": (
+        "counter",
+        "Requests that skipped a backend because it was cooling down, by backend.",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",

@@ -67,11 +67,33 @@ class Plan:
     scale: Scale | None = None
     compacted: bool = False
     compacted_now: bool = False
+    before: Before | None = None
+    """The session's routing record before this plan changed it (a failover undoes it)."""
+    failover: Failover | None = None
+    """The failover this plan was made for (None: the routed backend)."""
 
     @property
     def reported_tokens(self) -> int:
         """``input_tokens`` as the client is told (``count_tokens``)."""
         return self.input_tokens if self.scale is None else self.scale(self.input_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Before:
+    """The last backend and the number of switch points before a plan recorded itself."""
+
+    last_backend: str | None
+    switches: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failover:
+    """A request sent on to ``backend`` after ``failed`` (its plan) failed before its
+    first byte; ``sticky``: the session is switched to ``backend``."""
+
+    backend: str
+    failed: Plan
+    sticky: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +107,7 @@ class _Request:
     session: str
     history: tuple[Message, ...]
     client_window: int
+    failover: Failover | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +121,7 @@ class _Decision:
     level: str
     window: Window
     compacted: bool
+    before: Before
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +144,7 @@ def plan(
     record: bool = True,
     client: httpx2.AsyncClient | None = None,
     squeeze: float | None = None,
+    failover: Failover | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -127,7 +152,9 @@ def plan(
     backend's window is compacted (``compaction.py``), or refused if that is off; a
     ``count_tokens`` plan (no ``record``) only counts. ``squeeze``: compact whatever the
     estimate says, into that share of the usual budget (the upstream refused the
-    request as too long though the estimate said it fits)."""
+    request as too long though the estimate said it fits). ``failover``: the route is that
+    backend, and the record the failed plan made is undone first (so a switch, if any, is
+    from the backend that produced the history, not from the one that failed)."""
     body = parse_request(body)
     r = _Request(
         body,
@@ -137,6 +164,7 @@ def plan(
         session_id(body, headers),
         import_history(body),
         client_window(str(body["model"]), headers),
+        failover,
     )
     decide = partial(_decide, r, record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
@@ -157,6 +185,8 @@ def plan(
         scale,
         compacted=d.compacted or now,
         compacted_now=now,
+        before=d.before,
+        failover=failover,
     )
 
 
@@ -164,7 +194,11 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
     """Route, record, and the view to send: the session's compaction if the history
     continues it, else the switch rewrite (``rewrite.py``)."""
     settings, history = r.settings, r.history
-    chosen = route(r.body["model"], state, settings)
+    if r.failover is None:
+        chosen = route(r.body["model"], state, settings)
+    else:
+        chosen = _failover(r.failover, state, settings, record)
+    before = Before(state.last_backend, len(state.switches))
     if chosen.backend not in settings.config.backends:
         raise BadRequestError(
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
@@ -178,7 +212,18 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
         view, _ = rewrite(history, state, chosen.backend, settings.config.handoff)
     else:
         view = compacted_view(history, point, target=chosen.backend, produced=produced)
-    return _Decision(chosen, view, switched, produced, level, window, point is not None)
+    return _Decision(chosen, view, switched, produced, level, window, point is not None, before)
+
+
+def _failover(f: Failover, state: SessionState, settings: ProxySettings, record: bool) -> Route:
+    """The route to the fallback; with ``record``, the failed plan's record undone."""
+    undo = f.failed.before
+    if record and undo is not None and state.last_backend == f.failed.route.backend:
+        state.last_backend = undo.last_backend
+        del state.switches[undo.switches :]
+    if record and f.sticky:
+        state.forced = f.backend
+    return Route(f.backend, settings.config.backend(f.backend).model, "failover")
 
 
 def _fit(
@@ -270,4 +315,4 @@ def _passthrough(
     )
 
 
-__all__ = ["Plan", "passthrough_level", "plan"]
+__all__ = ["Before", "Failover", "Plan", "passthrough_level", "plan"]

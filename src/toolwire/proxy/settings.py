@@ -18,6 +18,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     max_connections = 256            # more get 529 (but /healthz answers), then are refused
     scale_usage = true               # input tokens reported as a share of Claude's window
     compaction = true                # compact a request over its backend's window (else a 400)
+    failover_cooldown = 30.0         # seconds a failed backend is skipped (doubling, up to 10x)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -43,6 +44,7 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 60.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
 DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
+DEFAULT_FAILOVER_COOLDOWN = 30.0
 
 
 class ProxyTable(Table):
@@ -61,6 +63,7 @@ class ProxyTable(Table):
     max_connections: PositiveInt = DEFAULT_MAX_CONNECTIONS
     scale_usage: bool = True
     compaction: bool = True
+    failover_cooldown: PositiveFloat = DEFAULT_FAILOVER_COOLDOWN
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -88,6 +91,8 @@ class ProxySettings:
     compaction: bool = True
     """Compact a request over its backend's window; False: refuse it ("prompt is too long")."""
     models: Mapping[str, str] = field(default_factory=dict)
+    failover_cooldown: float = DEFAULT_FAILOVER_COOLDOWN
+    """Seconds a backend that failed is skipped (doubling on failures in a row, to 10x)."""
 
 
 def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySettings:
@@ -111,12 +116,27 @@ def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySett
         "scale_usage": table.scale_usage,
         "compaction": table.compaction,
         "models": dict(table.models),
+        "failover_cooldown": table.failover_cooldown,
     }
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = ProxySettings(**values)
     _check_store(settings, where)
     config.backend(settings.default_backend)  # an unknown default fails now, in plain words
+    _check_fallbacks(settings, where)
     return settings
+
+
+def _check_fallbacks(settings: ProxySettings, where: str) -> None:
+    """Every ``fallbacks`` entry names a defined backend other than its own."""
+    backends = settings.config.backends
+    for name, backend in backends.items():
+        for fallback in backend.fallbacks:
+            if fallback not in backends or fallback == name:
+                known = ", ".join(n for n in backends if n != name)
+                raise ConfigError(
+                    f"{where}: backends.{name}.fallbacks: {fallback!r} is not another "
+                    f"backend; defined: {known}"
+                )
 
 
 def _check_store(settings: ProxySettings, where: str) -> None:

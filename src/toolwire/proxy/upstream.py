@@ -91,7 +91,9 @@ def make_backend(
     try:
         # The client retries failed requests itself (Claude Code: about 10 times), so the
         # proxy's own retries default to none: retrying twice over multiplies the wait.
-        limits = settings.config.limits.model_copy(update={"max_retries": settings.retries})
+        # A backend with fallbacks never retries: its failure goes to the next one at once.
+        retries = 0 if config.fallbacks else settings.retries
+        limits = settings.config.limits.model_copy(update={"max_retries": retries})
         cls = None if prepared is None else partial(PassthroughBackend, prepared, attach)
         return create_backend(config, limits, environ=environ, http_class=cls, client=client)
     except ConfigError as e:
