@@ -236,3 +236,16 @@ def test_long_descriptions_are_sent_whole() -> None:
         for key in path:
             sent = sent[key]
         assert sent["description"] == tool.description
+
+
+def test_an_all_of_whose_branches_disagree_on_type_goes_whole_to_gemini() -> None:
+    """Found by hypothesis: folding ``string`` with ``object`` lost the object's property."""
+    from toolwire.backends._gemini_schema import declaration_schema
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "x": {"allOf": [{"type": "string"}, {"type": "object", "properties": {"y": {}}}]}
+        },
+    }
+    assert declaration_schema(schema) == ("parametersJsonSchema", schema)

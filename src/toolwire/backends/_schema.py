@@ -160,8 +160,9 @@ def _flatten(schema: Schema, root: Schema) -> Schema:
 def merge_all_of(node: Schema) -> Schema | None:
     """``allOf`` folded into its node (every branch's properties and requirements).
 
-    None when a branch is itself a reference or a combinator: folding those is the
-    caller's choice (Gemini's converter sends such a tool as JSON Schema).
+    None when a branch is itself a reference or a combinator, or when branches disagree
+    on ``type`` (no one node says both): folding those is the caller's choice (Gemini's
+    converter sends such a tool as JSON Schema, which keeps every branch).
     """
     out = {k: v for k, v in node.items() if k != "allOf"}
     given = out.get("properties")
@@ -176,6 +177,8 @@ def merge_all_of(node: Schema) -> Schema | None:
                     properties.setdefault(name, sub)
             elif key == "required" and isinstance(value, list):
                 required += value
+            elif key == "type" and "type" in out and out["type"] != value:
+                return None
             else:
                 out.setdefault(key, value)
     if properties:
