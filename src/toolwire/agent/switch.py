@@ -22,6 +22,7 @@ still pending in the next, and the prompt that makes it records it in the same w
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.compaction import COMPACTION_KEY, fixed_tokens
@@ -29,7 +30,7 @@ from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
 from toolwire.context import Budget, backend_window, estimate_messages, prepare_compaction
-from toolwire.handoff import Handoff, build_handoff, prepare_handoff, summarize
+from toolwire.handoff import Handoff, Summary, ToolItem, build_handoff, plan_handoff, summarize
 from toolwire.history import Message
 
 log = logging.getLogger("toolwire.agent")
@@ -55,30 +56,31 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     window = backend_window(chosen, config.limits)
     limits = config.handoff.model_dump()
     read_only = mcp_calls.read_only_tools(session)
-    offline = build_handoff(
+    plan = plan_handoff(
         session.history,
         switch_at,
         cwd=session.cwd,
         target=new,
-        summary=False,
         read_only_tools=read_only,
         **limits,
     )
     fixed = fixed_tokens(session)
     room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
     stored: dict[str, object] | None = None
-    if estimate_messages(offline.context()) <= room:
-        handoff = await prepare_handoff(
-            session.history,
-            switch_at,
-            summarizer=summarizer,
-            cache=runtime.summaries,
+
+    async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
+        return await summarize(
+            head,
+            summarizer,
+            items=items,
             cwd=session.cwd,
-            target=new,
+            cache=runtime.summaries,
             timeout=SUMMARY_TIMEOUT_S,
-            read_only_tools=read_only,
-            **limits,
         )
+
+    # One plan serves the fit check (its block without a summary) and the handoff.
+    if estimate_messages(plan.finish(None).context()) <= room:
+        handoff = plan.finish(await summary_of(plan.head, plan.head_items))
     else:  # the new window is smaller than the handoff: compact into it instead
         planned = prepare_compaction(
             session.history[:switch_at],
@@ -87,15 +89,7 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             target=new,
             read_only_tools=read_only,
         )
-        summary = await summarize(
-            planned.head,
-            summarizer,
-            items=planned.plan.head_items,
-            cwd=session.cwd,
-            cache=runtime.summaries,
-            timeout=SUMMARY_TIMEOUT_S,
-        )
-        compaction = planned.finish(summary)
+        compaction = planned.finish(await summary_of(planned.head, planned.plan.head_items))
         handoff, stored = compaction.handoff, compaction.record()
     session.active, session.backend_impl, session.handoff = new, None, handoff
     sid = session.id
