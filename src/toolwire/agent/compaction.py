@@ -29,6 +29,7 @@ from typing import Any
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.session import Runtime, Session, system_prompt
+from toolwire.agent.store import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, prepare_compaction
@@ -157,8 +158,12 @@ class Compactor:
         done = completed_line(cid, compaction)
         sid = self.session.id
         values = {COMPACTION_KEY: compaction.record()}
-        await self.runtime.store.call(lambda db: db.update(sid, config_values=values))
-        await self.runtime.store.call(lambda db: db.append(sid, updates=[done]))
+
+        def keep(db: SessionDatabase) -> None:  # one trip to the store's thread
+            db.update(sid, config_values=values)
+            db.append(sid, updates=[done])
+
+        await self.runtime.store.call(keep)
         if self.runtime.compaction_updates:
             self.session.outbox.update(done)
         elif self.runtime.notices:
