@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.collect import CollectedCall
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.permissions import (
+    Decision,
     answer,
     bounded_diff,
     decide,
@@ -77,18 +78,16 @@ class Executor:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         session = self.session
         decision = decide(session.mode, tool, session.always, session.never)
-        if decision == "deny":
-            return self._refuse(call, life, refusal(tool, session.mode))
-        if decision == "ask":
-            choice = await self._ask(tool, args, life)
-            if choice == "cancelled":
-                raise PermissionCancelledError
-            if choice == "reject_always":
-                session.never.add(tool.name)
-            if choice in ("reject", "reject_always"):
-                return self._refuse(call, life, rejected(tool))
-            if choice == "allow_always":
-                session.always.add(tool.name)
+        refused = await self._permit(
+            tool.name,
+            decision,
+            life,
+            refused=refusal(tool, session.mode),
+            rejected=rejected(tool),
+            show=lambda: preview(tool, args, session.tools),
+        )
+        if refused is not None:
+            return self._refuse(call, life, refused)
         return await self._run(tool, call, life)
 
     async def _mcp(
@@ -97,35 +96,59 @@ class Executor:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         session = self.session
         decision = mcp_calls.decide(session.mode, tool, session.always, session.never)
-        if decision == "deny":
-            return self._refuse(call, life, mcp_calls.refusal(tool, session.mode))
-        if decision == "ask":
-            choice = await self._ask(tool.model_name, None, life)
-            if choice == "cancelled":
-                raise PermissionCancelledError
-            if choice == "reject_always":
-                session.never.add(tool.model_name)
-            if choice in ("reject", "reject_always"):
-                return self._refuse(call, life, f"The user rejected this {tool.model_name} call.")
-            if choice == "allow_always":
-                self.session.always.add(tool.model_name)
+        refused = await self._permit(
+            tool.model_name,
+            decision,
+            life,
+            refused=mcp_calls.refusal(tool, session.mode, session.never),
+            rejected=f"The user rejected this {tool.model_name} call.",
+        )
+        if refused is not None:
+            return self._refuse(call, life, refused)
 
         def send(changed: ToolCallLifecycle) -> None:
             self.ticker.send(self.engine.update(changed))
 
-        runner = mcp_calls.McpRunner(self.session, self.runtime, send)
-        return await runner.run(call.id, call.name, args, life)
+        return await mcp_calls.run_call(session, send, call.id, call.name, args, life)
 
     def _mcp_tools(self) -> list[McpTool]:
         return [] if self.session.mcp is None else self.session.mcp.tools()
 
+    async def _permit(
+        self,
+        name: str,
+        decision: Decision,
+        life: ToolCallLifecycle,
+        *,
+        refused: str,
+        rejected: str,
+        show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None = None,
+    ) -> str | None:
+        """None when the call may run; else the tool error it is answered with. Asks when
+        ``decision`` says so (``show`` gives what is approved, e.g. an edit's diff) and
+        remembers "always" answers for the session."""
+        if decision == "deny":
+            return refused
+        if decision == "allow":
+            return None
+        choice = await self._ask(name, life, show)
+        if choice == "cancelled":
+            raise PermissionCancelledError
+        if choice == "reject_always":
+            self.session.never.add(name)
+        if choice in ("reject", "reject_always"):
+            return rejected
+        if choice == "allow_always":
+            self.session.always.add(name)
+        return None
+
     async def _ask(
-        self, tool: Tool | str, args: Mapping[str, Any] | None, life: ToolCallLifecycle
+        self,
+        name: str,
+        life: ToolCallLifecycle,
+        show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None,
     ) -> str:
-        name = tool if isinstance(tool, str) else tool.name
-        shown = None
-        if not isinstance(tool, str) and args is not None:
-            shown = await preview(tool, args, self.session.tools)
+        shown = await show() if show is not None else None
         if shown is not None:
             life.set_content(shown)  # what is being approved, shown before the question
             self.ticker.send(self.engine.update(life))

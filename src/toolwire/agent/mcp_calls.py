@@ -25,10 +25,10 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.agent.permissions import Decision
+from toolwire.agent.permissions import REFUSING, Decision
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
 from toolwire.history import ImagePart, ToolResultPart, ToolSpec
@@ -77,18 +77,20 @@ def decide(
     """Whether a call of ``tool`` may run now (module doc)."""
     if mode == "bypass":
         return "allow"
-    if mode in ("read-only", "plan"):
-        return "allow" if tool.read_only else "deny"
     if tool.model_name in never:
         return "deny"
+    if mode in REFUSING:
+        return "allow" if tool.read_only else "deny"
     if tool.model_name in always or (tool.read_only and tool.trusted):
         return "allow"
     return "ask"
 
 
-def refusal(tool: McpTool, mode: str = "read-only") -> str:
+def refusal(
+    tool: McpTool, mode: str = "read-only", never: frozenset[str] | set[str] = frozenset()
+) -> str:
     """The tool error for a call the mode (or an "always reject") refuses, for the model."""
-    if mode not in ("read-only", "plan"):
+    if tool.model_name in never or mode not in REFUSING:
         return f"Refused: the user chose to always reject {tool.model_name} in this session."
     return (
         f"Refused: the session is in {mode} mode and {tool.model_name} is not marked "
@@ -179,38 +181,37 @@ def tell(session: Session, runtime: Runtime, text: str) -> None:
     session.outbox.update(update)
 
 
-class McpRunner:
-    """Runs MCP calls for one turn's ``Executor`` (permission is decided there)."""
+async def run_call(
+    session: Session,
+    send: Callable[[ToolCallLifecycle], None],
+    call_id: str,
+    name: str,
+    args: Mapping[str, Any],
+    life: ToolCallLifecycle,
+) -> ToolResultPart:
+    """Run one MCP call (permission was decided by the caller); ``send`` passes each
+    change of the card to the engine."""
+    hub = session.mcp
+    assert hub is not None
+    life.run()
+    send(life)
 
-    def __init__(self, session: Session, runtime: Runtime, send: Any) -> None:
-        self.session = session
-        self.runtime = runtime
-        self._send = send  # (lifecycle) -> None: the engine's update, through the ticker
+    def progress(done: float, total: float | None, message: str | None) -> None:
+        amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+        line = f"{message} ({amount})" if message else f"Progress: {amount}"
+        life.set_content([text_content(line)])
+        send(life)
 
-    async def run(
-        self, call_id: str, name: str, args: Mapping[str, Any], life: ToolCallLifecycle
-    ) -> ToolResultPart:
-        hub = self.session.mcp
-        assert hub is not None
-        life.run()
-        self._send(life)
-
-        def progress(done: float, total: float | None, message: str | None) -> None:
-            amount = f"{done:g}/{total:g}" if total else f"{done:g}"
-            line = f"{message} ({amount})" if message else f"Progress: {amount}"
-            life.set_content([text_content(line)])
-            self._send(life)
-
-        limit = self.session.tools.limits.output_max_bytes
-        result = await hub.call(name, dict(args), on_progress=progress, max_output_bytes=limit)
-        if result.is_error:
-            life.set_content(())
-            life.fail(result.text, raw_output=result.raw_output)
-        else:
-            life.complete(content=result.content, raw_output=result.raw_output)
-        self._send(life)
-        images = tuple(_images(result.content))
-        return ToolResultPart(call_id, name, result.text, is_error=result.is_error, images=images)
+    limit = session.tools.limits.output_max_bytes
+    result = await hub.call(name, dict(args), on_progress=progress, max_output_bytes=limit)
+    if result.is_error:
+        life.set_content(())
+        life.fail(result.text, raw_output=result.raw_output)
+    else:
+        life.complete(content=result.content, raw_output=result.raw_output)
+    send(life)
+    images = tuple(_images(result.content))
+    return ToolResultPart(call_id, name, result.text, is_error=result.is_error, images=images)
 
 
 MAX_IMAGES = 4
@@ -234,7 +235,6 @@ def _images(content: list[dict[str, Any]]) -> list[ImagePart]:
 
 
 __all__ = [
-    "McpRunner",
     "decide",
     "describer",
     "describers",
@@ -242,6 +242,7 @@ __all__ = [
     "read_only_tools",
     "ready",
     "refusal",
+    "run_call",
     "specs",
     "start",
     "stop",
