@@ -93,7 +93,9 @@ class Turn:
             session, typed = self.session, prompt_text(blocks)
             # Stats only, unless a file changed: the system prompt keeps its bytes.
             await asyncio.to_thread(session.instructions.refresh, session.cwd)
-            custom = await asyncio.to_thread(custom_commands, session.cwd)
+            custom: dict[str, Command] = {}
+            if typed.lstrip().startswith("/"):  # the command files are read only for one
+                custom = await asyncio.to_thread(custom_commands, session.cwd)
             command, text = parse_command(typed, custom), typed
             if command is not None and command[0].body is not None:
                 text, command = command[0].expand(command[1]), None  # a custom command
