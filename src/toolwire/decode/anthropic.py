@@ -184,10 +184,11 @@ class AnthropicDecoder(SSEJSONDecoder):
                 # characters, and each call saved is ~5% of bench/decode_args.py, row (a).
                 index, text = payload.get("index"), delta.get("partial_json")
                 if type(text) is str and text:
+                    key = index if type(index) is int else None  # a list index is no key
                     if self._start_input:
-                        self._start_input.pop(index, None)
+                        self._start_input.pop(key, None)
                     # None for a block that is not an open tool call.
-                    event = self._calls.delta(index if type(index) is int else None, text)
+                    event = self._calls.delta(key, text)
                     if event is not None:
                         out.append(event)
             case "text_delta" if delta.get("text"):
