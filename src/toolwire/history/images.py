@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolResultPart
 
 NOT_SENT = "not sent: this model takes no images"
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 def sniff(data: bytes) -> str | None:
@@ -91,7 +90,6 @@ def with_notes(text: str, images: Iterable[ImagePart], reason: str = "") -> str:
 
 
 __all__ = [
-    "IMAGE_TYPES",
     "NOT_SENT",
     "checked",
     "has_images",

@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from toolwire.backends.base import ModelRequest
 from toolwire.config.schema import BackendConfig
 from toolwire.context import Budget, Window, backend_window, plan_compaction, restore
-from toolwire.context.tokens import estimate_text, estimate_tools
 from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
@@ -84,11 +82,6 @@ def compact(history: Sequence[Message], budget: Budget, *, target: str) -> Compa
     return CompactionPoint(len(history), first_digest(history), done.record())
 
 
-def fixed_tokens(request: ModelRequest) -> int:
-    """Tokens of what every request carries whatever its history: system and tools."""
-    return estimate_text(request.system) + estimate_tools(request.tools)
-
-
 def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:
     """The refusal when compaction is off: Anthropic's words, so Claude Code compacts."""
     return BadRequestError(
@@ -104,7 +97,6 @@ __all__ = [
     "compacted_view",
     "continued",
     "first_digest",
-    "fixed_tokens",
     "route_window",
     "too_long",
 ]

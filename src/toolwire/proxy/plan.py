@@ -20,13 +20,12 @@ import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
-from toolwire.context import Budget, Window
+from toolwire.context import Budget, Window, estimate_request
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
     compact,
     compacted_view,
     continued,
-    fixed_tokens,
     route_window,
     too_long,
 )
@@ -242,7 +241,7 @@ def _fit(
     if not r.settings.compaction:
         raise too_long(built.tokens, d.window, d.chosen.backend)
     history, target = r.history, d.chosen.backend
-    fixed = fixed_tokens(built.request)
+    fixed = estimate_request(built.request.system, (), built.request.tools)
     budget = Budget(d.window, fixed, squeeze=squeeze or 1.0)
     point = compact(history, budget, target=target)
     if record:
