@@ -105,3 +105,41 @@ def test_a_to_b_to_a_keeps_files_read_verbatim(tmp_path: Path) -> None:
         assert json.dumps(line_42)[1:-1] in sent
         assert json.dumps(NOTES.splitlines()[7])[1:-1] in sent
     assert KEY not in _sent_text(to_b[-1])
+
+
+def test_agent_notices_end_with_a_paragraph_break(tmp_path: Path) -> None:
+    """A client that joins message chunks (acpx) shows the switch notice and the model's
+    next sentence as two paragraphs, live and when the session is loaded again."""
+    root = project(tmp_path)
+    (root / "notes.txt").write_text(NOTES, encoding="utf-8")
+    read = ("tool", "Read", {"file_path": "notes.txt"}, "toolu_read_notes")
+    with FakeServer() as server_a, FakeServer() as server_b:
+        server_a.script(
+            Reply(chunks=[response(read).encode()]),
+            Reply(chunks=[response(("text", "Read it."), n=1).encode()]),
+        )
+        server_b.script(
+            *(Reply(chunks=[response(("text", "B here."), n=n).encode()]) for n in (2, 3)),
+        )
+        config = write_config(tmp_path, _backends(server_a.url, server_b.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+                await run.conn.prompt(session_id=sid, prompt=[text_block("Read notes.txt")])
+                await run.conn.set_config_option(config_id="model", session_id=sid, value="b")
+                seen = len(run.notifications())
+                await run.conn.prompt(session_id=sid, prompt=[text_block("Line 42?")])
+                live = text_of(run.notifications()[seen:])
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                await run.conn.initialize(protocol_version=1)
+                await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+                replay = text_of(run.notifications())
+            for text in (live, replay):
+                notice, _, after = text.rpartition("B here.")
+                assert "switch" in notice.lower()
+                assert notice.endswith(".\n\n"), repr(notice[-40:])
+                assert after == ""
+
+        asyncio.run(scenario())
