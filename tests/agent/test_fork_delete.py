@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,41 @@ def test_fork_carries_the_history_and_leaves_the_source_alone(tmp_path: Path) ->
         ["source"],
     ]
     assert first["messages"][0]["content"][0]["text"] == "one"
+
+
+def test_a_fork_that_fails_halfway_leaves_no_half_session(tmp_path: Path) -> None:
+    # A write that fails after the fork's session row (here the history's insert, as a
+    # full disk or a killed process would) must not leave a listed session with the
+    # source's title and no history: the fork is there whole or not at all.
+    root = project(tmp_path)
+    with FakeServer() as server:
+        server.script(Reply(chunks=[response(("text", "First answer.")).encode()]))
+        config = write_config(tmp_path, fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        db_path = tmp_path / "data" / "toolwire" / "sessions.db"
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+                await run.conn.prompt(session_id=sid, prompt=[text_block("one")])
+                with sqlite3.connect(db_path) as db:
+                    db.execute(
+                        "CREATE TRIGGER fail_fork BEFORE INSERT ON messages"
+                        f" WHEN NEW.session_id != '{sid}'"
+                        " BEGIN SELECT RAISE(ABORT, 'the disk failed'); END"
+                    )
+                with pytest.raises(RequestError):
+                    await run.conn.fork_session(session_id=sid, cwd=str(root), mcp_servers=[])
+                listed = await run.conn.list_sessions()
+                assert [s.session_id for s in listed.sessions] == [sid]
+                with sqlite3.connect(db_path) as db:
+                    db.execute("DROP TRIGGER fail_fork")
+                fork = await run.conn.fork_session(session_id=sid, cwd=str(root), mcp_servers=[])
+                listed = await run.conn.list_sessions()
+                assert {s.session_id for s in listed.sessions} == {sid, fork.session_id}
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+    with sqlite3.connect(db_path) as db:
+        rows = db.execute("SELECT session_id, COUNT(*) FROM messages GROUP BY session_id")
+        assert sorted(count for _, count in rows) == [2, 2]  # the fork has the whole history

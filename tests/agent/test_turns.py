@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 from acp import text_block
+from acp.connection import StreamDirection
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
 from tests.agent.support import (
     APP,
+    KEY,
     ScriptedClient,
     agent,
     alive,
@@ -26,12 +28,15 @@ from tests.agent.support import (
     check_full_turn,
     check_wire,
     environment,
+    fake_backend,
     full_turn_cassette,
     project,
     response,
     start,
     text_of,
+    write_config,
 )
+from tests.fakes.http import FakeServer, Reply
 from toolwire.testing.streams import write_cassette
 from toolwire.tools import ToolLimits
 
@@ -545,3 +550,57 @@ def test_an_edit_in_a_large_file_sends_a_bounded_diff(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     assert "LINE 50000 " in (root / "big.txt").read_text(encoding="utf-8")
+
+
+def test_a_prompt_right_after_cancel_waits_for_the_cancelled_turn_then_runs(
+    tmp_path: Path,
+) -> None:
+    """Cancel, then prompt at once (as acp-client and editors' "stop and send" do): the
+    first prompt answers ``cancelled``, the second runs to ``end_turn`` after it."""
+    root = project(tmp_path)
+    with FakeServer() as server:
+        server.script(
+            Reply(chunks=events(response(("text", "Reading the whole tree first"))),
+                  stall_after=4),
+            Reply(chunks=[response(("text", "Second answer."), n=1).encode()]),
+        )  # fmt: skip
+        config = write_config(tmp_path, fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await start(run.conn, root)
+                streaming = asyncio.Event()
+                client.on_update = lambda u: (
+                    streaming.set() if u.session_update == "agent_message_chunk" else None
+                )
+                first = asyncio.create_task(
+                    run.conn.prompt(session_id=sid, prompt=[text_block("one")])
+                )
+                await streaming.wait()
+                await run.conn.cancel(session_id=sid)
+                second = await run.conn.prompt(session_id=sid, prompt=[text_block("two")])
+                assert (await first).stop_reason == "cancelled"
+                assert second.stop_reason == "end_turn"
+                check_wire(run.wire)
+                # The cancelled prompt is answered before the next turn speaks.
+                sent = [e.message for e in run.wire if e.direction == StreamDirection.INCOMING]
+                answered = next(i for i, m in enumerate(sent) if m.get("result", {}).get(
+                    "stopReason") == "cancelled")  # fmt: skip
+                updates = [m for m in sent if m.get("method") == "session/update"]
+                before = [m for m in updates if sent.index(m) < answered]
+                assert "Second" not in text_of(before)
+                assert text_of(updates).endswith("Second answer.")
+
+        asyncio.run(scenario())
+    assert len(server.requests) == 2
+    messages = server.requests[1].json()["messages"]
+    sent_texts = [block.get("text") for m in messages for block in m["content"]]
+    assert sent_texts[0] == "one"
+    assert sent_texts[-1] == "two"
+
+
+def events(body: str) -> list[bytes]:
+    """An SSE body as one chunk per event (so a reply can stall part way)."""
+    return [f"{event}\n\n".encode() for event in body.split("\n\n") if event.strip()]

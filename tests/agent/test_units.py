@@ -215,6 +215,26 @@ def test_turn_state_moves_through_its_table_and_refuses_the_rest() -> None:
     asyncio.run(scenario())
 
 
+def test_a_prompt_waiting_for_a_cancelled_turn_runs_after_it_unless_cancelled_too() -> None:
+    async def scenario() -> None:
+        for cancel_again in (False, True):
+            state = TurnState()
+            task = asyncio.create_task(_a_long_turn())
+            state.start(task)
+            state.cancel()
+            waiter = asyncio.create_task(state.wait_cancelled())
+            await asyncio.sleep(0.01)
+            assert not waiter.done()  # the cancelled turn has not finished
+            if cancel_again:
+                state.cancel()  # sent after the waiting prompt: it covers it
+            await asyncio.gather(task, return_exceptions=True)
+            state.finish()
+            assert await waiter is not cancel_again
+            assert state.phase == "idle"
+
+    asyncio.run(scenario())
+
+
 def test_turn_state_stop_cancels_as_the_user_or_as_the_connection() -> None:
     async def scenario() -> None:
         for cancel, phase in ((True, "cancelling"), (False, "running")):

@@ -250,7 +250,12 @@ class ToolwireAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
         session = self._live(session_id)
+        if session.turn.cancelling and not await session.turn.wait_cancelled():
+            return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
+        if self._sessions.get(session_id) is not session:  # closed or reloaded meanwhile
+            return PromptResponse(stop_reason="cancelled")
         if session.turn.phase != "idle":
+            # Not cancelled: one turn at a time (see docs/agent.md, "Cancellation").
             raise RequestError.invalid_request({"message": "a prompt is already running"})
         turn = Turn(session, self._rt())
         task = asyncio.create_task(turn.run(prompt))

@@ -14,26 +14,11 @@ from toolwire.agent.store import SessionDatabase, SessionRecord
 
 
 def copy_session(db: SessionDatabase, source: str, new_id: str, cwd: str) -> SessionRecord | None:
-    """Copy stored session ``source`` as ``new_id`` in ``cwd``; None when there is none."""
-    record = db.get(source)
-    if record is None:
-        return None
-    db.create(
-        cwd,
-        record.additional_dirs,
-        session_id=new_id,
-        title=record.title,
-        backend=record.backend,
-        mode=record.mode,
-        config=record.config,
-    )
-    db.append(
-        new_id,
-        messages=db.messages(source),
-        updates=db.updates(source),
-        call_ids=db.call_ids(source),
-    )
-    return db.get(new_id)
+    """Copy stored session ``source`` as ``new_id`` in ``cwd``; None when there is none.
+
+    One transaction (``SessionDatabase.copy``): a fork is stored whole or not at all.
+    """
+    return db.copy(source, new_id, cwd)
 
 
 __all__ = ["copy_session"]

@@ -24,13 +24,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolwire.agent.permissions import REFUSING, Decision
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
+from toolwire.agent.transcript import agent_message
 from toolwire.history import ImagePart, ToolResultPart, ToolSpec
 from toolwire.history.images import checked
 from toolwire.mcp import McpHub, McpTool
@@ -172,12 +172,7 @@ def tell(session: Session, runtime: Runtime, text: str) -> None:
     if runtime.notices:
         update = {"sessionUpdate": "notice", "severity": "warning", "title": text}
     else:
-        block = {"type": "text", "text": text}
-        update = {
-            "sessionUpdate": "agent_message_chunk",
-            "content": block,
-            "messageId": uuid.uuid4().hex,
-        }
+        update = agent_message(text)
     session.outbox.update(update)
 
 

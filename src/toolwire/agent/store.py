@@ -283,6 +283,31 @@ class SessionDatabase:
         )
         return [json.loads(payload) for (payload,) in rows]
 
+    def copy(self, source: str, new_id: str, cwd: str) -> SessionRecord | None:
+        """A new session ``new_id`` in ``cwd`` holding a copy of ``source`` (its fields,
+        history, transcript and call ids) in one transaction; None when there is none.
+
+        One transaction, so a failure or a killed process part way leaves no session
+        with the source's title and no history: the copy is there whole or not at all.
+        """
+        now = self._clock()
+        with self._transaction():
+            cursor = self._sql(
+                "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
+                " title, backend, mode, config) SELECT ?, ?, additional_dirs, ?, ?, title,"
+                " backend, mode, config FROM sessions WHERE id = ?",
+                (new_id, cwd, now, now, source),
+            )
+            if cursor.rowcount == 0:
+                return None
+            for table, columns in _COPIED:
+                self._sql(
+                    f"INSERT INTO {table} (session_id, {columns})"
+                    f" SELECT ?, {columns} FROM {table} WHERE session_id = ?",
+                    (new_id, source),
+                )
+        return self._require(new_id)
+
     def delete(self, session_id: str) -> bool:
         """Remove the session with its history and transcript; False when there was none."""
         with self._transaction():
@@ -356,6 +381,11 @@ class SessionDatabase:
 
 
 _MESSAGE_COLUMNS = "role, backend, parts"
+_COPIED = (  # what a copy takes besides the session row (table, its columns)
+    ("messages", f"seq, {_MESSAGE_COLUMNS}"),
+    ("transcript", "seq, ts, payload"),
+    ("tool_call_ids", "id"),
+)
 _SELECT = (
     "SELECT id, cwd, additional_dirs, created_at, updated_at, title, backend, mode, config"
     " FROM sessions"

@@ -30,7 +30,15 @@ from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
 from toolwire.context import Budget, backend_window, estimate_messages, prepare_compaction
-from toolwire.handoff import Handoff, Summary, ToolItem, build_handoff, plan_handoff, summarize
+from toolwire.handoff import (
+    Handoff,
+    Summary,
+    ToolItem,
+    build_handoff,
+    describe_carried,
+    plan_handoff,
+    summarize,
+)
 from toolwire.history import Message
 
 log = logging.getLogger("toolwire.agent")
@@ -125,15 +133,16 @@ def request_messages(session: Session) -> list[Message]:
 
 
 def _notice(old: str, new: str, handoff: Handoff) -> str:
+    """What the new backend gets, counted over the whole session (``handoff.carried``)."""
     summary = handoff.summary
     how = "no summary"
     if summary is not None:
         how = "a summary written by the new model" if summary.source == "llm" else "a summary"
-    turns = len(handoff.tail)
+    work = describe_carried(handoff.items, summarized=summary is not None)
     return (
-        f"Switched the model from {old} to {new}. {new} gets {how} of the conversation, "
-        f"the tool context verbatim ({handoff.stats.describe()}) and the last {turns} "
-        "messages as they were; the previous model's reasoning is not carried over."
+        f"Switched the model from {old} to {new}. {new} gets {how} of the conversation and "
+        f"the last {len(handoff.tail)} messages as they were. The session's tool work: "
+        f"{work}. The previous model's reasoning is not carried over."
     )
 
 

@@ -10,6 +10,10 @@ rendered twice) and never sends an update for an unknown call (docs/agent.md "Se
 
 A client terminal does not outlive the turn (it was released), so a terminal item is
 replayed as the command's output text instead.
+
+Every message toolwire writes itself (a notice: compaction, switch, a failure, a
+command's answer) ends with a paragraph break (``paragraph``): clients that join message
+chunks (acpx) would otherwise glue it to the model's next sentence.
 """
 
 from __future__ import annotations
@@ -36,6 +40,16 @@ def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
+def paragraph(text: str) -> str:
+    """A message toolwire writes itself, as sent: ending with a blank line (module doc)."""
+    return text if text.endswith("\n\n") else text.rstrip("\n") + "\n\n"
+
+
+def agent_message(text: str, message_id: str | None = None) -> dict[str, Any]:
+    """A message toolwire writes itself as one ``agent_message_chunk`` update."""
+    return _chunk("agent_message_chunk", paragraph(text), message_id or uuid.uuid4().hex)
+
+
 def replayed(update: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
     """A stored update as this client can take it: a compaction marker becomes an agent
     message for a client that did not advertise ``session.compaction``."""
@@ -45,7 +59,7 @@ def replayed(update: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
     first = summary[0] if isinstance(summary, list) and summary else {}
     text = first.get("text", "") if isinstance(first, dict) else ""
     marker = str(update.get("compactionId") or uuid.uuid4().hex)
-    return _chunk("agent_message_chunk", text.split("\n\n", 1)[0], marker)
+    return agent_message(text.split("\n\n", 1)[0], marker)
 
 
 def step_updates(
@@ -97,4 +111,4 @@ def _final_call(
     return {"sessionUpdate": "tool_call", **wire}
 
 
-__all__ = ["step_updates", "user_updates"]
+__all__ = ["agent_message", "paragraph", "replayed", "step_updates", "user_updates"]

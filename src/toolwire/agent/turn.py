@@ -49,7 +49,7 @@ from toolwire.agent.session import (
     prompt_text,
 )
 from toolwire.agent.switch import switch
-from toolwire.agent.transcript import step_updates, user_updates
+from toolwire.agent.transcript import paragraph, step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import TappableBackend
 from toolwire.config import ConfigError
@@ -288,7 +288,7 @@ class Turn:
         What is stored for ``session/load`` is the update that was sent, same id.
         """
         self.engine.end_message()
-        notes = self.engine.text(text)
+        notes = self.engine.text(paragraph(text))
         self.ticker.send(notes)
         self.engine.end_message()
         said = [note.update for note in notes if note.kind == "agent_message_chunk"]

@@ -29,6 +29,7 @@ from toolwire.handoff.build import (
     ItemStatus,
     plan_handoff,
 )
+from toolwire.handoff.carried import Carried, carried, describe_carried
 from toolwire.handoff.commands import CommandClass, CommandKind, classify_command
 from toolwire.handoff.dedupe import DropReason
 from toolwire.handoff.extract import Category, ToolItem, extract_items, normalize_path
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_KEEP_LAST",
     "DEFAULT_MAX_TOOL_CONTEXT_CHARS",
     "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "Carried",
     "Category",
     "CommandClass",
     "CommandKind",
@@ -72,7 +74,9 @@ __all__ = [
     "TranscriptError",
     "TranscriptFormat",
     "build_handoff",
+    "carried",
     "classify_command",
+    "describe_carried",
     "detect_format",
     "extract_items",
     "history_digest",
