@@ -81,9 +81,9 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
 def _session_files(cwd: str, environ: Any) -> list[str]:
     """The instruction files (in prompt order) and custom commands of a session in ``cwd``."""
     from toolwire.agent.commands import custom_commands
-    from toolwire.agent.instructions import MAX_BYTES, NAMES, instruction_files
+    from toolwire.agent.instructions import MAX_BYTES, NAMES, Refused, scan
 
-    files = instruction_files(cwd, environ)
+    files, refused = scan(cwd, environ)
     lines = [
         f"# instruction files for a session in {cwd} (in prompt order, {MAX_BYTES // 1024} KB cap):"
     ]
@@ -94,10 +94,14 @@ def _session_files(cwd: str, environ: Any) -> list[str]:
             continue
     if not files:
         lines.append(f"#   none ({', '.join(NAMES)} from the repository root to here)")
-    commands = custom_commands(cwd, environ)
+    skipped: list[Refused] = []
+    commands = custom_commands(cwd, environ, skipped)
     if commands:
         lines.append("# custom commands:")
         lines += [f"#   /{c.name}: {c.origin}" for c in commands.values()]
+    if refused or skipped:
+        lines.append("# skipped (links out of the project):")
+        lines += [f"#   {r.notice()}" for r in (*refused, *skipped)]
     return lines
 
 
