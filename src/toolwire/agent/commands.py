@@ -12,6 +12,8 @@ Where they are found, later ones shadowing earlier ones: the user's
 root down to the session's cwd, ``.claude/commands/`` and ``.toolwire/commands/``. So
 a project command shadows the user's. Files are read locally (the user's own files) and
 looked up again at each prompt, so a new file works without reopening the session.
+A project command file that is a link leading out of the project and the user's config
+directory is not read (the rule of ``agent.instructions``); ``custom_commands`` reports it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolwire.agent.instructions import project_dirs
+from toolwire.agent.instructions import (
+    Refused,
+    leads_out,
+    project_dirs,
+    read_capped,
+    trusted_roots,
+)
 from toolwire.config.load import config_path
 
 MAX_FILE_BYTES = 64 * 1024
@@ -117,8 +125,7 @@ def load_command(path: Path) -> Command | None:
     if not _NAME.fullmatch(name):
         return None
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES)
+        data = read_capped(path, MAX_FILE_BYTES)
     except OSError:
         return None
     keys, body = front_matter(data.decode(errors="replace"))
@@ -130,15 +137,27 @@ def load_command(path: Path) -> Command | None:
     return Command(name, description, hint, body.strip(), str(path))
 
 
-def custom_commands(cwd: str, environ: Mapping[str, str] | None = None) -> dict[str, Command]:
-    """The custom commands of a session in ``cwd`` (built-in names left out), by name."""
+def custom_commands(
+    cwd: str, environ: Mapping[str, str] | None = None, refused: list[Refused] | None = None
+) -> dict[str, Command]:
+    """The custom commands of a session in ``cwd`` (built-in names left out), by name.
+
+    Project files that link out of the project are left out, and added to ``refused``.
+    """
     found: dict[str, Command] = {}
-    for folder in command_dirs(cwd, environ):
+    user, *project = command_dirs(cwd, environ)
+    roots = trusted_roots(cwd, environ)
+    for folder in (user, *project):
         try:
             files = sorted(p for p in folder.iterdir() if p.suffix == ".md" and p.is_file())
         except OSError:
             continue
         for path in files:
+            out = None if folder is user else leads_out(path, roots)
+            if out is not None:
+                if refused is not None:
+                    refused.append(out)
+                continue
             command = load_command(path)
             if command is not None and command.name not in BUILTINS:
                 found[command.name] = command

@@ -11,16 +11,28 @@ cut) and byte-stable: the same files give the same bytes, with no timestamps, so
 provider's prompt cache keeps hitting. ``Instructions.refresh`` runs before each prompt:
 it stats the candidates and re-reads only when a path, mtime or size changed. Local
 reads: these are the user's own files, not the model's doing. No asyncio here.
+
+A project file that is a symbolic link leading out of the project (the repository root,
+else the cwd) and out of the user's config directory is not read: a cloned repository's
+``AGENTS.md -> ~/.aws/credentials`` would otherwise send the credentials to the provider.
+It is treated as absent (the next name in that directory is tried) and reported as a
+``Refused``; the session tells the user once. Links inside the project are read, and so
+are the user's own files wherever they lead (the user made those links: dotfiles). The
+check resolves every link with ``os.path.realpath``, as the built-in Read does, and the
+file is then opened at its resolved path without following any link (``tools.nofollow``),
+so a file swapped for a link after the check is not read either.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolwire.config.load import config_path
+from toolwire.tools.nofollow import open_regular
+from toolwire.tools.paths import resolve_root, within
 
 MAX_BYTES = 32 * 1024
 NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -53,19 +65,68 @@ def project_dirs(cwd: str | os.PathLike[str]) -> list[Path]:
     return chain[::-1]
 
 
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A project file not read: a link to ``target``, outside the trusted directories."""
+
+    path: Path
+    target: Path
+
+    def notice(self) -> str:
+        """The line the user is told (and ``toolwire config`` shows)."""
+        return (
+            f"{self.path} is a link to a file outside the project ({self.target}) and was not read."
+        )
+
+
+def trusted_roots(
+    cwd: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+) -> list[Path]:
+    """Where a project file may lead: the project root and the user's config directory."""
+    return [resolve_root(repo_root(cwd)), resolve_root(config_path(environ).parent)]
+
+
+def leads_out(path: Path, roots: Sequence[Path]) -> Refused | None:
+    """A ``Refused`` when ``path`` resolves outside ``roots``; None when it may be read."""
+    real = Path(os.path.realpath(path))
+    return None if within(real, roots) else Refused(path, real)
+
+
+def read_capped(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``, read at its resolved path
+    without following links (so a huge file costs no more than the cap)."""
+    with open(open_regular(os.path.realpath(path)), "rb") as handle:
+        return handle.read(limit)
+
+
+def scan(
+    cwd: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+) -> tuple[list[Path], list[Refused]]:
+    """The files a session in ``cwd`` loads, in prompt order, and the links refused."""
+    found: list[Path] = []
+    refused: list[Refused] = []
+    user = config_path(environ).parent / "AGENTS.md"
+    if user.is_file():
+        found.append(user)
+    roots = trusted_roots(cwd, environ)
+    for folder in project_dirs(cwd):
+        for name in NAMES:
+            candidate = folder / name
+            if not candidate.is_file() or candidate == user:
+                continue
+            out = leads_out(candidate, roots)
+            if out is None:
+                found.append(candidate)
+                break
+            refused.append(out)
+    return found, refused
+
+
 def instruction_files(
     cwd: str | os.PathLike[str], environ: Mapping[str, str] | None = None
 ) -> list[Path]:
     """The files a session in ``cwd`` loads, in prompt order."""
-    found: list[Path] = []
-    user = config_path(environ).parent / "AGENTS.md"
-    if user.is_file():
-        found.append(user)
-    for folder in project_dirs(cwd):
-        chosen = next((folder / n for n in NAMES if (folder / n).is_file()), None)
-        if chosen is not None and chosen != user:
-            found.append(chosen)
-    return found
+    return scan(cwd, environ)[0]
 
 
 def render(files: list[tuple[str, str]], limit: int = MAX_BYTES) -> str:
@@ -111,32 +172,48 @@ class Instructions:
 
     text: str = ""
     files: list[Path] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
     _stamps: tuple[Stamp, ...] | None = None
+    _told: set[Path] = field(default_factory=set)
 
     def refresh(self, cwd: str, environ: Mapping[str, str] | None = None) -> bool:
         """Look at the files again (stats only when nothing changed); True if re-read."""
-        files = instruction_files(cwd, environ)
+        files, self.refused = scan(cwd, environ)
         stamps = tuple(s for s in map(_stamp, files) if s is not None)
         if stamps == self._stamps:
             return False
         pairs = []
         for path in files:
             try:
-                with path.open("rb") as handle:  # a huge file costs no more than the cap
-                    data = handle.read(MAX_BYTES + 1)
+                data = read_capped(path, MAX_BYTES + 1)
             except OSError:
                 continue
             pairs.append((str(path), data.decode(errors="replace")))
         self.text, self.files, self._stamps = render(pairs), files, stamps
         return True
 
+    def untold(self, more: Iterable[Refused] = ()) -> list[str]:
+        """The notices of refused files (``self.refused`` and ``more``) not yet given in
+        this session; each counts as given from now on."""
+        lines = []
+        for refused in (*self.refused, *more):
+            if refused.path not in self._told:
+                self._told.add(refused.path)
+                lines.append(refused.notice())
+        return lines
+
 
 __all__ = [
     "MAX_BYTES",
     "NAMES",
     "Instructions",
+    "Refused",
     "instruction_files",
+    "leads_out",
     "project_dirs",
+    "read_capped",
     "render",
     "repo_root",
+    "scan",
+    "trusted_roots",
 ]

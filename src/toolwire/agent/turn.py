@@ -31,6 +31,7 @@ from toolwire.agent.commands import Command, custom_commands, parse_command
 from toolwire.agent.compaction import Compactor, meter
 from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import new_message_id
+from toolwire.agent.instructions import Refused
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.plan import GO_AHEAD, ask_to_go
 from toolwire.agent.request import (
@@ -85,6 +86,7 @@ class Turn:
         self.ticker = Ticker(self.engine, session.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
         self.step: Step | None = None
+        self.untold: list[str] = []  # files not read (links out of the project), to say
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
@@ -94,8 +96,10 @@ class Turn:
             # Stats only, unless a file changed: the system prompt keeps its bytes.
             await asyncio.to_thread(session.instructions.refresh, session.cwd)
             custom: dict[str, Command] = {}
+            refused: list[Refused] = []
             if typed.lstrip().startswith("/"):  # the command files are read only for one
-                custom = await asyncio.to_thread(custom_commands, session.cwd)
+                custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
+            self.untold = session.instructions.untold(refused)
             command, text = parse_command(typed, custom), typed
             if command is not None and command[0].body is not None:
                 text, command = command[0].expand(command[1]), None  # a custom command
@@ -186,6 +190,8 @@ class Turn:
         if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True
             await self._say(config.notice)
+        for line in self.untold:
+            await self._say(line)
         await self._images_notice(session.pending, has_images([message]))
 
     async def _images_notice(self, name: str, images: bool) -> None:

@@ -1,4 +1,11 @@
-"""Keep API keys out of everything toolwire writes: error messages, cassettes, logs."""
+"""Keep API keys out of everything toolwire writes: error messages, cassettes, logs.
+
+``mask_urls`` hides the credentials a URL can carry (``http://user:PASSWORD@host``, a
+``?key=...`` or ``&token=...`` query value) wherever a URL appears in a text: a
+configured ``base_url`` or MCP server URL ends up in error messages, in the transcript
+stored in ``sessions.db``, in the proxy's error bodies and in ``toolwire config``.
+``scrub`` applies it too.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +27,36 @@ _PATTERNS = (
 )
 
 
+# The userinfo of a URL: ``scheme://user:password@`` or ``scheme://name@`` (a lone name
+# there is how a token is often passed: ``https://TOKEN@host``). Greedy, so it runs to the
+# last ``@`` before the path: a password may hold an unencoded ``@``.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#\"'<>]*)@")
+# A query or fragment parameter whose name says it holds a secret, and its value.
+_QUERY = re.compile(
+    r"(?i)([?&;#](?:[\w.\-]*(?:key|token|secret|passw|signature|credential)[\w.\-]*"
+    r"|sig|pwd|auth|code)=)([^&#\s\"'<>]+)"
+)
+
+
+def mask_urls(text: str) -> str:
+    """``text`` with the password (or lone user name) of every URL's userinfo and the
+    value of every secret-looking query parameter replaced; the rest stays readable."""
+    text = _USERINFO.sub(_hide_userinfo, text)
+    return _QUERY.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def _hide_userinfo(m: re.Match[str]) -> str:
+    user, colon, _ = m.group(2).partition(":")
+    return f"{m.group(1)}{user}:{REDACTED}@" if colon else f"{m.group(1)}{REDACTED}@"
+
+
 def scrub(text: str, known: Iterable[str | None] = ()) -> str:
-    """``text`` with every known secret and anything shaped like a key replaced."""
+    """``text`` with every known secret, URL credential and anything shaped like a key
+    replaced."""
     for secret in known:
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
+    text = mask_urls(text)
     for pattern in _PATTERNS:
         text = pattern.sub(_keep_label, text)
     return text
@@ -35,4 +67,4 @@ def _keep_label(m: re.Match[str]) -> str:
     return (m.group(1) if m.groups() else "") + REDACTED
 
 
-__all__ = ["REDACTED", "scrub"]
+__all__ = ["REDACTED", "mask_urls", "scrub"]

@@ -36,7 +36,7 @@ from toolwire.backends._failures import (
     retry_after,
 )
 from toolwire.backends._names import NameRule, rewritten
-from toolwire.backends._secrets import scrub
+from toolwire.backends._secrets import mask_urls, scrub
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
@@ -237,7 +237,10 @@ class HTTPBackend(ABC):
             raise TransportError(msg) from e
 
     def _host(self) -> str:
-        return urlsplit(self.url()).netloc or self.url()
+        """Where the request goes, for messages: ``host:port``, never the ``user:password@``
+        a ``base_url`` may carry."""
+        url = urlsplit(self.url())
+        return url.netloc.rpartition("@")[2] if url.netloc else mask_urls(self.url())
 
     def _timeout_text(self) -> str:
         return f"no data from {self._host()} for {self.settings.read_timeout:g} s (read_timeout)"
@@ -267,7 +270,8 @@ class HTTPBackend(ABC):
 
 
 def _plain(exc: BaseException) -> str:
-    return one_line(str(exc)) or type(exc).__name__
+    # An httpx error may quote the request's URL, credentials and all.
+    return mask_urls(one_line(str(exc))) or type(exc).__name__
 
 
 def _blame(events: list[Event], failure: str) -> list[Event]:

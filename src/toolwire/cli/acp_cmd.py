@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -64,12 +65,26 @@ def acp(
         asyncio.run(run(config, record=str(record) if record is not None else None))
 
 
+class _Masked(logging.Formatter):
+    """Lines with every URL's credentials masked: httpx logs each request's URL, and a
+    ``base_url`` may carry ``user:password@`` or ``?key=``."""
+
+    def __init__(self, mask: Callable[[str], str]) -> None:
+        super().__init__(_FORMAT)
+        self._mask = mask
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self._mask(super().format(record))
+
+
 def _setup_logging(log_file: Path | None) -> None:
     """toolwire's own lines at INFO on stderr, everyone's at DEBUG in the log file."""
+    from toolwire.backends._secrets import mask_urls
+
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
     stderr = logging.StreamHandler()
-    stderr.setFormatter(logging.Formatter(_FORMAT))
+    stderr.setFormatter(_Masked(mask_urls))
     stderr.setLevel(logging.INFO)
     stderr.addFilter(lambda r: r.name.startswith("toolwire") or r.levelno >= logging.WARNING)
     root.addHandler(stderr)
@@ -78,7 +93,7 @@ def _setup_logging(log_file: Path | None) -> None:
             handler = logging.FileHandler(log_file, encoding="utf-8")
         except OSError as exc:
             fail(f"--log-file: cannot open {log_file}: {exc.strerror or exc}")
-        handler.setFormatter(logging.Formatter(_FORMAT))
+        handler.setFormatter(_Masked(mask_urls))
         root.addHandler(handler)
 
 

@@ -6,6 +6,7 @@ start, titles refining, diffs, plan, text) and ends with what it cost on the wir
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -52,7 +53,9 @@ def client(
     terminal = TerminalClient.for_terminal(console, root, live=live, auto_allow=yes, reader=reader)
     if not sys.stdin.isatty():
         terminal.permissions.auto = True  # nobody to ask: allow once, and say so
-    agent = AgentCommand(command[0], tuple(command[1:]))
+    # The user's whole environment, as a shell would pass it: the SDK's default keeps
+    # only HOME, PATH and a few more, so the agent would see no API key and no config.
+    agent = AgentCommand(command[0], tuple(command[1:]), dict(os.environ))
     prompts = one_prompt(prompt) if prompt is not None else typed_prompts(reader, console)
     with agent_stderr(agent_log) as log:
         outcome = asyncio.run(run_agent(agent, terminal, prompts, stderr=log))

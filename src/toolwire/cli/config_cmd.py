@@ -81,9 +81,9 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
 def _session_files(cwd: str, environ: Any) -> list[str]:
     """The instruction files (in prompt order) and custom commands of a session in ``cwd``."""
     from toolwire.agent.commands import custom_commands
-    from toolwire.agent.instructions import MAX_BYTES, NAMES, instruction_files
+    from toolwire.agent.instructions import MAX_BYTES, NAMES, Refused, scan
 
-    files = instruction_files(cwd, environ)
+    files, refused = scan(cwd, environ)
     lines = [
         f"# instruction files for a session in {cwd} (in prompt order, {MAX_BYTES // 1024} KB cap):"
     ]
@@ -94,10 +94,14 @@ def _session_files(cwd: str, environ: Any) -> list[str]:
             continue
     if not files:
         lines.append(f"#   none ({', '.join(NAMES)} from the repository root to here)")
-    commands = custom_commands(cwd, environ)
+    skipped: list[Refused] = []
+    commands = custom_commands(cwd, environ, skipped)
     if commands:
         lines.append("# custom commands:")
         lines += [f"#   /{c.name}: {c.origin}" for c in commands.values()]
+    if refused or skipped:
+        lines.append("# skipped (links out of the project):")
+        lines += [f"#   {r.notice()}" for r in (*refused, *skipped)]
     return lines
 
 
@@ -106,6 +110,7 @@ def _server_rows(
 ) -> list[tuple[str, str, str]]:
     """One MCP server's keys; env and header values masked unless they only name
     variables (then whether those are set)."""
+    from toolwire.backends._secrets import mask_urls
     from toolwire.config.mcp import VARIABLE
     from toolwire.config.schema import mask
 
@@ -129,7 +134,8 @@ def _server_rows(
     for key in ("command", "args", "cwd", "url"):
         value = getattr(server, key)
         if value:
-            rows.append((key, _show(value), source(key)))
+            shown = _show(mask_urls(value)) if key == "url" else _show(value)
+            rows.append((key, shown, source(key)))
     for key in ("env", "headers"):
         values = getattr(server, key)
         if values:
@@ -155,6 +161,8 @@ def _show(value: Any) -> str:
 
 
 def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tuple[str, str, str]]:
+    from toolwire.backends._secrets import mask_urls
+
     whole = cfg.sources.get(f"backends.{backend.name}")
     rows = []
     for key in _BACKEND_FIELDS:
@@ -163,7 +171,7 @@ def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tup
             continue
         source = cfg.sources.get(f"backends.{backend.name}.{key}", whole or "default")
         shown = _show(value) if isinstance(value, bool) else str(value) if value else "(none)"
-        rows.append((key, shown, source))
+        rows.append((key, mask_urls(shown) if key == "base_url" else shown, source))
     if backend.provider != "replay":
         rows += _window_rows(cfg, backend, whole or "default")
         rows.append(("api_key", *_key(backend, environ)))

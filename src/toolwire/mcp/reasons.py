@@ -1,10 +1,12 @@
 """The words for a server that did not start (which server, why, what to check) or
-stopped under a call."""
+stopped under a call. A server URL's credentials (``user:password@``, ``?token=``) are
+masked: these words reach the editor, the logs and the stored transcript."""
 
 from __future__ import annotations
 
 import shlex
 
+from toolwire.backends._secrets import mask_urls
 from toolwire.mcp.spec import ServerSpec
 
 
@@ -37,7 +39,7 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     else:
         text = str(error).strip().splitlines()
         why = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
-    return f"MCP server {spec.name!r} did not start: {why}; check {check}"
+    return mask_urls(f"MCP server {spec.name!r} did not start: {why}; check {check}")
 
 
 def not_running(name: str, stderr_path: str | None) -> str:
@@ -47,6 +49,7 @@ def not_running(name: str, stderr_path: str | None) -> str:
 
 def died(name: str, why: str, restarted: bool, stderr_path: str | None) -> str:
     """What the model reads when the server stopped under its call."""
+    why = mask_urls(why)
     if restarted:
         return (
             f"MCP server {name!r} stopped during this call ({why}); it was restarted, but "

@@ -1,10 +1,14 @@
 """What the proxy answers with an error: an HTTP status, Anthropic's error ``type``, and a
 one-line message (Anthropic's error shape: https://docs.anthropic.com/en/api/errors).
 
-Every refusal raises one of these; the app turns it into the response in one place.
+Every refusal raises one of these; the app turns it into the response in one place. The
+message never carries a URL's credentials (``user:password@``, ``?key=``): an upstream's
+``base_url`` may hold them, and the message goes to the client.
 """
 
 from __future__ import annotations
+
+from toolwire.backends._secrets import mask_urls
 
 
 class ProxyError(Exception):
@@ -14,8 +18,8 @@ class ProxyError(Exception):
     kind = "api_error"
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = " ".join(message.split())  # one line, always
+        self.message = mask_urls(" ".join(message.split()))  # one line, always
+        super().__init__(self.message)
 
 
 class BadRequestError(ProxyError):

@@ -1,0 +1,139 @@
+"""Instruction and command files that are symbolic links: a link that leads out of the
+project and the user's config directory is not read (a cloned repository's
+``AGENTS.md -> ~/.aws/credentials`` would otherwise put the credentials into the system
+prompt); the user is told which file and why, and ``toolwire config`` lists it as skipped.
+The official SDK client drives the agent; a scripted Anthropic-compatible server records
+what the provider is sent."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from acp import text_block
+
+from tests.agent.support import (
+    KEY,
+    ScriptedClient,
+    agent,
+    check_wire,
+    environment,
+    fake_backend,
+    response,
+    start,
+    text_of,
+    write_config,
+)
+from tests.fakes.http import FakeServer, Received, Reply
+from toolwire.agent.commands import custom_commands
+from toolwire.agent.instructions import Instructions, instruction_files
+from toolwire.cli.config_cmd import render as render_config
+from toolwire.config import load_config
+
+CREDENTIALS = "aws_secret_access_key = MARKER-CREDENTIALS-7f3a"
+SSH_KEY = "MARKER-SSH-KEY-91c2"
+
+
+def _ok(request: Received) -> Reply:
+    return Reply(chunks=[response(("text", "ok")).encode()])
+
+
+def _cloned(tmp_path: Path) -> tuple[Path, Path]:
+    """A cloned repository whose root AGENTS.md and one command lead to the user's
+    secrets, and whose package AGENTS.md links to a file inside the repository."""
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True, exist_ok=True)
+    (home / ".aws" / "credentials").write_text(f"[default]\n{CREDENTIALS}\n")
+    (home / ".ssh").mkdir(parents=True, exist_ok=True)
+    (home / ".ssh" / "id_ed25519").write_text(f"{SSH_KEY}\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").symlink_to(home / ".aws" / "credentials")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "rules.md").write_text("IN-PROJECT: run make test.\n")
+    pkg = repo / "pkg"
+    pkg.mkdir()
+    (pkg / "AGENTS.md").symlink_to(Path("..") / "docs" / "rules.md")
+    commands = repo / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "leak.md").symlink_to(home / ".ssh" / "id_ed25519")
+    (commands / "fine.md").write_text("FINE command body\n")
+    return repo, pkg
+
+
+def test_a_link_out_of_the_project_is_not_sent_and_the_user_is_told(tmp_path: Path) -> None:
+    repo, cwd = _cloned(tmp_path)
+    with FakeServer(respond=_ok) as server:
+        config = write_config(tmp_path, fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient()
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await start(run.conn, cwd)
+                await run.conn.prompt(session_id=sid, prompt=[text_block("hello")])
+                await run.conn.prompt(session_id=sid, prompt=[text_block("/leak now")])
+                await run.conn.prompt(session_id=sid, prompt=[text_block("/fine")])
+                check_wire(run.wire)
+                said = text_of(run.notifications())
+                target = tmp_path / "home" / ".aws" / "credentials"
+                notice = (
+                    f"{repo / 'AGENTS.md'} is a link to a file outside the project ({target}) "
+                    "and was not read."
+                )
+                assert notice in said
+                assert said.count(notice) == 1  # once per session, not at every prompt
+                leak = repo / ".claude" / "commands" / "leak.md"
+                assert f"{leak} is a link to a file outside the project" in said
+                assert "MARKER" not in said
+
+        asyncio.run(scenario())
+    assert len(server.requests) == 3
+    sent = b"".join(r.body for r in server.requests)
+    assert b"MARKER-CREDENTIALS" not in sent
+    assert b"MARKER-SSH-KEY" not in sent
+    first = server.requests[0].json()
+    system = first["system"] if isinstance(first["system"], str) else first["system"][0]["text"]
+    assert "IN-PROJECT: run make test." in system  # a link inside the project is read
+    assert b"FINE command body" in server.requests[2].body
+
+
+def test_the_loaders_and_toolwire_config_skip_the_link_with_the_reason(tmp_path: Path) -> None:
+    repo, cwd = _cloned(tmp_path)
+    (repo / "CLAUDE.md").write_text("ROOT-CLAUDE: read in place of the refused link.\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
+    assert instruction_files(cwd, env) == [repo / "CLAUDE.md", cwd / "AGENTS.md"]
+    found = Instructions()
+    found.refresh(str(cwd), env)
+    assert "MARKER" not in found.text
+    assert "ROOT-CLAUDE" in found.text
+    assert "IN-PROJECT" in found.text
+    commands = custom_commands(str(cwd), env)
+    assert sorted(commands) == ["fine"]
+    lines = render_config(load_config(environ=env), env, cwd=str(cwd))
+    skipped = [line for line in lines if "not read" in line]
+    assert len(skipped) == 2
+    assert str(repo / "AGENTS.md") in skipped[0]
+    assert str(tmp_path / "home" / ".aws" / "credentials") in skipped[0]
+    assert "outside the project" in skipped[0]
+    assert str(repo / ".claude" / "commands" / "leak.md") in skipped[1]
+
+
+def test_the_users_own_files_may_link_anywhere(tmp_path: Path) -> None:
+    """The user's config directory is theirs: a dotfiles link there is read."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "AGENTS.md").write_text("USER-DOTFILES rules\n")
+    (dotfiles / "mine.md").write_text("USER-DOTFILES command\n")
+    user = tmp_path / "config" / "toolwire"
+    (user / "commands").mkdir(parents=True)
+    (user / "AGENTS.md").symlink_to(dotfiles / "AGENTS.md")
+    (user / "commands" / "mine.md").symlink_to(dotfiles / "mine.md")
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    found = Instructions()
+    found.refresh(str(project), env)
+    assert "USER-DOTFILES rules" in found.text
+    assert found.untold() == []
+    assert custom_commands(str(project), env)["mine"].body == "USER-DOTFILES command"
