@@ -265,3 +265,20 @@ def test_an_image_refused_without_a_path_and_a_second_refusal(tmp_path: Path) ->
                 check_wire(run.wire)
 
         asyncio.run(scenario())
+
+
+def test_the_stored_image_is_noted_in_place_and_another_windows_messages_stay(
+    tmp_path: Path,
+) -> None:
+    """The refused image is rewritten where it is stored, found by its content: a message
+    another window appended meanwhile (which this window's history lacks) is kept."""
+    bad = Message("user", (TextPart("What is on this picture?"), ImagePart("image/png", BAD)))
+    answer = Message("assistant", (TextPart("A chart."),), backend="fake")
+    elsewhere = Message("user", (TextPart("a prompt from another window"),))
+    noted = Message("user", (TextPart("What is on this picture?"), TextPart(NOTE)))
+    with SessionDatabase(tmp_path / "sessions.db") as db:
+        sid = db.create("/p").id
+        db.append(sid, messages=[answer, elsewhere, bad])
+        assert db.replace_parts(sid, [(bad, noted)]) == 1
+        assert db.messages(sid) == [answer, elsewhere, noted]
+        assert db.replace_parts(sid, [(bad, noted)]) == 0

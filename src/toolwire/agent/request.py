@@ -158,8 +158,9 @@ async def note_refused(
         history, count = noted(session.history, sources, refusal.reason)
     if count == 0:
         return None  # no image to blame: the request is refused as it is
-    sid = session.id
-    await runtime.store.call(lambda db: db.replace_messages(sid, history))
+    pairs = zip(session.history, history, strict=True)
+    sid, changes = session.id, [(old, new) for old, new in pairs if old != new]
+    await runtime.store.call(lambda db: db.replace_parts(sid, changes))
     session.history[:] = history
     said = f"The model refused an image ({refusal.reason})"
     if sources is not None:
