@@ -163,8 +163,10 @@ async def note_refused(
     await runtime.store.call(lambda db: db.replace_parts(sid, changes))
     session.history[:] = history
     said = f"The model refused an image ({refusal.reason})"
-    if sources is not None:
+    if sources is not None and count == 1:
         said += "; it was replaced by a note"
+    elif sources is not None:
+        said += f"; the {count} images of its block were replaced by notes"
     elif count == 1:
         said += " without saying which; the conversation's one image was replaced by a note"
     else:
