@@ -43,12 +43,16 @@ class TransportError(ToolwireError):
 class HTTPStatusError(TransportError):
     """The peer answered with an HTTP error status."""
 
-    def __init__(self, status: int, message: str, code: str | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, code: str | None = None, param: str | None = None
+    ) -> None:
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
         self.message = message
         self.code = code
         """The provider's error code or type when the body had one (``context_length_exceeded``)."""
+        self.param = param
+        """Where in the request the error is, when the body says (OpenAI's ``param``)."""
 
 
 class TransportTimeoutError(TransportError):

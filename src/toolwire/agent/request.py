@@ -2,8 +2,8 @@
 stream of its answer into the editor.
 
 ``Turn._respond`` puts them together (sizing, compaction, the one retry after a
-context-length refusal); these functions hold no turn state of their own, so each says
-in its arguments what it reads and writes.
+context-length refusal or a refused image); these functions hold no turn state of their
+own, so each says in its arguments what it reads and writes.
 """
 
 from __future__ import annotations
@@ -21,9 +21,16 @@ from toolwire.agent.ids import IdGuard
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.session import Runtime, Session, system_prompt, thought_level
 from toolwire.agent.switch import request_messages
-from toolwire.backends import ModelRequest, TappableBackend, create_backend
+from toolwire.backends import (
+    HTTPBackend,
+    ModelRequest,
+    RecordingBackend,
+    TappableBackend,
+    create_backend,
+)
+from toolwire.backends.refusal import block_refusal, noted, refused_images
 from toolwire.context import ContextMeter, estimate_request
-from toolwire.errors import TransportError
+from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import ToolResultPart
 from toolwire.tools import tool_specs
@@ -128,6 +135,45 @@ def failure_text(backend: TappableBackend, exc: TransportError, overflow: bool) 
     return text
 
 
+async def note_refused(
+    session: Session,
+    runtime: Runtime,
+    backend: TappableBackend,
+    request: ModelRequest,
+    exc: HTTPStatusError,
+) -> str | None:
+    """After the provider refused an image of ``request``: that image (every image, when
+    the provider does not say which) becomes its one-line note in the history as stored,
+    so the next request, and a ``session/load`` in another process, go without it. The
+    line to tell the user; None when the refusal is about anything else."""
+    refusal = block_refusal(exc.status, exc.message, exc.code, exc.param)
+    if refusal is None:
+        return None
+    inner = backend.inner if isinstance(backend, RecordingBackend) else backend
+    body = inner.build_body(request) if isinstance(inner, HTTPBackend) else None
+    sources = None if body is None else refused_images(body, refusal)
+    history, count = noted(session.history, sources, refusal.reason)
+    if count == 0 and sources is not None:  # the block is not the history's: all images
+        sources = None
+        history, count = noted(session.history, sources, refusal.reason)
+    if count == 0:
+        return None  # no image to blame: the request is refused as it is
+    pairs = zip(session.history, history, strict=True)
+    sid, changes = session.id, [(old, new) for old, new in pairs if old != new]
+    await runtime.store.call(lambda db: db.replace_parts(sid, changes))
+    session.history[:] = history
+    said = f"The model refused an image ({refusal.reason})"
+    if sources is not None and count == 1:
+        said += "; it was replaced by a note"
+    elif sources is not None:
+        said += f"; the {count} images of its block were replaced by notes"
+    elif count == 1:
+        said += " without saying which; the conversation's one image was replaced by a note"
+    else:
+        said += f" without saying which; the conversation's {count} images were replaced by notes"
+    return said + " and the request was sent again.\n\n"
+
+
 def _logged(task: asyncio.Future[None]) -> None:
     if not task.cancelled() and (exc := task.exception()) is not None:
         log.warning("could not record a tool call id yet (the step's save will): %s", exc)
@@ -138,6 +184,7 @@ __all__ = [
     "build_request",
     "failure_text",
     "new_step",
+    "note_refused",
     "record_issued",
     "session_backend",
     "stream_step",

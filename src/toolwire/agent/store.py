@@ -271,6 +271,24 @@ class SessionDatabase:
             self._sql("DELETE FROM messages WHERE session_id = ?", (session_id,))
             self._insert("messages", _MESSAGE_COLUMNS, session_id, rows)
 
+    def replace_parts(self, session_id: str, changes: Iterable[tuple[Message, Message]]) -> int:
+        """Rewrite stored messages in place: a message whose parts are ``old``'s gets
+        ``new``'s. Matched by content, not position (another window may have appended
+        meanwhile, and its messages stay); how many were rewritten."""
+        pairs = [(message_to_dict(old)["parts"], _message_row(new)[2]) for old, new in changes]
+        done = 0
+        with self._transaction():
+            self._touch(session_id)
+            query = "SELECT seq, parts FROM messages WHERE session_id = ? ORDER BY seq"
+            for seq, parts in self._sql(query, (session_id,)).fetchall():
+                stored = json.loads(parts)
+                new = next((n for o, n in pairs if o == stored), None)
+                if new is not None:
+                    sql = "UPDATE messages SET parts = ? WHERE session_id = ? AND seq = ?"
+                    self._sql(sql, (new, session_id, seq))
+                    done += 1
+        return done
+
     def append_updates(self, session_id: str, updates: Iterable[Mapping[str, Any]]) -> None:
         """Add ``session/update`` payloads to the transcript."""
         self.append(session_id, updates=updates)

@@ -39,6 +39,7 @@ from toolwire.agent.request import (
     build_request,
     failure_text,
     new_step,
+    note_refused,
     record_issued,
     session_backend,
     stream_step,
@@ -233,7 +234,8 @@ class Turn:
         """One model request, streamed to the editor; None if it failed before any byte.
 
         The request is compacted first when it would come too close to the window, and
-        once more, then sent again, when the provider refuses it as too long anyway.
+        once more, then sent again, when the provider refuses it as too long anyway; an
+        image the provider refuses becomes its note, and the request is sent again once.
         """
         session = self.session
         try:
@@ -263,6 +265,13 @@ class Turn:
                     if await self._compactor().run(squeeze=0.75) is not None:
                         request, raw = build_request(session, self.runtime, gauge)
                         continue
+                if not retry and (
+                    told := await note_refused(session, self.runtime, backend, request, exc)
+                ):  # an image the provider refuses: its note goes instead, once
+                    self.step = None
+                    await self._say(told)
+                    request, raw = build_request(session, self.runtime, gauge)
+                    continue
                 await self._failed(backend, exc, overflow)
                 return None
             except TransportError as exc:  # before the first byte, by the backend contract

@@ -42,6 +42,34 @@ def provider_message(raw: bytes) -> str:
 
 def provider_code(raw: bytes) -> str | None:
     """The error's ``code`` (OpenAI, Gemini's ``status``) or ``type`` (Anthropic), if any."""
+    error = _error_object(raw)
+    if error is None:
+        return None
+    for key in ("code", "status", "type"):
+        value = error.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def provider_param(raw: bytes) -> str | None:
+    """Where in the request the error is: OpenAI's ``param``, Gemini's first field
+    violation (``contents[0].parts[2].inline_data.data``); None when the body does not say."""
+    error = _error_object(raw)
+    if error is None:
+        return None
+    param = error.get("param")
+    if isinstance(param, str) and param:
+        return one_line(param)
+    for detail in error.get("details") or ():
+        for violation in (detail.get("fieldViolations") or ()) if isinstance(detail, dict) else ():
+            field = violation.get("field") if isinstance(violation, dict) else None
+            if isinstance(field, str) and field:
+                return one_line(field)
+    return None
+
+
+def _error_object(raw: bytes) -> dict[str, Any] | None:
     try:
         data: Any = json.loads(raw)
     except ValueError:
@@ -49,13 +77,7 @@ def provider_code(raw: bytes) -> str | None:
     if isinstance(data, list) and data:
         data = data[0]
     error = data.get("error") if isinstance(data, dict) else None
-    if not isinstance(error, dict):
-        return None
-    for key in ("code", "status", "type"):
-        value = error.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    return error if isinstance(error, dict) else None
 
 
 def one_line(text: str) -> str:
@@ -94,4 +116,11 @@ def retry_after(headers: httpx2.Headers) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-__all__ = ["one_line", "provider_code", "provider_message", "reason", "retry_after"]
+__all__ = [
+    "one_line",
+    "provider_code",
+    "provider_message",
+    "provider_param",
+    "reason",
+    "retry_after",
+]

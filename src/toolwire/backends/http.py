@@ -32,6 +32,7 @@ from toolwire.backends._failures import (
     one_line,
     provider_code,
     provider_message,
+    provider_param,
     reason,
     retry_after,
 )
@@ -172,7 +173,7 @@ class HTTPBackend(ABC):
             status, message = response.status_code, self._error_message(response.status_code, raw)
             delay = self._retry_delay(attempt, status, raw, response.headers)
             if delay is None:
-                raise HTTPStatusError(status, message, provider_code(raw))
+                raise HTTPStatusError(status, message, provider_code(raw), provider_param(raw))
             attempt += 1
             await asyncio.sleep(delay)
 
