@@ -52,7 +52,7 @@ class HermesDecoder(TagDecoder):
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {_WRAP: self._on_wrap, _AFTER: self._on_after, SKIP: self._on_skip}
 
-    def _opened(self) -> None:
+    def _opened(self, tag: str) -> None:
         self._wrapper = Wrapper()
 
     def _on_wrap(self) -> bool:
