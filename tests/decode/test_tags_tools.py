@@ -291,3 +291,43 @@ def test_the_registry_passes_the_tools_to_text_formats(fmt: str, text: str) -> N
     with_tools = feed_pieces(decoder_for(fmt, tools=TOOLS), [text.encode()])
     assert len(calls_of(with_tools)) == 2
     assert not calls_of(feed_pieces(decoder_for(fmt), [text.encode()]))
+
+
+_PIECES = st.sampled_from(
+    [
+        "\n",
+        " ",
+        "x",
+        "{",
+        "}",
+        '"',
+        ":",
+        ",",
+        "```",
+        "json\n",
+        '"name"',
+        '"arguments"',
+        '"Read"',
+        '"Nope"',
+        "{}",
+        "<function=",
+        '<function name="',
+        "Read",
+        ">",
+        "</function>",
+        "<parameter=",
+        "file_path",
+        "</parameter>",
+        "<tool_call>",
+        "</tool_call>",
+        "tru",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=30), cuts=cut_points(200))
+def test_any_text_decodes_the_same_in_any_chunking(pieces: list[str], cuts: list[int]) -> None:
+    text = "".join(pieces)
+    for factory in (Qwen, Hermes):
+        assert_same_in_any_chunking(factory, text, cuts)
