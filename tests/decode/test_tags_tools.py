@@ -80,7 +80,7 @@ def test_qwen_bare_function_of_a_declared_tool_is_a_call() -> None:
         ("Read", {"file_path": "a.py", "limit": 5}),
         ("Read", {"file_path": "b.py"}),
     ]
-    assert text_of(events) == "Reading it.\n\n\nDone."
+    assert text_of(events) == "Reading it.\n\n\n\nDone."
     assert not errors_of(events)
 
 
@@ -100,6 +100,13 @@ def test_qwen_bare_function_that_is_not_a_declared_call_stays_text(text: str) ->
     assert text_of(events) == text
     assert not calls_of(events)
     assert not errors_of(events)
+
+
+def test_qwen_an_undeclared_function_after_a_bare_call_is_text_with_its_spacing() -> None:
+    text = "<function=Read>\n</function>\n\n<function=Nope>\n</function>"
+    events = decode_whole(Qwen, text)
+    assert calls_of(events) == [("Read", {})]
+    assert text_of(events) == "\n\n<function=Nope>\n</function>"
 
 
 def test_qwen_bare_function_without_a_tool_list_stays_text() -> None:

@@ -380,6 +380,8 @@ class Qwen3CoderDecoder(TagDecoder):
         elif opt == "</tool_call>":
             self._pos += len(opt)
         else:  # another function in the same block (held to the same rule as the first)
+            if self._bare:  # no block holds it: if it reverts, no text may be lost
+                self._emit_text(ws)
             self._pos += len(opt)
             self._head, self._committed = [opt], not self._bare
             self._state = _BARE_NAME if self._bare else _NAME
