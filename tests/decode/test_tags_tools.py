@@ -10,6 +10,7 @@ byte by byte, any split, reviewed snapshot).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -338,3 +339,13 @@ def test_any_text_decodes_the_same_in_any_chunking(pieces: list[str], cuts: list
     text = "".join(pieces)
     for factory in (Qwen, Hermes):
         assert_same_in_any_chunking(factory, text, cuts)
+
+
+def test_qwen_reading_a_literal_raises_no_warning() -> None:
+    # The compiler warns about ``'\\d'``; on the agent's stderr that would be noise.
+    value = "{'b': '\\d'}"
+    text = f"<tool_call>\n<function=Todo>\n<parameter=meta>\n{value}\n</parameter>\n</function>"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert calls_of(decode_whole(Qwen, text)) == [("Todo", {"meta": {"b": "\\d"}})]
+    assert not caught

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -61,8 +62,11 @@ def _read(text: str) -> Any:
     if not text.startswith(_LITERAL_START):
         return _UNREAD
     try:
-        # Literals only, nothing is run; a nesting too deep is a SyntaxError.
-        value = ast.literal_eval(text)
+        # Literals only, nothing is run; a nesting too deep is a SyntaxError. The compiler's
+        # warnings (``1a``, ``"\\d"``) would reach the agent's stderr: they are not ours.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _UNREAD
     return value if _is_json(value) else _UNREAD
