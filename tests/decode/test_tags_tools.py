@@ -229,6 +229,10 @@ def test_hermes_bare_json_starts_on_the_closing_quote_of_its_name() -> None:
     start_chunk(Hermes, text, text.index('Read"') + 4)
 
 
+def test_hermes_function_tag_starts_on_the_brace_of_its_body() -> None:
+    start_chunk(Hermes, FUNCTIONS, FUNCTIONS.index("{"))
+
+
 def test_hermes_an_object_that_is_no_call_is_shown_without_waiting_for_its_end() -> None:
     decoder = Hermes()
     assert text_of(decoder.feed('{"title": "a long ')) == '{"title": "a long '
