@@ -143,3 +143,18 @@ def test_nested_arguments_round_trip(fmt: str) -> None:
     events = decoder.feed(text) + decoder.close()
     (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
     assert end.arguments == {"todos": todos}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<function=Edit>{"file_path": "a"}</function>',
+        '```json\n{"name": "Edit", "arguments": {"file_path": "a"}}\n```',
+    ],
+)
+def test_hermes_adapter_knows_the_offered_tools(text: str) -> None:
+    # llama.cpp's other Hermes forms are calls for a tool the request offered.
+    adapter = TagAdapter("hermes", (EDIT,))
+    out = adapter.events([TextDelta(text), MessageEnd("end_turn")])
+    assert [e.arguments for e in out if isinstance(e, ToolCallEnd)] == [{"file_path": "a"}]
+    assert out[-1] == MessageEnd("tool_use")

@@ -91,17 +91,18 @@ def test_write_with_special_characters_is_raw_text() -> None:
 
 def test_schema_types_the_values() -> None:
     text = (
-        "<tool_call>\n<function=Config>\n"
+        "<tool_call>\n<function=Config>\n<parameter=extra>\n7\n</parameter>\n"
         "<parameter=ratio>\n0.5\n</parameter>\n<parameter=enabled>\ntrue\n</parameter>\n"
         '<parameter=opts>\n{"a": [1, null]}\n</parameter>\n<parameter=tags>\n["x"]\n</parameter>\n'
         "<parameter=either>\nFalse\n</parameter>\n<parameter=port>\nnot a number\n</parameter>\n"
-        "<parameter=maybe>\nnull\n</parameter>\n<parameter=extra>\n7\n</parameter>\n"
+        "<parameter=maybe>\nnull\n</parameter>\n"
         "</function>\n</tool_call>"
     )
     assert calls_of(decode_whole(Qwen, text)) == [
         (
             "Config",
             {
+                "extra": "7",  # not in the schema: a string, as written
                 "ratio": 0.5,
                 "enabled": True,
                 "opts": {"a": [1, None]},
@@ -109,7 +110,6 @@ def test_schema_types_the_values() -> None:
                 "either": False,
                 "port": "not a number",  # does not parse as its type: kept as written
                 "maybe": None,  # null is allowed: JSON null, as the peers read it
-                "extra": "7",  # not in the schema
             },
         )
     ]
@@ -312,7 +312,7 @@ def test_markup_inside_a_value_is_value_text(lines: list[str], cuts: list[int]) 
     content = "\n".join(lines)
     args = {"path": "fixture.py", "content": content}
     text = render_qwen("write_file", args) + "\nDone."
-    schema = {"write_file": {"properties": {"path": {"type": "string"}}}}
+    schema = {"write_file": {"properties": {"path": {"type": "string"}, "content": {}}}}
     for factory in (Qwen3CoderDecoder, partial(Qwen3CoderDecoder, schema)):
         events = decode_split(factory, text, cuts)
         assert calls_of(events) == [("write_file", args)]

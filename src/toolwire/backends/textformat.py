@@ -121,11 +121,12 @@ def to_text_history(messages: Iterable[Message], fmt: str) -> list[Message]:
 
 
 def tag_decoder(fmt: str, tools: Iterable[ToolSpec]) -> TextDecoder:
-    """A fresh tag decoder for ``fmt``; Qwen3-Coder types values by the tools' schemas."""
+    """A fresh tag decoder for ``fmt``, given the offered tools (docs/decoding.md)."""
+    schemas = {t.name: t.input_schema for t in tools}
     if fmt == "hermes":
-        return HermesDecoder()
+        return HermesDecoder(schemas)
     if fmt == "qwen3-coder":
-        return Qwen3CoderDecoder({t.name: t.input_schema for t in tools})
+        return Qwen3CoderDecoder(schemas)
     return XmlTagsDecoder()
 
 

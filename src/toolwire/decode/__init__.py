@@ -2,14 +2,16 @@
 
 ``decoder_for(name)`` builds a fresh decoder for any supported format. The three text
 formats (tool calls embedded in the model's text) are fed the text itself; here they
-are wrapped so that they too take bytes and end with one ``MessageEnd``.
+are wrapped so that they too take bytes and end with one ``MessageEnd``, and given the
+declared tools when the caller knows them (``tools``).
 """
 
 from __future__ import annotations
 
 import codecs
 import importlib
-from typing import Literal, Protocol, TypeAlias, cast, get_args
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol, TypeAlias, cast, get_args
 
 from toolwire.errors import UsageError
 from toolwire.events import Event, MessageEnd, ToolCallStart
@@ -87,13 +89,20 @@ _CLASSES: dict[str, tuple[str, str]] = {
 }
 
 
-def decoder_for(name: str) -> Decoder:
-    """A new decoder for the wire format ``name`` (one of ``FORMATS``)."""
+def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) -> Decoder:
+    """A new decoder for the wire format ``name`` (one of ``FORMATS``).
+
+    ``tools`` maps each declared tool's name to its parameters' JSON schema: the Hermes and
+    Qwen3-Coder decoders read more of what models write with it (docs/decoding.md).
+    """
     try:
         module, cls = _CLASSES[name]
     except KeyError:
         raise UsageError(f"unknown format {name!r}; use one of: {', '.join(FORMATS)}") from None
-    decoder = getattr(importlib.import_module(f"toolwire.decode.{module}"), cls)()
+    factory = getattr(importlib.import_module(f"toolwire.decode.{module}"), cls)
+    if name in ("hermes", "qwen3-coder"):
+        return TextStream(factory(tools))
+    decoder = factory()
     if name in TEXT_FORMATS:
         return TextStream(decoder)
     return cast(Decoder, decoder)

@@ -8,6 +8,9 @@ stream around them does.
 * ``XmlTagsDecoder``: ``<tool><tool_name>NAME</tool_name><arguments>...</arguments></tool>``
 * ``HermesDecoder``: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
 * ``Qwen3CoderDecoder``: ``<tool_call><function=NAME><parameter=KEY>...</function></tool_call>``
+
+The Hermes and Qwen3-Coder decoders take the declared tools (name -> parameters schema):
+with them they also read the forms other servers accept for those tools (docs/decoding.md).
 """
 
 from __future__ import annotations

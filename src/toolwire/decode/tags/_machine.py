@@ -51,7 +51,7 @@ class TagDecoder(ABC):
     """``feed(text) -> events`` / ``close() -> events`` for tool calls embedded in text."""
 
     _OPEN: ClassVar[TagSet]
-    """The tag that opens a block."""
+    """The tag that opens a block (an instance may widen it: ``_opener``)."""
     _AFTER_OPEN: ClassVar[str]
     """The state right after the opening tag."""
     _COMMIT_ON_OPEN: ClassVar[bool] = False
@@ -68,6 +68,8 @@ class TagDecoder(ABC):
         self._error: str | None = None
         self._state = TEXT
         self._closed = False
+        self._opener = self._OPEN
+        self._shown_line = True  # the text shown so far is empty or ends with a newline
         self._handlers: dict[str, Callable[[], bool]] = {TEXT: self._on_text, **self._table()}
 
     @abstractmethod
@@ -115,7 +117,7 @@ class TagDecoder(ABC):
     # -- the text phase ----------------------------------------------------------------
 
     def _on_text(self) -> bool:
-        start, tag = self._OPEN.scan(self._buf, self._pos)
+        start, tag = self._opener.scan(self._buf, self._pos)
         self._text_to(start)
         if tag is None:
             return False
@@ -123,15 +125,16 @@ class TagDecoder(ABC):
         self._head = [tag]
         self._committed = self._COMMIT_ON_OPEN
         self._state = self._AFTER_OPEN
-        self._opened()
+        self._opened(tag)
         return True
 
-    def _opened(self) -> None:  # noqa: B027 - a hook: most formats need nothing here
-        """A block's opening tag was consumed: reset per-block state."""
+    def _opened(self, tag: str) -> None:  # noqa: B027 - a hook: most formats need nothing here
+        """A block's opening ``tag`` was consumed: reset per-block state (or revert)."""
 
     def _emit_text(self, text: str) -> None:
         if text:
             self._out.append(TextDelta(text))
+            self._shown_line = text.endswith("\n")
 
     def _text_to(self, end: int) -> None:
         self._emit_text(self._buf[self._pos : end])

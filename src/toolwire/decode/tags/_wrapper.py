@@ -18,7 +18,8 @@ object, at the end of the buffer, or *before* the first character that breaks th
 
 Values other than ``name`` and ``arguments`` are skipped with string-aware bracket depth;
 their inner validity is not checked (they are dropped). The arguments value is checked
-by ``JsonStream``, not here.
+by ``JsonStream``, not here. ``Wrapper(value_only=True)`` scans an arguments value alone
+(``<function=NAME>{...}</function>``) and stops where it ends.
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ _ARG_KEYS = ("arguments", "parameters")
 class Wrapper:
     """Incremental scanner of one wrapper object; see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, value_only: bool = False) -> None:
         self.name: str | None = None
+        self.first_key: str | None = None
         self.args: list[str] = []  # arguments text not yet taken by the decoder
         self.error: str | None = None
         self.done = False
-        self._mode = _OBJ
-        self._key = ""
+        self._value_only = value_only
+        self._mode = _VALUE if value_only else _OBJ
+        self._key = _ARG_KEYS[0] if value_only else ""
         self._raw: list[str] = []  # raw body of the open key/name string; escaped tail
         self._esc = False
         self._depth = 0
@@ -77,6 +80,8 @@ class Wrapper:
         """Consume from ``i``; return where it stopped (see the module docstring)."""
         n = len(buf)
         while i < n and not self.done and self.error is None:
+            if self._value_only and self._mode == _AFTER:
+                break
             handler = self._table.get(self._mode)
             i = handler(buf, i) if handler is not None else self._structural(buf, i)
         return i
@@ -156,6 +161,7 @@ class Wrapper:
         j, key = self._string(buf, i)
         if key is not None:
             self._key, self._mode = key, _COLON
+            self.first_key = key if self.first_key is None else self.first_key
         return j
 
     def _name_str(self, buf: str, i: int) -> int:

@@ -22,19 +22,49 @@ States::
   a complete member (the model dropped the final ``}``), the call ends normally.
 * after: whitespace, then ``</tool_call>`` (markup, dropped); anything else is text, and
   so is the whitespace before it (the model forgot the closing tag).
+
+With the declared tools (``HermesDecoder(schemas)``), llama.cpp's other forms are calls too,
+each only at a line start (a form quoted mid-line is prose) and only for a declared name:
+
+* ``<function=NAME>{...}</function>`` and ``<function name="NAME">{...}</function>``: the
+  header is held, uncommitted, until the ``{`` of its body; then the call starts and the
+  object streams as its arguments (``Wrapper(value_only=True)``), ending at its ``}``.
+* a JSON object whose first key is ``"name"``, bare or alone in a code fence (any info
+  string): the call starts on the chunk that closes a declared name; an object whose first
+  key is another, or whose name is not declared, reverts to text as soon as that shows.
+
+Anything else stays text, without an error: other wrappers (``<tool>``, ``<response>``),
+JSON after prose on the same line, undeclared names. A broken body after the start fails the
+call (it was shown as a call; it is reported, never run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from toolwire.decode.tags._holdback import TagSet, expect, skip_space
 from toolwire.decode.tags._machine import SKIP, TEXT, TagDecoder
 from toolwire.decode.tags._wrapper import Wrapper
 
 _WRAP, _AFTER = "wrap", "after"
+_FN_HEAD, _FN_BODY, _FENCE = "fn_head", "fn_body", "fence"
 _CLOSE = "</tool_call>"
-_BLOCK_END = TagSet(_CLOSE)
+_FN_CLOSE = "</function>"
+_FN_EQ, _FN_ATTR, _FENCE_TAG = "<function=", '<function name="', "```"
+_LENIENT = TagSet("<tool_call>", _FN_EQ, _FN_ATTR, _FENCE_TAG, "{")
+# A function header's rest: the name and its end, complete or (``_PART``) still possible.
+_HEADS = {
+    _FN_EQ: (re.compile(r'([^\s<>"]{1,256})>'), re.compile(r'[^\s<>"]{0,256}')),
+    _FN_ATTR: (
+        re.compile(r'([^\s<>"]{1,256})"[ \t]{0,16}>'),
+        re.compile(r'[^\s<>"]{0,256}(?:"[ \t]{0,16})?'),
+    ),
+}
+_ENDS = {tag: TagSet(tag) for tag in (_CLOSE, _FN_CLOSE, _FENCE_TAG)}
+_INFO = re.compile(r"[A-Za-z0-9_+.-]{0,32}\r?\n")  # a fence's info string and line end
+_INFO_PART = re.compile(r"[A-Za-z0-9_+.-]{0,32}\r?")
 
 
 class HermesDecoder(TagDecoder):
@@ -44,16 +74,90 @@ class HermesDecoder(TagDecoder):
     _AFTER_OPEN = _WRAP
     _COMMIT_ON_OPEN = True
 
-    def __init__(self) -> None:
+    def __init__(self, schemas: Mapping[str, Any] | None = None) -> None:
+        """``schemas``: the declared tools by name (their schemas are not needed here)."""
         super().__init__()
+        self._tools = frozenset(schemas or ())
         self._wrapper = Wrapper()
         self._ws: list[str] = []
+        self._close: str | None = _CLOSE  # what ends the current block, if anything
+        self._bare = False  # the block is a JSON object with no special token
+        self._fn_tag = ""
+        self._fn_name = ""
+        if self._tools:
+            self._opener = _LENIENT
 
     def _table(self) -> dict[str, Callable[[], bool]]:
-        return {_WRAP: self._on_wrap, _AFTER: self._on_after, SKIP: self._on_skip}
+        return {
+            _WRAP: self._on_wrap,
+            _AFTER: self._on_after,
+            SKIP: self._on_skip,
+            _FN_HEAD: self._on_fn_head,
+            _FN_BODY: self._on_fn_body,
+            _FENCE: self._on_fence,
+        }
 
-    def _opened(self) -> None:
+    def _opened(self, tag: str) -> None:
         self._wrapper = Wrapper()
+        self._close, self._bare = _CLOSE, False
+        if tag == "<tool_call>":
+            return
+        self._committed = False  # no special token: reverting is no error
+        if not self._shown_line:  # mid-line: quoted in prose
+            self._revert("not at a line start")
+        elif tag == "{":  # the wrapper reads the object from its brace
+            self._pos -= 1
+            self._head, self._close, self._bare = [], None, True
+        elif tag == _FENCE_TAG:
+            self._state = _FENCE
+        else:
+            self._fn_tag, self._state = tag, _FN_HEAD
+
+    # -- llama.cpp's other forms (only with the tool list) -------------------------------
+
+    def _on_fn_head(self) -> bool:
+        whole, part = _HEADS[self._fn_tag]
+        m = whole.match(self._buf, self._pos)
+        if m is None:
+            if part.match(self._buf, self._pos).end() == len(self._buf):  # type: ignore[union-attr]
+                return False  # the name may still complete
+            self._revert("not a function header")
+        elif m.group(1) not in self._tools:
+            self._revert("not a declared tool")
+        else:
+            self._head_to(m.end())
+            self._fn_name, self._state = m.group(1), _FN_BODY
+        return True
+
+    def _on_fn_body(self) -> bool:
+        at = skip_space(self._buf, self._pos)
+        if at == len(self._buf):
+            return False
+        if self._buf[at] != "{":
+            self._revert("the function body is not a JSON object")
+            return True
+        self._head_to(at)
+        self._begin(self._fn_name, json_args=True)
+        self._wrapper, self._close = Wrapper(value_only=True), _FN_CLOSE
+        self._state = _WRAP
+        return True
+
+    def _on_fence(self) -> bool:
+        m = _INFO.match(self._buf, self._pos)
+        if m is None:
+            if _INFO_PART.match(self._buf, self._pos).end() == len(self._buf):  # type: ignore[union-attr]
+                return False
+            self._revert("not a code fence")
+            return True
+        at = skip_space(self._buf, m.end())
+        if at == len(self._buf):
+            return False
+        if self._buf[at] != "{":
+            self._revert("the code fence holds no JSON object")
+            return True
+        self._head_to(at)
+        self._close, self._bare, self._state = _FENCE_TAG, True, _WRAP
+        return True
 
     def _on_wrap(self) -> bool:
         wrapper = self._wrapper
@@ -61,6 +165,8 @@ class HermesDecoder(TagDecoder):
         if self._call is None:
             self._head_to(end)
         self._pos = end
+        if self._bare and self._call is None and not self._named(wrapper):
+            return True
         if self._call is None and wrapper.name is not None:
             self._begin(wrapper.name, json_args=True)
         if self._call is not None:
@@ -69,17 +175,30 @@ class HermesDecoder(TagDecoder):
             wrapper.args.clear()
         if wrapper.error is not None:
             self._broken(wrapper.error)
-        elif wrapper.done:
+        elif wrapper.done or (self._close == _FN_CLOSE and wrapper.between_members):
             self._whole()
         else:
             return False
         return True
+
+    def _named(self, wrapper: Wrapper) -> bool:
+        """A bare object stays a candidate while it may still name a declared tool first."""
+        if wrapper.first_key not in (None, "name"):
+            self._revert("a JSON object that does not start with a name")
+        elif wrapper.name is not None and wrapper.name not in self._tools:
+            self._revert("not a declared tool")
+        else:
+            return True
+        return False
 
     def _broken(self, error: str) -> None:
         if self._call is None:
             self._revert(error)
         elif self._wrapper.between_members and self._buf.startswith("<", self._pos):
             self._whole()  # ``</tool_call>`` where the final ``}`` should be
+        elif self._close is None:  # nothing to skip to: fail now, the rest is text
+            self._fail(f"malformed tool call: {error}")
+            self._state = TEXT
         else:
             self._malformed(error)
 
@@ -88,14 +207,15 @@ class HermesDecoder(TagDecoder):
             self._revert("the tool call has no name")
             return
         self._end()
-        self._state = _AFTER
+        self._state = TEXT if self._close is None else _AFTER
         self._ws = []
 
     def _on_after(self) -> bool:
+        assert self._close is not None
         end = skip_space(self._buf, self._pos)
         self._ws.append(self._buf[self._pos : end])
         self._pos = end
-        opt = expect(self._buf, self._pos, (_CLOSE,))
+        opt = expect(self._buf, self._pos, (self._close,))
         if opt == "":
             return False
         if opt:
@@ -108,7 +228,7 @@ class HermesDecoder(TagDecoder):
 
     def _on_skip(self) -> bool:
         # What follows a break is not argument text: it is dropped, not fed to JsonStream.
-        start, tag = _BLOCK_END.scan(self._buf, self._pos)
+        start, tag = _ENDS[self._close or _CLOSE].scan(self._buf, self._pos)
         self._pos = start
         if tag is None:
             return False

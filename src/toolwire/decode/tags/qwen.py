@@ -22,23 +22,27 @@ States::
                               +-> after -> text, or name (another function in the block)
 
 * head: whitespace, then ``<function=``. ``<tool_call>`` is a special token, so a block
-  without it reverts to text with a ``StreamError``. A bare ``<function=`` outside
-  ``<tool_call>`` is text: Llama 3.1 writes ``<function=name>{json}</function>`` and the
-  prefix alone cannot tell the two formats apart.
+  without it reverts to text with a ``StreamError``.
+* bare_name, bare_next: a ``<function=NAME>`` without ``<tool_call>`` (vLLM and SGLang accept
+  it) is a call only with the tool list: at a line start, NAME a declared tool, and the next
+  markup (after whitespace) ``<parameter=`` or ``</function>``; until that markup shows, the
+  header is held, uncommitted, and anything else reverts it to text without an error. Llama
+  3.1 writes ``<function=name>{json}</function>`` in prose: its ``{`` keeps it text.
 * name: up to ``>``, no markup, no newline; ``ToolCallStart`` goes out on the chunk
   holding that ``>``. Everything from then to ``</function>`` (exclusive) goes out as
   ``ToolCallDelta.text``: the markup as written. A JSON body (``{``) is malformed.
 * value: raw text. It streams as it arrives (vllm #30439, sglang #27005 buffered it):
   only a suffix that could begin a tag is held back. One leading and one trailing
   newline are dropped (the template adds them); then the tool's JSON schema, when known,
-  types it (``_convert``).
+  types it (``_values.convert``).
 * A tag inside a value counts only where the structure allows it (a value is often code
   that writes this very format), so a literal tag can neither end the call early nor
   start a parameter that overwrites one already given:
 
   - value_end: after ``</parameter>``, whitespace and then ``</function>``, or
-    ``<parameter=KEY>`` with a KEY this call has not given yet, confirm the close and the
-    key goes out in ``fields``. Anything else: the ``</parameter>`` was value text.
+    ``<parameter=KEY>`` with a KEY this call has not given yet (and, with the tool's
+    schema, one it declares), confirm the close and the key goes out in ``fields``.
+    Anything else: the ``</parameter>`` was value text.
   - other markup counts only at the start of a line, where the template puts it (a tag
     quoted in code is value text). A literal call the value holds on lines of its own
     (``<tool_call>``, ``<function=NAME>`` ... ``</function>``) is counted: while one is
@@ -55,15 +59,16 @@ States::
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolwire.decode.tags._holdback import SPACE, TagSet, expect, skip_space
 from toolwire.decode.tags._machine import SKIP, TEXT, TagDecoder
+from toolwire.decode.tags._values import convert
 
 _HEAD, _NAME, _PARAMS, _KEY = "head", "name", "params", "key"
+_BARE_NAME, _BARE_NEXT = "bare_name", "bare_next"
 _VALUE, _VALUE_END, _AFTER = "value", "value_end", "after"
 
 _MAX_WORD = 256  # a function or parameter name
@@ -82,9 +87,11 @@ _SKIP_END = TagSet("</function>", "</tool_call>")
 class Qwen3CoderDecoder(TagDecoder):
     """Decode Qwen3-Coder ``<tool_call><function=...>`` calls out of a model's text.
 
-    ``schemas`` maps a tool's name to the JSON schema of its parameters; a parameter whose
-    schema type is not ``string`` is parsed as JSON (falling back to the text). Without a
-    schema every value is a string, as the model wrote it.
+    ``schemas`` maps each declared tool's name to the JSON schema of its parameters: a
+    parameter whose schema type is not ``string`` is parsed as JSON or a Python literal
+    (falling back to the text), a ``<parameter=KEY>`` the schema lacks cannot close the value
+    before it, and a bare ``<function=NAME>`` of a declared tool is a call. Without schemas
+    every value is a string, as the model wrote it, and only ``<tool_call>`` opens a call.
     """
 
     _OPEN = TagSet("<tool_call>")
@@ -105,10 +112,15 @@ class Qwen3CoderDecoder(TagDecoder):
         self._functions = 0
         self._blocks = 0
         self._line_start = True  # the value so far is empty or ends with a newline
+        self._bare = False  # the current block opened without ``<tool_call>``
+        if self._schemas:
+            self._opener = TagSet("<tool_call>", "<function=")
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {
             _HEAD: self._on_head,
+            _BARE_NAME: self._on_bare_name,
+            _BARE_NEXT: self._on_bare_next,
             _NAME: self._on_name,
             _PARAMS: self._on_params,
             _KEY: self._on_key,
@@ -119,6 +131,39 @@ class Qwen3CoderDecoder(TagDecoder):
         }
 
     # -- the header ----------------------------------------------------------------------
+
+    def _opened(self, tag: str) -> None:
+        self._bare = tag == "<function="
+        if not self._bare:
+            return
+        self._committed = False  # not a special token: reverting it is no error
+        if self._shown_line:
+            self._state = _BARE_NAME
+            self._word, self._word_len = [], 0
+        else:  # mid-line: a tag quoted in prose
+            self._revert("not at a line start")
+
+    def _on_bare_name(self) -> bool:
+        done, name = self._read_word(self._head_to)
+        if not done:
+            return False
+        if name is None or name not in self._schemas:
+            self._revert("not a declared tool")
+        else:
+            self._name, self._state = name, _BARE_NEXT
+        return True
+
+    def _on_bare_next(self) -> bool:
+        # Peek only: the whitespace goes out as call markup once the tag confirms the call.
+        opt = expect(self._buf, skip_space(self._buf, self._pos), _NEXT)
+        if opt == "":
+            return False
+        if opt is None:
+            self._revert("no parameter markup after the function name")
+        else:
+            self._begin(self._name, json_args=False)
+            self._params, self._state = {}, _PARAMS
+        return True
 
     def _on_head(self) -> bool:
         self._head_to(skip_space(self._buf, self._pos))
@@ -280,9 +325,20 @@ class Qwen3CoderDecoder(TagDecoder):
         """Whether the ``<parameter=KEY>`` at ``at`` may open a parameter of this call: a
         KEY not given yet (None: not known yet)."""
         key = self._word_ahead(at + len("<parameter="))
-        # Not filtered by the tool's schema: a parameter the tool does not take is the
-        # tool's to refuse, visibly, not text to fold into the value before it.
-        return None if key is None else bool(key) and key not in self._params and key != self._key
+        if key is None:
+            return None
+        # With the tool's schema, a key it lacks is value text (vLLM and SGLang do the same):
+        # a file holding this very markup keeps it. Without one, any new key counts.
+        declared = self._declared()
+        fresh = bool(key) and key not in self._params and key != self._key
+        return fresh and (declared is None or key in declared)
+
+    def _declared(self) -> Mapping[str, Any] | None:
+        """The parameters the current tool's schema declares, when they are all it takes."""
+        schema = self._schemas.get(self._name, {})
+        props = schema.get("properties")
+        open_ended = schema.get("additionalProperties") not in (None, False)
+        return props if isinstance(props, Mapping) and not open_ended else None
 
     def _function_ahead(self, at: int) -> bool | None:
         """Whether the ``</function>`` at ``at`` ends the call: ``</tool_call>`` or another
@@ -303,7 +359,7 @@ class Qwen3CoderDecoder(TagDecoder):
         raw = raw[1:] if raw.startswith("\n") else raw
         raw = raw[:-1] if raw.endswith("\n") else raw
         schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
-        value = self._params[self._key] = _convert(raw, schema)
+        value = self._params[self._key] = convert(raw, schema)
         self._value = []
         self._delta("", (self._key,), (value,))
         self._state = _PARAMS
@@ -323,10 +379,12 @@ class Qwen3CoderDecoder(TagDecoder):
             self._emit_text(ws)
         elif opt == "</tool_call>":
             self._pos += len(opt)
-        else:  # another function in the same block
+        else:  # another function in the same block (held to the same rule as the first)
+            if self._bare:  # no block holds it: if it reverts, no text may be lost
+                self._emit_text(ws)
             self._pos += len(opt)
-            self._head, self._committed = [opt], True
-            self._state = _NAME
+            self._head, self._committed = [opt], not self._bare
+            self._state = _BARE_NAME if self._bare else _NAME
             self._word, self._word_len = [], 0
         return True
 
@@ -358,69 +416,6 @@ class Qwen3CoderDecoder(TagDecoder):
     def _close_text(self, rest: str) -> None:
         self._emit_text("".join(self._ws) + rest)
         self._ws = []
-
-
-def _convert(raw: str, schema: Any) -> Any:
-    """Type a value by its JSON schema, as the production parsers do (docs/decoding.md):
-
-    * ``null`` (or Python's ``None``) is JSON null where the schema allows null
-      (``anyOf [string, null]``, ``type: [string, null]``) and for every type but string;
-    * a string type keeps the text; otherwise the text is parsed as JSON (or the Python
-      spellings ``True``/``False``) and kept only if it fits a declared type, so an
-      integer parameter written ``2.5`` stays the text for the tool to refuse.
-    """
-    types = _types(schema)
-    if not types:
-        return raw
-    text = raw.strip(SPACE)
-    if text in ("null", "None") and ("null" in types or "string" not in types):
-        return None
-    if "string" in types:
-        return raw
-    try:
-        value = json.loads(text)
-    except ValueError:
-        # Python spellings models trained on Python sometimes use.
-        value = {"True": True, "False": False}.get(text, raw)
-    return value if _fits(value, types) else raw
-
-
-# Type names that are not JSON Schema's but that tool schemas written from Python or
-# other languages carry; the peers read them as these (vLLM maps "float" to a number).
-_ALIASES = {
-    "float": "number",
-    "double": "number",
-    "int": "integer",
-    "bool": "boolean",
-    "dict": "object",
-    "list": "array",
-}
-
-
-def _types(schema: Any) -> frozenset[str]:
-    if not isinstance(schema, Mapping):
-        return frozenset()
-    declared = schema.get("type")
-    if isinstance(declared, str):
-        return frozenset({_ALIASES.get(declared, declared)})
-    if isinstance(declared, list):
-        return frozenset(_ALIASES.get(t, t) for t in declared if isinstance(t, str))
-    alternatives = schema.get("anyOf") or schema.get("oneOf") or []
-    return frozenset().union(*(_types(s) for s in alternatives))
-
-
-_FITS: dict[str, Callable[[Any], bool]] = {
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-}
-
-
-def _fits(value: Any, types: frozenset[str]) -> bool:
-    return any(_FITS.get(t, lambda _: False)(value) for t in types)
 
 
 __all__ = ["Qwen3CoderDecoder"]
