@@ -100,7 +100,7 @@ def test_transparency_survives_a_fit_as_png() -> None:
     assert isinstance(out, ImagePart)
     shown = _within_every_provider(out)
     assert shown.mode == "RGBA"
-    assert shown.getpixel((LONG_EDGE - 1, 10))[3] == 0
+    assert shown.getpixel((LONG_EDGE - 1, 10)) == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize(
