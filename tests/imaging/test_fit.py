@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import struct
 import time
 
 import pytest
@@ -154,3 +155,21 @@ def test_a_history_is_fitted_in_user_messages_and_tool_results() -> None:
     assert fitted_messages(history[:1] * 0) == []
     same = [Message("user", (TextPart("see"), good))]
     assert fitted_messages(same)[0] is same[0]
+
+
+def test_a_png_with_a_damaged_colour_profile_is_sent_without_it() -> None:
+    # As the MCP reference server's sample image: its iCCP checksum is wrong, which
+    # libpng shrugs off and Pillow refuses.
+    whole = _png()
+    profile = b"iCCP" + b"icc\x00\x00" + b"\x78\x9c" + b"\x00" * 40
+    damaged = struct.pack(">I", len(profile) - 4) + profile + b"\xde\xad\xbe\xef"
+    data = whole[:33] + damaged + whole[33:]
+    out = fitted(ImagePart("image/png", b64(data)))
+    assert out == ImagePart("image/png", b64(whole))
+
+
+def test_a_png_with_damaged_pixel_data_is_not_repaired() -> None:
+    whole = bytearray(_png())
+    whole[-20] ^= 0xFF  # inside the IDAT chunk: its checksum no longer holds
+    out = fitted(ImagePart("image/png", b64(bytes(whole))))
+    assert isinstance(out, TextPart)

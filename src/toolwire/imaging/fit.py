@@ -10,6 +10,8 @@ opened and every pixel decoded with Pillow, and
 * one too large (pixels or bytes), animated, or a GIF is scaled down (Lanczos, aspect
   kept) and re-encoded: PNG for a lossless source or one with transparency when that is
   small enough, else JPEG at falling quality, smaller again until it fits;
+* a PNG with a damaged ancillary chunk (a colour profile, say) loses that chunk
+  (``png``), as libpng would drop it;
 * one that does not decode becomes its note: ``[image: image/png, 12 KB, not sent: the
   data is not a valid PNG image]``, so the model knows an image was there.
 """
@@ -28,6 +30,7 @@ from PIL import Image, ImageOps
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolResultPart
 from toolwire.history.images import sniff
 from toolwire.imaging.limits import FORMATS, LONG_EDGE, MAX_BASE64, MAX_PIXELS
+from toolwire.imaging.png import without_damaged_chunks
 
 NOT_AN_IMAGE: Final = "not a PNG, JPEG, GIF or WebP image"
 _TYPES: Final = {
@@ -94,7 +97,14 @@ def _fit(image: ImagePart) -> ImagePart:
     kind = sniff(raw)
     if kind is None:
         raise _RefusedError(NOT_AN_IMAGE)
-    picture = _opened(raw, kind)
+    try:
+        picture = _opened(raw, kind)
+    except _RefusedError:
+        repaired = without_damaged_chunks(raw) if kind == "image/png" else None
+        if repaired is None:
+            raise
+        picture, raw = _opened(repaired, kind), repaired
+        text = base64.b64encode(raw).decode("ascii")
     kind = _TYPES.get(picture.format or "", kind)
     width, height = picture.size
     animated = getattr(picture, "n_frames", 1) > 1
