@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,8 @@ from tests.agent.support import (
 from tests.fakes.http import Reply
 from tests.imaging.images import b64, encode, screenshot_4k
 from tests.mcp.support import EDGE
+from toolwire.agent.store import SessionDatabase
+from toolwire.history import ImagePart, Message, TextPart
 from toolwire.imaging import LONG_EDGE
 
 pytestmark = pytest.mark.e2e
@@ -172,3 +176,39 @@ def test_20_mb_of_structured_content_is_capped_in_raw_output_and_in_the_store(
     assert "bytes not shown" in json.dumps(raw)
     assert max(lines) < 200_000
     assert _db(tmp_path) < 2 * 1024 * 1024
+
+
+def test_a_broken_image_stored_by_an_older_version_is_not_sent_after_session_load(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    env = environment(tmp_path, TEST_KEY=KEY)
+    with _environ_db(env) as db:
+        made = db.create(str(root))
+        broken = ImagePart("image/png", b64(GARBAGE_PNG))  # as the header check let through
+        db.append_messages(made.id, [Message("user", (TextPart("see"), broken))])
+        db.append_messages(made.id, [Message("assistant", (TextPart("A picture."),))])
+    with StrictAnthropic() as server:
+        server.script(Reply(chunks=[response(("text", "Still here."))]))
+        config = write_config(tmp_path, fake_backend(server.url))
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                await run.conn.initialize(protocol_version=1)
+                await run.conn.load_session(cwd=str(root), session_id=made.id, mcp_servers=[])
+                done = await run.conn.prompt(session_id=made.id, prompt=[text_block("And now?")])
+                assert done.stop_reason == "end_turn"
+
+        asyncio.run(scenario())
+    _all_valid(server, 1)
+    first = server.requests[0].json()["messages"][0]["content"]
+    assert "not sent: the data is not a valid PNG image" in json.dumps(first)
+
+
+@contextmanager
+def _environ_db(env: dict[str, str]) -> Iterator[SessionDatabase]:
+    """The session store the agent of ``env`` opens."""
+    path = Path(env["XDG_DATA_HOME"]) / "toolwire" / "sessions.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with SessionDatabase(path) as db:
+        yield db
