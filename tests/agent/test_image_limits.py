@@ -189,7 +189,7 @@ def test_a_broken_image_stored_by_an_older_version_is_not_sent_after_session_loa
         db.append_messages(made.id, [Message("user", (TextPart("see"), broken))])
         db.append_messages(made.id, [Message("assistant", (TextPart("A picture."),))])
     with StrictAnthropic() as server:
-        server.script(Reply(chunks=[response(("text", "Still here."))]))
+        server.script(Reply(chunks=[response(("text", "Still here.")).encode()]))
         config = write_config(tmp_path, fake_backend(server.url))
 
         async def scenario() -> None:
