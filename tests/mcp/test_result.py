@@ -75,3 +75,15 @@ def test_unknown_blocks_are_noted_and_errors_are_text() -> None:
     failed = error_result("server gone")
     assert failed.is_error
     assert failed.text == "server gone"
+
+
+def test_large_structured_content_is_raw_output_as_capped_json_text() -> None:
+    rows = {"rows": [{"id": i, "name": f"row {i}"} for i in range(20_000)]}
+    result = map_result({"content": [], "structuredContent": rows}, max_output_bytes=4_000)
+    assert isinstance(result.raw_output, str)
+    assert len(result.raw_output.encode()) < 4_200
+    assert result.raw_output.startswith('{"rows": [{"id": 0, "name": "row 0"}')
+    assert "bytes not shown: output capped at 4,000 bytes" in result.raw_output
+    assert result.raw_output.endswith('{"id": 19999, "name": "row 19999"}]}')
+    small = map_result({"content": [], "structuredContent": {"ok": True}}, max_output_bytes=4_000)
+    assert small.raw_output == {"ok": True}

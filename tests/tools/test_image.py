@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import tiny_png
+from tests.imaging.images import decoded, screenshot_4k
 from tests.tools.support import make_project, run
 from toolwire.history.images import sniff
+from toolwire.imaging import LONG_EDGE
 from toolwire.tools.image import MAX_IMAGE_BYTES
 
 PNG = tiny_png()
@@ -53,6 +55,28 @@ def test_read_refuses_an_image_over_the_limit(tmp_path: Path) -> None:
     assert result.is_error
     assert "more than Read returns" in result.content
     assert not result.images
+
+
+def test_read_of_a_large_screenshot_returns_it_fitted(tmp_path: Path) -> None:
+    ctx = make_project(tmp_path)
+    (ctx.cwd / "shot.png").write_bytes(screenshot_4k())
+    result = run("Read", {"file_path": "shot.png"}, ctx)
+    assert not result.is_error
+    (image,) = result.images
+    assert max(decoded(image.data).size) == LONG_EDGE
+    assert result.content.startswith("The image shot.png (image/png, 12,")
+    assert f"is attached as a smaller {image.media_type} of {image.size():,} bytes." in (
+        result.content
+    )
+
+
+def test_read_of_a_broken_png_names_it_and_attaches_nothing(tmp_path: Path) -> None:
+    ctx = make_project(tmp_path)
+    (ctx.cwd / "broken.png").write_bytes(PNG[:33] + b"garbage" * 10)
+    result = run("Read", {"file_path": "broken.png"}, ctx)
+    assert not result.images
+    assert "cannot be shown" in result.content
+    assert "not sent: the data is not a valid PNG image" in result.content
 
 
 def test_a_text_file_named_png_is_read_as_text(tmp_path: Path) -> None:

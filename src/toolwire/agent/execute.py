@@ -38,7 +38,8 @@ from toolwire.agent.permissions import (
 )
 from toolwire.agent.ports import ClientTerminal
 from toolwire.agent.session import Runtime, Session
-from toolwire.history import ToolResultPart
+from toolwire.history import ImagePart, ToolResultPart
+from toolwire.imaging import SHOWN_BASE64
 from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
@@ -214,13 +215,7 @@ class Executor:
         elif raw is not None and isinstance(raw.get("terminal_id"), str):
             life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
         elif result.images:  # the editor shows the image the model gets (Read of a PNG)
-            images = [
-                {"type": "image", "data": i.data, "mimeType": i.media_type} for i in result.images
-            ]
-            shown = [
-                text_content(result.content),
-                *({"type": "content", "content": i} for i in images),
-            ]
+            shown = [text_content(result.content), *map(_shown, result.images)]
             life.complete(content=shown, raw_output=raw, locations=places)
         elif tool.kind == "execute" and raw is not None and raw.get("output_chars"):
             life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
@@ -239,6 +234,14 @@ def _withdraw(life: ToolCallLifecycle, shown: list[dict[str, Any]] | None) -> No
     shows why instead (a rejection, a cancel), as an error result does."""
     if shown is not None and life.stage != "end":
         life.set_content(())
+
+
+def _shown(image: ImagePart) -> dict[str, Any]:
+    """An image for the card: itself, or its note when over ``SHOWN_BASE64``."""
+    if len(image.data) > SHOWN_BASE64:
+        return text_content(image.note("too large to show here"))
+    block = {"type": "image", "data": image.data, "mimeType": image.media_type}
+    return {"type": "content", "content": block}
 
 
 def _failure_line(tool: Tool, result: ToolResult) -> str:

@@ -25,6 +25,7 @@ from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context import restore
 from toolwire.context.meter import RATIO_BAND
 from toolwire.errors import UsageError
+from toolwire.imaging import fitted_messages
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
 
@@ -74,7 +75,9 @@ class SessionFactory:
         mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
         outbox = Outbox(self._sink, record.id, held=held)  # held: a fork, until answered
         sid = record.id
-        history = await self._rt.store.call(lambda db: db.messages(sid))
+        # Images are fitted as they enter a session; one stored by an older version may be
+        # anything, and a provider would refuse every request of the session for it.
+        history = await self._rt.store.call(lambda db: fitted_messages(db.messages(sid)))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
         cleared = record.config.get(CLEAR_KEY)

@@ -31,9 +31,10 @@ from toolwire.agent.permissions import REFUSING, Decision
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
 from toolwire.agent.transcript import agent_message
-from toolwire.history import ImagePart, ToolResultPart, ToolSpec
-from toolwire.history.images import checked
+from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
+from toolwire.imaging import SHOWN_BASE64, fitted
 from toolwire.mcp import McpHub, McpTool
+from toolwire.tools.threads import off_loop
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.titles import Describer, Description, resolve, shorten
 from toolwire.updates.wire import ToolKind, location, text_content
@@ -199,34 +200,56 @@ async def run_call(
 
     limit = session.tools.limits.output_max_bytes
     result = await hub.call(name, dict(args), on_progress=progress, max_output_bytes=limit)
+    content, images, notes = result.content, list[ImagePart](), list[str]()
+    if any(_image_block(item) for item in content):  # decoding takes a while: off the loop
+        content, images, notes = await off_loop(lambda: _fitted(result.content))
     if result.is_error:
         life.set_content(())
         life.fail(result.text, raw_output=result.raw_output)
     else:
-        life.complete(content=result.content, raw_output=result.raw_output)
+        life.complete(content=content, raw_output=result.raw_output)
     send(life)
-    images = tuple(_images(result.content))
-    return ToolResultPart(call_id, name, result.text, is_error=result.is_error, images=images)
+    text = "\n".join([result.text, *notes])
+    return ToolResultPart(call_id, name, text, is_error=result.is_error, images=tuple(images))
 
 
 MAX_IMAGES = 4
 """Images of one MCP result passed on to the model (each counts ~1,600 tokens)."""
 
 
-def _images(content: list[dict[str, Any]]) -> list[ImagePart]:
-    """The result's images for the model (its text already names them), checked against
-    their bytes; a backend without vision turns them into notes."""
-    out: list[ImagePart] = []
+def _image_block(item: Any) -> dict[str, Any] | None:
+    block = item.get("content") if isinstance(item, dict) else None
+    return block if isinstance(block, dict) and block.get("type") == "image" else None
+
+
+def _fitted(
+    content: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[ImagePart], list[str]]:
+    """The result's images fitted (``toolwire.imaging``): the card's content with each
+    image at most ``SHOWN_BASE64`` (else its note), the images for the model (its text
+    already names them; a backend without vision turns them into notes), and a note for
+    each image that could not be decoded, for the model's text."""
+    shown: list[dict[str, Any]] = []
+    images: list[ImagePart] = []
+    notes: list[str] = []
     for item in content:
-        block = item.get("content") if isinstance(item, dict) else None
-        if not isinstance(block, dict) or block.get("type") != "image":
+        block = _image_block(item)
+        if block is None:
+            shown.append(item)
             continue
-        data, kind = block.get("data"), block.get("mimeType")
-        if isinstance(data, str) and isinstance(kind, str):
-            image = checked(ImagePart(kind, data))
-            if isinstance(image, ImagePart) and len(out) < MAX_IMAGES:
-                out.append(image)
-    return out
+        image = fitted(ImagePart(str(block.get("mimeType") or ""), str(block.get("data") or "")))
+        if isinstance(image, TextPart):
+            notes.append(image.text)
+            shown.append(text_content(image.text))
+            continue
+        if len(images) < MAX_IMAGES:
+            images.append(image)
+        if len(image.data) > SHOWN_BASE64:
+            shown.append(text_content(image.note("too large to show here")))
+        else:
+            data = {"type": "image", "data": image.data, "mimeType": image.media_type}
+            shown.append({"type": "content", "content": data})
+    return shown, images, notes
 
 
 __all__ = [

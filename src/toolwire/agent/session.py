@@ -35,7 +35,7 @@ from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
 from toolwire.context import ContextMeter
 from toolwire.handoff import Handoff, MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
-from toolwire.history.images import checked
+from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
@@ -195,7 +195,7 @@ def _image(block: Any) -> ImagePart | TextPart | None:
     if getattr(block, "type", None) != "image":
         return None
     if block.data:
-        return checked(ImagePart(block.mime_type, block.data))
+        return fitted(ImagePart(block.mime_type, block.data))
     return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
 
 

@@ -9,7 +9,9 @@ and the last ``plan``. Replaying it never re-streams text (claude-agent-acp#796:
 rendered twice) and never sends an update for an unknown call (docs/agent.md "Sessions").
 
 A client terminal does not outlive the turn (it was released), so a terminal item is
-replayed as the command's output text instead.
+replayed as the command's output text instead. A prompt's image of more than
+``SHOWN_BASE64`` (a 12 MB screenshot) is kept as its note: the model's copy is the fitted
+one in the history, and the store stays small.
 
 Every message toolwire writes itself (a notice: compaction, switch, a failure, a
 command's answer) ends with a paragraph break (``paragraph``): clients that join message
@@ -22,7 +24,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from toolwire.history import (
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from toolwire.imaging import SHOWN_BASE64
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.wire import state_to_wire, text_content
 
@@ -33,7 +43,7 @@ def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:
     return [
         {
             "sessionUpdate": "user_message_chunk",
-            "content": block.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "content": _kept(block.model_dump(mode="json", by_alias=True, exclude_none=True)),
             "messageId": message_id,
         }
         for block in blocks
@@ -48,6 +58,14 @@ def paragraph(text: str) -> str:
 def agent_message(text: str, message_id: str | None = None) -> dict[str, Any]:
     """A message toolwire writes itself as one ``agent_message_chunk`` update."""
     return _chunk("agent_message_chunk", paragraph(text), message_id or uuid.uuid4().hex)
+
+
+def _kept(content: dict[str, Any]) -> dict[str, Any]:
+    data = content.get("data")
+    if content.get("type") != "image" or not isinstance(data, str) or len(data) <= SHOWN_BASE64:
+        return content
+    note = ImagePart(str(content.get("mimeType", "")), data).note("not kept in the transcript")
+    return {"type": "text", "text": note}
 
 
 def replayed(update: dict[str, Any], *, compaction: bool) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.history.images import has_images
+from toolwire.tools.threads import off_loop
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.titles import shorten
 
@@ -175,7 +176,7 @@ class Turn:
         """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
         model, the blocks as typed for the transcript and the title."""
         session, store = self.session, self.runtime.store
-        message = prompt_message(blocks, text)
+        message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
         session.history.append(message)
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))

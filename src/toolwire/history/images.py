@@ -1,5 +1,8 @@
 """Images in a history: recognised by their bytes, or turned into one line of text.
 
+Checking and fitting an image (decoding it, scaling it to the providers' limits) needs
+Pillow, so it lives in ``toolwire.imaging``; this module stays standard-library only.
+
 A backend that takes no images (``vision = false``, or tools as text markup) gets
 ``without_images``: each image becomes its note (``[image: image/png, 12 KB, not sent:
 ...]``), so the model knows one was there and the bytes are never sent.
@@ -27,21 +30,6 @@ def sniff(data: bytes) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     return None
-
-
-def checked(image: ImagePart) -> ImagePart | TextPart:
-    """A client's image with the type its bytes show (providers refuse a mislabelled
-    one), or its note when it is no PNG, JPEG, GIF or WebP (no provider takes others)."""
-    if image.url is not None:
-        return image
-    try:
-        head = base64.b64decode(image.data[:24], validate=True)
-    except ValueError:
-        head = b""
-    kind = sniff(head)
-    if kind is None:
-        return TextPart(image.note("not sent: not a PNG, JPEG, GIF or WebP image"))
-    return image if kind == image.media_type else ImagePart(kind, image.data)
 
 
 def image_of(data: bytes, media_type: str) -> ImagePart:
@@ -91,7 +79,6 @@ def with_notes(text: str, images: Iterable[ImagePart], reason: str = "") -> str:
 
 __all__ = [
     "NOT_SENT",
-    "checked",
     "has_images",
     "image_of",
     "sniff",

@@ -4,7 +4,9 @@ The editor gets ACP content blocks, which mirror MCP's (text, image, audio, reso
 link, embedded resource), so each block is carried over with only the fields ACP
 defines. The model gets text: text blocks and text resources verbatim, anything binary as
 a short note (``[image: image/png, 12 KB]``), capped head + tail like a built-in tool's
-output. ``structuredContent`` is the call's ``rawOutput``.
+output. ``structuredContent`` is the call's ``rawOutput``, capped the same way: over the
+cap it becomes its JSON text, head + tail (the editor's card and the stored transcript
+would otherwise hold it whole). Images are fitted by the agent (``agent.mcp_calls``).
 """
 
 from __future__ import annotations
@@ -77,14 +79,18 @@ def map_result(result: Mapping[str, Any], max_output_bytes: int = 30_000) -> Mcp
             content.append({"type": "content", "content": acp})
         texts.append(text)
     structured = result.get("structuredContent")
-    if not texts and structured is not None:
+    dumped = None if structured is None else json.dumps(structured, ensure_ascii=False)
+    if not texts and dumped is not None:
         # Servers should mirror structured output as text; when one does not, the model
         # still needs to see it.
-        texts.append(json.dumps(structured, ensure_ascii=False))
+        texts.append(dumped)
+    raw = structured
+    if dumped is not None and len(dumped.encode("utf-8")) > max_output_bytes:
+        raw = cap_text(dumped, max_output_bytes)  # the editor's card and the transcript
     return McpResult(
         content=content,
         text=cap_text("\n".join(texts), max_output_bytes),
-        raw_output=structured,
+        raw_output=raw,
         is_error=bool(result.get("isError")),
     )
 

@@ -4,7 +4,7 @@
 crash the server mid-call, wait to be cancelled (writing what happened to
 ``$EDGE_MARKS``), change the tool list, leave a child process behind, return a huge text,
 or take a schema Gemini's ``parameters`` would reject (``$defs``, ``$ref``, ``anyOf``,
-``format``).
+``format``), or return a huge image or huge structured content.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from datetime import datetime
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 server = MCPServer("edge")
@@ -89,6 +89,37 @@ def big(size: int) -> str:
     """A text of about ``size`` bytes: a head, many lines, a tail."""
     body = "".join(f"line {i}\n" for i in range(size // 8))
     return "HEAD\n" + body + "TAIL"
+
+
+@server.tool()
+def picture(megabytes: int) -> CallToolResult:
+    """A PNG of about ``megabytes`` MB (noise, which nothing compresses), as a screen
+    capture tool returns a huge screenshot."""
+    import base64
+    import io
+
+    from PIL import Image as Picture
+
+    side = int((megabytes * 1024 * 1024 / 3) ** 0.5)
+    out = io.BytesIO()
+    Picture.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(
+        out, "PNG", compress_level=1
+    )
+    data = base64.b64encode(out.getvalue()).decode("ascii")
+    text = TextContent(type="text", text=f"A {side}x{side} capture.")
+    return CallToolResult(
+        content=[text, ImageContent(type="image", data=data, mime_type="image/png")]
+    )
+
+
+@server.tool()
+def records(megabytes: int) -> CallToolResult:
+    """``structuredContent`` of about ``megabytes`` MB, and a short text."""
+    rows = [
+        {"id": i, "name": f"row {i:08d}", "payload": "x" * 64} for i in range(megabytes * 10_000)
+    ]
+    text = TextContent(type="text", text=f"{len(rows)} rows.")
+    return CallToolResult(content=[text], structured_content={"rows": rows})
 
 
 class Window(BaseModel):

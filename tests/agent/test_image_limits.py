@@ -1,0 +1,214 @@
+"""No image wedges a session: what a user pastes, ``Read`` finds or an MCP tool returns
+is fitted before any provider sees it, and the editor's copy and the store stay small.
+
+A fake Anthropic server refuses images as the real API does (``strict_anthropic``); each
+scenario runs a second prompt after the first, since an image the API refuses stays in
+the history and refuses every later request of the session too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import image_block, text_block
+from acp.schema import McpServerStdio
+from PIL import Image
+
+from tests.agent.strict_anthropic import StrictAnthropic, images_sent, problem
+from tests.agent.support import (
+    KEY,
+    ScriptedClient,
+    agent,
+    calls_by_id,
+    check_wire,
+    environment,
+    fake_backend,
+    project,
+    response,
+    write_config,
+)
+from tests.fakes.http import Reply
+from tests.imaging.images import b64, encode, screenshot_4k
+from tests.mcp.support import EDGE
+from toolwire.agent.store import SessionDatabase
+from toolwire.history import ImagePart, Message, TextPart
+
+pytestmark = pytest.mark.e2e
+
+GARBAGE_PNG = encode(Image.new("RGB", (64, 48)))[:33] + b"\x00junk" * 500
+"""A PNG signature and header, then garbage: the first bytes say PNG, the rest is not."""
+LINE_CAP = 3 * 1024 * 1024
+"""No ``session/update`` line the editor gets may be longer (the fitted image's cap, 2 MB
+of base64, plus the rest of the card)."""
+
+
+def _run(
+    tmp_path: Path,
+    replies: list[str],
+    prompts: list[list[Any]],
+    servers: list[Any] | None = None,
+) -> tuple[StrictAnthropic, list[dict[str, Any]], list[int]]:
+    """Run ``prompts`` in one session; the server, the notifications and the length of
+    every line the agent wrote."""
+    root = project(tmp_path)
+    (root / "shot.png").write_bytes(screenshot_4k())
+    (root / "broken.png").write_bytes(GARBAGE_PNG)
+    with StrictAnthropic() as server:
+        server.script(*(Reply(chunks=[r.encode()]) for r in replies))
+        config = write_config(tmp_path, fake_backend(server.url))
+        env = environment(tmp_path, TEST_KEY=KEY)
+
+        async def scenario() -> tuple[list[dict[str, Any]], list[int]]:
+            client = ScriptedClient(answers=["allow_always"])
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                await run.conn.initialize(protocol_version=1)
+                made = await run.conn.new_session(cwd=str(root), mcp_servers=servers or [])
+                for prompt in prompts:
+                    done = await run.conn.prompt(session_id=made.session_id, prompt=prompt)
+                    assert done.stop_reason == "end_turn"
+                check_wire(run.wire)
+                lines = [len(json.dumps(m)) for m in run.sent()]
+                return run.notifications(), lines
+
+        notes, lines = asyncio.run(scenario())
+    return server, notes, lines
+
+
+def _all_valid(server: StrictAnthropic, requests: int) -> None:
+    assert server.refused == []
+    assert len(server.requests) == requests
+    for received in server.requests:
+        assert all(problem(s) is None for s in images_sent(received))
+
+
+def _db(tmp_path: Path) -> int:
+    """The size of the session store, its write-ahead log included."""
+    store = tmp_path / "data" / "toolwire"
+    return sum(p.stat().st_size for p in store.glob("sessions.db*"))
+
+
+def test_a_garbage_png_and_a_12_mb_screenshot_in_a_prompt_do_not_wedge_the_session(
+    tmp_path: Path,
+) -> None:
+    prompt = [
+        text_block("What is on these?"),
+        image_block(b64(GARBAGE_PNG), "image/png"),
+        image_block(b64(screenshot_4k()), "image/png"),
+    ]
+    replies = [response(("text", "A screen.")), response(("text", "Still here."), n=1)]
+    server, _, _ = _run(tmp_path, replies, [prompt, [text_block("And now?")]])
+    _all_valid(server, 2)
+    first = server.requests[1].json()["messages"][0]["content"]
+    notes = [b["text"] for b in first if b["type"] == "text"]
+    assert any("not sent: the data is not a valid PNG image" in n for n in notes)
+    (image,) = images_sent(server.requests[1])
+    assert len(image["data"]) < len(b64(screenshot_4k())) // 3
+    assert _db(tmp_path) < 8 * 1024 * 1024
+
+
+def test_read_of_a_12_mb_screenshot_and_of_a_broken_png_do_not_wedge_the_session(
+    tmp_path: Path,
+) -> None:
+    replies = [
+        response(
+            ("tool", "Read", {"file_path": "shot.png"}, "toolu_shot"),
+            ("tool", "Read", {"file_path": "broken.png"}, "toolu_broken"),
+        ),
+        response(("text", "A screen."), n=1),
+        response(("text", "Still here."), n=2),
+    ]
+    prompts = [[text_block("Look at shot.png and broken.png")], [text_block("And now?")]]
+    server, notes, lines = _run(tmp_path, replies, prompts)
+    _all_valid(server, 3)
+    results = [
+        b
+        for b in server.requests[1].json()["messages"][-1]["content"]
+        if b["type"] == "tool_result"
+    ]
+    shot, broken = results
+    assert [b["type"] for b in shot["content"]] == ["text", "image"]
+    assert "not sent: the data is not a valid PNG image" in json.dumps(broken["content"])
+    assert calls_by_id(notes)["toolu_shot"]["status"] == "completed"
+    assert max(lines) < LINE_CAP
+
+
+def _edge() -> McpServerStdio:
+    return McpServerStdio(name="edge", command=sys.executable, args=[str(EDGE), "serve"], env=[])
+
+
+def test_a_20_mb_image_from_an_mcp_tool_is_fitted_for_the_model_and_capped_for_the_editor(
+    tmp_path: Path,
+) -> None:
+    call = ("tool", "mcp__edge__picture", {"megabytes": 20}, "toolu_pic")
+    replies = [
+        response(call),
+        response(("text", "Noise."), n=1),
+        response(("text", "Still here."), n=2),
+    ]
+    prompts = [[text_block("Take a capture")], [text_block("And now?")]]
+    server, notes, lines = _run(tmp_path, replies, prompts, [_edge()])
+    _all_valid(server, 3)
+    (image,) = images_sent(server.requests[1])
+    assert image["media_type"] == "image/jpeg"
+    assert calls_by_id(notes)["toolu_pic"]["status"] == "completed"
+    assert max(lines) < LINE_CAP
+    assert _db(tmp_path) < 8 * 1024 * 1024
+
+
+def test_20_mb_of_structured_content_is_capped_in_raw_output_and_in_the_store(
+    tmp_path: Path,
+) -> None:
+    call = ("tool", "mcp__edge__records", {"megabytes": 20}, "toolu_rows")
+    replies = [response(call), response(("text", "Rows."), n=1)]
+    server, notes, lines = _run(tmp_path, replies, [[text_block("List them")]], [_edge()])
+    _all_valid(server, 2)
+    card = calls_by_id(notes)["toolu_rows"]
+    assert card["status"] == "completed"
+    raw = card["rawOutput"]
+    assert len(json.dumps(raw)) < 100_000
+    assert "bytes not shown" in json.dumps(raw)
+    assert max(lines) < 200_000
+    assert _db(tmp_path) < 2 * 1024 * 1024
+
+
+def test_a_broken_image_stored_by_an_older_version_is_not_sent_after_session_load(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    env = environment(tmp_path, TEST_KEY=KEY)
+    with _environ_db(env) as db:
+        made = db.create(str(root))
+        broken = ImagePart("image/png", b64(GARBAGE_PNG))  # as the header check let through
+        db.append_messages(made.id, [Message("user", (TextPart("see"), broken))])
+        db.append_messages(made.id, [Message("assistant", (TextPart("A picture."),))])
+    with StrictAnthropic() as server:
+        server.script(Reply(chunks=[response(("text", "Still here.")).encode()]))
+        config = write_config(tmp_path, fake_backend(server.url))
+
+        async def scenario() -> None:
+            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+                await run.conn.initialize(protocol_version=1)
+                await run.conn.load_session(cwd=str(root), session_id=made.id, mcp_servers=[])
+                done = await run.conn.prompt(session_id=made.id, prompt=[text_block("And now?")])
+                assert done.stop_reason == "end_turn"
+
+        asyncio.run(scenario())
+    _all_valid(server, 1)
+    first = server.requests[0].json()["messages"][0]["content"]
+    assert "not sent: the data is not a valid PNG image" in json.dumps(first)
+
+
+@contextmanager
+def _environ_db(env: dict[str, str]) -> Iterator[SessionDatabase]:
+    """The session store the agent of ``env`` opens."""
+    path = Path(env["XDG_DATA_HOME"]) / "toolwire" / "sessions.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with SessionDatabase(path) as db:
+        yield db
