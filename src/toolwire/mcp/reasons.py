@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 
+from toolwire.mcp.link import UnreadableAnswerError
 from toolwire.mcp.spec import ServerSpec
 
 
@@ -31,6 +32,8 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     elif isinstance(error, FileNotFoundError):
         why = f"command {spec.command!r} not found"
         check = "the command's path and PATH" + (f", and cwd {spec.cwd}" if spec.cwd else "")
+    elif isinstance(error, UnreadableAnswerError):
+        why = str(error)
     elif isinstance(error, PermissionError):
         why = f"command {spec.command!r} cannot be run ({error.strerror or error})"
         check = "its permissions"
