@@ -106,7 +106,7 @@ def _server_rows(
 ) -> list[tuple[str, str, str]]:
     """One MCP server's keys; env and header values masked unless they only name
     variables (then whether those are set)."""
-    from toolwire.config.mcp import VARIABLE
+    from toolwire.config.mcp import VARIABLE, mask_args, mask_keys
     from toolwire.config.schema import mask
 
     def source(key: str) -> str:
@@ -116,7 +116,9 @@ def _server_rows(
         shown = []
         for key, value in values.items():
             names = VARIABLE.findall(value)
-            if names:
+            if names and mask_keys(value) != value:  # a key beside the names
+                shown.append(f'{key} = "{mask_keys(value)}"')
+            elif names:
                 unset = [n for n in names if not environ.get(n)]
                 note = f" (not set: {', '.join(unset)})" if unset else ""
                 # Only names: the schema rejected literal secrets beside them.
@@ -128,6 +130,8 @@ def _server_rows(
     rows: list[tuple[str, str, str]] = [("transport", f'"{server.kind}"', source("transport"))]
     for key in ("command", "args", "cwd", "url"):
         value = getattr(server, key)
+        if key == "args":
+            value = mask_args(value)  # keys passed on the command line are not shown
         if value:
             rows.append((key, _show(value), source(key)))
     for key in ("env", "headers"):

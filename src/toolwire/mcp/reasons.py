@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 
+from toolwire.config.mcp import mask_args
 from toolwire.mcp.link import UnreadableAnswerError
 from toolwire.mcp.spec import ServerSpec
 
@@ -21,7 +22,7 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     error = _leaf(error)
     stderr = f" (its stderr is in {stderr_path})" if stderr_path else ""
     if spec.transport == "stdio":
-        line = shlex.join([spec.command or "", *spec.args])
+        line = shlex.join([spec.command or "", *mask_args(list(spec.args))])
         check = f"that `{line}` runs and speaks MCP on stdout{stderr}"
     else:
         check = f"that {spec.url} is reachable and serves MCP over {spec.transport}"
