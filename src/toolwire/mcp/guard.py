@@ -39,7 +39,10 @@ def main(argv: list[str]) -> int:
         if status is not None:
             return status if status >= 0 else 128 - status
         if os.getppid() != agent:  # the agent is gone (its pid given: no race at start)
-            os.killpg(0, signal.SIGKILL)
+            if os.getpgrp() == os.getpid():  # the group is the server's, not a caller's
+                os.killpg(0, signal.SIGKILL)
+            server.kill()
+            return 137
         time.sleep(POLL)
 
 
