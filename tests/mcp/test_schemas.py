@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from typing import Any
@@ -58,8 +59,25 @@ def test_a_tool_whose_schema_cannot_be_converted_is_dropped_with_one_line(
             "MCP server 's': tool 'looped' is not offered: its input schema cannot be "
             "converted for the model (RecursionError: maximum recursion depth exceeded)"
         ]
-        assert [t.model_name for t in h.tools()] == ["mcp__s__echo"]
+        assert [t.model_name for t in h.tools()] == ["mcp__s__echo", "mcp__s__garbled"]
         assert (await h.call("mcp__s__echo", {"text": "hi"})).text == "hi"
         await h.aclose()
 
     run(main())
+
+
+def test_a_call_whose_answer_cannot_be_parsed_fails_at_once_and_the_server_still_serves() -> None:
+    async def main() -> float:
+        h = hub()
+        assert await h.start([_spec("loop")]) == []
+        began = time.monotonic()
+        result = await asyncio.wait_for(h.call("mcp__s__garbled", {}), 60)
+        took = time.monotonic() - began
+        assert result.is_error
+        assert "answer could not be parsed" in result.text
+        assert "recursion limit" in result.text
+        assert (await h.call("mcp__s__echo", {"text": "hi"})).text == "hi"
+        await h.aclose()
+        return took
+
+    assert run(main()) < 10

@@ -13,7 +13,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
-from toolwire.mcp.link import Link
+from toolwire.mcp.link import Link, UnreadableAnswerError
 from toolwire.mcp.names import assign_names
 from toolwire.mcp.reasons import died, not_running, start_failure
 from toolwire.mcp.result import McpResult, error_result, map_result
@@ -136,7 +136,9 @@ class McpHub:
             link = server.link
         progress = _progress(on_progress) if on_progress is not None else None
         try:
-            result = await link.client.call_tool(tool.name, arguments, progress_callback=progress)
+            result = await _answer(link, tool.name, arguments, progress)
+        except UnreadableAnswerError as e:
+            return error_result(f"MCP server {tool.server!r}: {e}; the call's result is lost")
         except MCPError as e:
             if e.code != CONNECTION_CLOSED:
                 return error_result(f"MCP server {tool.server!r} refused the call: {e}")
@@ -266,6 +268,24 @@ class McpHub:
             self._log.warning("%s", line)
             self._untold.append(line)
         return False
+
+
+async def _answer(link: Link, name: str, arguments: dict[str, Any], progress: Any) -> Any:
+    """The call's result; ``UnreadableAnswerError`` when the server writes a message that
+    cannot be parsed meanwhile (most likely this answer, which would never arrive)."""
+    call = asyncio.ensure_future(link.client.call_tool(name, arguments, progress_callback=progress))
+    unreadable = link.next_unreadable()
+    either: set[asyncio.Future[Any]] = {call, unreadable}
+    try:
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not call.done():
+            call.cancel()  # also when this task is cancelled: the SDK tells the server
+            await asyncio.wait({call})
+        unreadable.cancel()
+    if call.cancelled() and unreadable.done() and not unreadable.cancelled():
+        raise UnreadableAnswerError("tools/call", ValueError(unreadable.result()))
+    return call.result()
 
 
 def _progress(on_progress: Progress) -> Any:

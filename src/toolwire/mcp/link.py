@@ -56,6 +56,7 @@ class Link:
         self._up = False
         """The start finished: ``client`` and ``tools`` are usable."""
         self._asking = "initialize"
+        self._unreadable: list[asyncio.Future[str]] = []
         """The request the start waits for (named when its answer cannot be read)."""
         self._task: asyncio.Task[None] | None = None
 
@@ -75,6 +76,14 @@ class Link:
             await self.aclose()
             raise
 
+    def next_unreadable(self) -> asyncio.Future[str]:
+        """A future set to the parser's words when the server next writes a message
+        that cannot be parsed (a call waits on it beside its answer)."""
+        waiter: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._unreadable = [w for w in self._unreadable if not w.done()]  # calls that ended
+        self._unreadable.append(waiter)
+        return waiter
+
     async def _notified(self, message: Any) -> None:
         if isinstance(message, Exception):
             # The SDK hands over a line it could not parse here and keeps waiting for
@@ -85,11 +94,18 @@ class Link:
                 error = UnreadableAnswerError(self._asking, message) if unreadable else message
                 self._ready.set_exception(error)
             else:
+                reason = UnreadableAnswerError.reason(message)
                 self._log.warning(
                     "MCP server %r sent a message that could not be parsed: %s",
                     self.spec.name,
-                    UnreadableAnswerError.reason(message),
+                    reason,
                 )
+                # It may have been a call's answer: the calls waiting now are told, as
+                # the SDK would leave them waiting for good.
+                waiters, self._unreadable = self._unreadable, []
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(reason)
         elif isinstance(message, types.ToolListChangedNotification):
             # Not inline: the SDK delivers notifications on its receive path, and the
             # refresh is a request whose answer arrives on that same path.

@@ -3,7 +3,7 @@
 ``schemas.py loop`` lists ``looped``, whose input schema loops through ``$ref`` under a
 top-level ``anyOf``, beside a normal ``echo``. ``schemas.py deep`` lists a tool whose
 schema nests deeper than the client's JSON parser accepts: its ``tools/list`` answer
-cannot be parsed.
+cannot be parsed. ``garbled`` answers a call that way.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent
 
 server = MCPServer("schemas")
 
@@ -33,6 +34,15 @@ def _deep(levels: int) -> dict[str, Any]:
 def echo(text: str) -> str:
     """Say the text back."""
     return text
+
+
+@server.tool()
+def garbled() -> CallToolResult:
+    """An answer nested deeper than the client's JSON parser accepts."""
+    node: list[Any] = []
+    for _ in range(250):
+        node = [node]
+    return CallToolResult(content=[TextContent(text="deep")], structured_content={"deep": node})
 
 
 @server.tool()
