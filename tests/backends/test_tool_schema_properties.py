@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -138,3 +139,73 @@ def test_openai_and_anthropic_always_get_an_accepted_schema(schema: dict[str, An
         assert tool_rules.chat_violations({"type": "function", "function": function}) == []
     tool = {"name": "t", "input_schema": object_schema(schema, flatten_top=True)}
     assert tool_rules.anthropic_violations(tool) == []
+
+
+DEF_NAMES = st.sampled_from(["A", "B", "C"])
+REF = st.builds(lambda n: {"$ref": f"#/$defs/{n}"}, DEF_NAMES) | st.just({"$ref": "#"})
+
+
+def _with_refs(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    return _compose(children | REF)
+
+
+LOOPED = st.builds(
+    lambda top_key, branches, defs, props: {
+        "type": "object",
+        "properties": props,
+        top_key: branches,
+        "$defs": defs,
+    },
+    st.sampled_from(["anyOf", "oneOf", "allOf"]),
+    st.lists(REF | st.recursive(REF, _with_refs, max_leaves=6), min_size=1, max_size=3),
+    st.dictionaries(DEF_NAMES, st.recursive(REF, _with_refs, max_leaves=6), min_size=1),
+    st.dictionaries(NAMES, SCHEMAS | REF, max_size=3),
+)
+"""Schemas whose references may loop (``A`` through ``B`` back to ``A``, ``#``), under
+the top-level combinators Anthropic's builder flattens."""
+
+
+def _deep(key: str, levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):  # no recursion: the point is a depth past Python's limit
+        shapes: dict[str, dict[str, Any]] = {
+            "items": {"type": "array", "items": node},
+            "anyOf": {"anyOf": [node, {"type": "null"}]},
+            "allOf": {"allOf": [node]},
+            "properties": {"type": "object", "properties": {"p": node}},
+            "default": {"type": "object", "default": [node]},
+        }
+        node = shapes[key]
+    return node
+
+
+DEEP = st.builds(
+    lambda key, levels, top: {
+        "type": "object",
+        **(
+            {"anyOf": [_deep(key, levels)]} if top else {"properties": {"deep": _deep(key, levels)}}
+        ),
+    },
+    st.sampled_from(["items", "anyOf", "allOf", "properties", "default"]),
+    st.integers(60, 3000),
+    st.booleans(),
+)
+"""Schemas nested deeper than any walk may recurse (or ``json.dumps`` may encode)."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(LOOPED | DEEP)
+def test_looping_and_deep_schemas_are_loosened_to_accepted_ones(schema: dict[str, Any]) -> None:
+    for local in (False, True):
+        sent = parameters(schema, local=local)
+        json.dumps(sent)
+        function = {"name": "t", "description": "d", "parameters": sent}
+        assert tool_rules.chat_violations({"type": "function", "function": function}) == []
+    tool = {"name": "t", "input_schema": object_schema(schema, flatten_top=True)}
+    json.dumps(tool)
+    assert tool_rules.anthropic_violations(tool) == []
+    converted = declaration_schema(schema)
+    if converted is not None:
+        declaration = {"name": "t", converted[0]: converted[1]}
+        json.dumps(declaration)
+        assert gemini_rules.declaration_violations(declaration) == []

@@ -21,6 +21,8 @@ from toolwire.mcp import McpHub, ServerSpec
 
 HERE = Path(__file__).parent
 EDGE = HERE / "servers" / "edge.py"
+SCHEMAS = HERE / "servers" / "schemas.py"
+STUBBORN = HERE / "servers" / "stubborn.py"
 EVERYTHING = (
     HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )

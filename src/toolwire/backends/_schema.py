@@ -5,6 +5,10 @@ but refuse a few shapes (docs/backends.md, "Tool schemas per provider", with sou
 Each function returns its argument itself when nothing needs changing, so a valid schema
 (every built-in tool's) is sent byte for byte as before and the prompt cache holds.
 Gemini's subset is ``_gemini_schema``'s.
+
+A schema is data from a server, so every walk here is bounded: ``$ref`` loops are cut
+where a reference already being expanded comes back, and nesting past ``MAX_DEPTH``
+subschemas is loosened to ``{}`` (any value) before any recursive walk sees it.
 """
 
 from __future__ import annotations
@@ -14,11 +18,20 @@ from typing import Any
 
 Schema = dict[str, Any]
 
+MAX_DEPTH = 64
+"""Subschemas deeper than this become ``{}``: only generators and attacks nest so deep,
+and every recursive walk (ours, ``json.dumps``, the provider's) must stay far from
+Python's recursion limit."""
+MAX_VALUE_DEPTH = 32
+"""A keyword value that is not a subschema (``default``, ``enum``, ``x-...``) nested
+deeper than this is dropped."""
+
 # Keywords whose value is one subschema, a list of them, or a map of names to them.
 _ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 _LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
 _MAP = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
+_SUBSCHEMA_KEYS = frozenset((*_ONE, *_LIST, *_MAP))
 
 
 def map_subschemas(node: Schema, visit: Callable[[Schema], Schema]) -> Schema:
@@ -69,12 +82,12 @@ def object_schema(schema: Any, *, flatten_top: bool = False) -> Schema:
     """
     if not isinstance(schema, dict) or not schema:
         return empty_object()
-    top: Schema = schema
+    top: Schema = bounded(schema)
     types = types_of(top)
     if types and "object" not in types:
         return empty_object()
     if flatten_top and any(k in top for k in _COMBINATORS):
-        top = _flatten(top, top)
+        top = _flatten(top, top, frozenset(), 0)
     if top.get("type") == "object":
         return top
     return {"type": "object", **{k: v for k, v in top.items() if k != "type"}}
@@ -127,18 +140,68 @@ def local_target(root: Schema, ref: Any) -> Schema | None:
     return None
 
 
-def _flatten(schema: Schema, root: Schema) -> Schema:
-    """The top-level combinators merged into the object itself (see ``object_schema``)."""
+def bounded(schema: Schema) -> Schema:
+    """``schema`` itself when it nests less than ``MAX_DEPTH`` subschemas; else a copy
+    whose deeper subschemas are ``{}`` and whose too deep other values are dropped."""
+    return _bound(schema, 0) if _depth_exceeds(schema, MAX_DEPTH) else schema
+
+
+def _bound(node: Schema, depth: int) -> Schema:
+    if depth >= MAX_DEPTH:
+        return {}
+    node = map_subschemas(node, lambda sub: _bound(sub, depth + 1))
+    deep = [k for k, v in node.items() if _deep_value(k, v)]
+    return {k: v for k, v in node.items() if k not in deep} if deep else node
+
+
+def _deep_value(key: str, value: Any) -> bool:
+    """A keyword whose value, outside the subschemas ``_bound`` walks, nests too deep."""
+    if key not in _SUBSCHEMA_KEYS:
+        return _depth_exceeds(value, MAX_VALUE_DEPTH)
+    if isinstance(value, dict) and key in _MAP:
+        parts = list(value.values())
+    elif isinstance(value, list):
+        parts = value
+    else:
+        return False
+    return any(not isinstance(p, dict) and _depth_exceeds(p, MAX_VALUE_DEPTH) for p in parts)
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` containers (without recursing)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack += [(v, depth + 1) for v in item.values()]
+        elif isinstance(item, list):
+            stack += [(v, depth + 1) for v in item]
+    return False
+
+
+def _flatten(schema: Schema, root: Schema, expanding: frozenset[str], depth: int) -> Schema:
+    """The top-level combinators merged into the object itself (see ``object_schema``).
+
+    ``expanding``: the references being expanded on the way here; one that comes back is
+    a loop, and that branch adds nothing (the schema is loosened, never expanded forever).
+    """
     out: Schema = {k: v for k, v in schema.items() if k not in _COMBINATORS}
     given = out.get("properties")
     properties: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
     listed = out.get("required")
     required: list[Any] = list(listed) if isinstance(listed, list) else []
     for key in _COMBINATORS:
-        branches = [local_target(root, b.get("$ref")) or b for b in _dicts(schema.get(key))]
+        branches = [_branch(b, root, expanding) for b in _dicts(schema.get(key))]
         if not branches:
             continue
-        flat = [_flatten(b, root) if any(k in b for k in _COMBINATORS) else b for b in branches]
+        flat = [
+            _flatten(b, root, expanding | refs, depth + 1)
+            if depth < MAX_DEPTH and any(k in b for k in _COMBINATORS)
+            else b
+            for b, refs in branches
+        ]
         for branch in flat:
             branch_properties = branch.get("properties")
             if isinstance(branch_properties, dict):
@@ -155,6 +218,19 @@ def _flatten(schema: Schema, root: Schema) -> Schema:
     if required:
         out["required"] = list(dict.fromkeys(required))
     return out
+
+
+def _branch(
+    branch: Schema, root: Schema, expanding: frozenset[str]
+) -> tuple[Schema, frozenset[str]]:
+    """A branch with its local reference resolved, and the references that took."""
+    ref = branch.get("$ref")
+    if not isinstance(ref, str):
+        return branch, frozenset()
+    if ref in expanding:
+        return {}, frozenset()
+    target = local_target(root, ref)
+    return (target, frozenset({ref})) if target is not None else (branch, frozenset())
 
 
 def merge_all_of(node: Schema) -> Schema | None:
@@ -197,7 +273,9 @@ def _dicts(value: Any) -> list[Schema]:
 
 
 __all__ = [
+    "MAX_DEPTH",
     "Schema",
+    "bounded",
     "drop_patterns",
     "empty_object",
     "fill_items",

@@ -111,7 +111,7 @@ def _server_rows(
     """One MCP server's keys; env and header values masked unless they only name
     variables (then whether those are set)."""
     from toolwire.backends._secrets import mask_urls
-    from toolwire.config.mcp import VARIABLE
+    from toolwire.config.mcp import VARIABLE, mask_args, mask_keys
     from toolwire.config.schema import mask
 
     def source(key: str) -> str:
@@ -121,7 +121,9 @@ def _server_rows(
         shown = []
         for key, value in values.items():
             names = VARIABLE.findall(value)
-            if names:
+            if names and mask_keys(value) != value:  # a key beside the names
+                shown.append(f'{key} = "{mask_keys(value)}"')
+            elif names:
                 unset = [n for n in names if not environ.get(n)]
                 note = f" (not set: {', '.join(unset)})" if unset else ""
                 # Only names: the schema rejected literal secrets beside them.
@@ -133,6 +135,8 @@ def _server_rows(
     rows: list[tuple[str, str, str]] = [("transport", f'"{server.kind}"', source("transport"))]
     for key in ("command", "args", "cwd", "url"):
         value = getattr(server, key)
+        if key == "args":
+            value = mask_args(value)  # keys passed on the command line are not shown
         if value:
             shown = _show(mask_urls(value)) if key == "url" else _show(value)
             rows.append((key, shown, source(key)))

@@ -13,12 +13,12 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
-from toolwire.mcp.link import Link
+from toolwire.mcp.link import Link, UnreadableAnswerError
 from toolwire.mcp.names import assign_names
 from toolwire.mcp.reasons import died, not_running, start_failure
 from toolwire.mcp.result import McpResult, error_result, map_result
 from toolwire.mcp.spec import ServerSpec
-from toolwire.mcp.tool import McpTool, allowed, from_listing
+from toolwire.mcp.tool import McpTool, allowed, from_listing, schema_problem
 
 Progress = Callable[[float, float | None, str | None], None]
 
@@ -47,6 +47,9 @@ class McpHub:
         self._tools: dict[str, McpTool] = {}
         self._changed = False
         self._closed = False
+        self._dropped: dict[tuple[str, str], str] = {}
+        """Tools left out for a schema no builder can send, with the line said about them."""
+        self._untold: list[str] = []
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -72,6 +75,8 @@ class McpHub:
         failures += [line for line in results if line is not None]
         self._rebuild()
         self._changed = False  # the caller reads tools() after start anyway
+        failures += self._untold
+        self._untold = []
         return failures
 
     async def aclose(self) -> None:
@@ -131,7 +136,9 @@ class McpHub:
             link = server.link
         progress = _progress(on_progress) if on_progress is not None else None
         try:
-            result = await link.client.call_tool(tool.name, arguments, progress_callback=progress)
+            result = await _answer(link, tool.name, arguments, progress)
+        except UnreadableAnswerError as e:
+            return error_result(f"MCP server {tool.server!r}: {e}; the call's result is lost")
         except MCPError as e:
             if e.code != CONNECTION_CLOSED:
                 return error_result(f"MCP server {tool.server!r} refused the call: {e}")
@@ -232,6 +239,7 @@ class McpHub:
                 for t in server.link.tools
                 if allowed(t.name, spec.tools_allow, spec.tools_deny)
             ]
+        listed = [(s, t) for s, t in listed if self._sendable(s.spec.name, t)]
         names = assign_names((s.spec.name, t.name) for s, t in listed)
         tools = {}
         for server, t in sorted(listed, key=lambda p: names[(p[0].spec.name, p[1].name)]):
@@ -242,6 +250,42 @@ class McpHub:
         if tools != self._tools:
             self._changed = self._changed or bool(self._tools) or bool(tools)
             self._tools = tools
+
+    def _sendable(self, server: str, tool: types.Tool) -> bool:
+        """False for a tool whose schema no builder can send; said once per tool."""
+        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+        problem = schema_problem(schema)
+        key = (server, tool.name)
+        if problem is None:
+            self._dropped.pop(key, None)
+            return True
+        if key not in self._dropped:
+            line = (
+                f"MCP server {server!r}: tool {tool.name!r} is not offered: its input "
+                f"schema cannot be converted for the model ({problem})"
+            )
+            self._dropped[key] = line
+            self._log.warning("%s", line)
+            self._untold.append(line)
+        return False
+
+
+async def _answer(link: Link, name: str, arguments: dict[str, Any], progress: Any) -> Any:
+    """The call's result; ``UnreadableAnswerError`` when the server writes a message that
+    cannot be parsed meanwhile (most likely this answer, which would never arrive)."""
+    call = asyncio.ensure_future(link.client.call_tool(name, arguments, progress_callback=progress))
+    unreadable = link.next_unreadable()
+    either: set[asyncio.Future[Any]] = {call, unreadable}
+    try:
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not call.done():
+            call.cancel()  # also when this task is cancelled: the SDK tells the server
+            await asyncio.wait({call})
+        unreadable.cancel()
+    if call.cancelled() and unreadable.done() and not unreadable.cancelled():
+        raise UnreadableAnswerError("tools/call", ValueError(unreadable.result()))
+    return call.result()
 
 
 def _progress(on_progress: Progress) -> Any:

@@ -53,6 +53,11 @@ class Link:
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._up = False
+        """The start finished: ``client`` and ``tools`` are usable."""
+        self._asking = "initialize"
+        self._unreadable: list[asyncio.Future[str]] = []
+        """The request the start waits for (named when its answer cannot be read)."""
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -71,8 +76,37 @@ class Link:
             await self.aclose()
             raise
 
+    def next_unreadable(self) -> asyncio.Future[str]:
+        """A future set to the parser's words when the server next writes a message
+        that cannot be parsed (a call waits on it beside its answer)."""
+        waiter: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._unreadable = [w for w in self._unreadable if not w.done()]  # calls that ended
+        self._unreadable.append(waiter)
+        return waiter
+
     async def _notified(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(message, Exception):
+            # The SDK hands over a line it could not parse here and keeps waiting for
+            # the answer it was in: during the start that wait would last the whole
+            # timeout, so the start fails now, saying why.
+            if not self._ready.done():
+                unreadable = isinstance(message, ValueError)  # what parsers raise
+                error = UnreadableAnswerError(self._asking, message) if unreadable else message
+                self._ready.set_exception(error)
+            else:
+                reason = UnreadableAnswerError.reason(message)
+                self._log.warning(
+                    "MCP server %r sent a message that could not be parsed: %s",
+                    self.spec.name,
+                    reason,
+                )
+                # It may have been a call's answer: the calls waiting now are told, as
+                # the SDK would leave them waiting for good.
+                waiters, self._unreadable = self._unreadable, []
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(reason)
+        elif isinstance(message, types.ToolListChangedNotification):
             # Not inline: the SDK delivers notifications on its receive path, and the
             # refresh is a request whose answer arrives on that same path.
             task = asyncio.create_task(self._refresh())
@@ -99,7 +133,7 @@ class Link:
             refresh.cancel()
         task = self._task
         if task is not None and not task.done():
-            if not self._ready.done():
+            if not self._up:
                 # Still starting: nothing to wind down politely, and the SDK would give
                 # a server that ignores its closed stdin 2 s more, delaying the session's
                 # start. Its shutdown is shielded, so the cancel still reaps the process.
@@ -125,8 +159,12 @@ class Link:
                     client_info=types.Implementation(name="toolwire", version=_version()),
                 )
                 await stack.enter_async_context(client)
+                self._asking = "tools/list"
                 self.tools = await self._list_tools(client)
+                if self._ready.done():  # failed meanwhile (an answer it could not parse)
+                    return
                 self._client = client
+                self._up = True
                 self._ready.set_result(None)
                 await self._stop.wait()
         except BaseException as e:
@@ -160,10 +198,31 @@ class Link:
         return tools
 
 
+class UnreadableAnswerError(Exception):
+    """The server wrote a message the SDK could not parse (bad JSON, nested too deep)."""
+
+    def __init__(self, request: str, error: Exception) -> None:
+        super().__init__(f"its {request} answer could not be parsed: {self.reason(error)}")
+
+    @staticmethod
+    def reason(error: Exception) -> str:
+        """The parser's own words, one line: pydantic's first error, else the first line."""
+        errors = getattr(error, "errors", None)
+        if callable(errors):
+            try:
+                first = errors()[0]
+            except Exception:
+                first = None
+            if isinstance(first, dict) and isinstance(first.get("msg"), str):
+                return str(first["msg"])
+        lines = str(error).strip().splitlines()
+        return lines[0] if lines else type(error).__name__
+
+
 def _version() -> str:
     from toolwire import __version__
 
     return __version__
 
 
-__all__ = ["Link"]
+__all__ = ["Link", "UnreadableAnswerError"]

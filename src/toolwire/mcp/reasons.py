@@ -7,6 +7,8 @@ from __future__ import annotations
 import shlex
 
 from toolwire.backends._secrets import mask_urls
+from toolwire.config.mcp import mask_args
+from toolwire.mcp.link import UnreadableAnswerError
 from toolwire.mcp.spec import ServerSpec
 
 
@@ -22,7 +24,7 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     error = _leaf(error)
     stderr = f" (its stderr is in {stderr_path})" if stderr_path else ""
     if spec.transport == "stdio":
-        line = shlex.join([spec.command or "", *spec.args])
+        line = shlex.join([spec.command or "", *mask_args(list(spec.args))])
         check = f"that `{line}` runs and speaks MCP on stdout{stderr}"
     else:
         check = f"that {spec.url} is reachable and serves MCP over {spec.transport}"
@@ -33,6 +35,8 @@ def start_failure(spec: ServerSpec, error: BaseException, stderr_path: str | Non
     elif isinstance(error, FileNotFoundError):
         why = f"command {spec.command!r} not found"
         check = "the command's path and PATH" + (f", and cwd {spec.cwd}" if spec.cwd else "")
+    elif isinstance(error, UnreadableAnswerError):
+        why = str(error)
     elif isinstance(error, PermissionError):
         why = f"command {spec.command!r} cannot be run ({error.strerror or error})"
         check = "its permissions"

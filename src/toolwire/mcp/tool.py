@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.backends._gemini_schema import declaration_schema
+from toolwire.backends._schema import object_schema
+from toolwire.backends.openai_chat import parameters
 from toolwire.history import ToolSpec
 
 
@@ -54,6 +58,23 @@ def from_listing(tool: Any, *, server: str, model_name: str, trusted: bool) -> M
     )
 
 
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why some provider's builder cannot send ``schema``, or None when every one can.
+
+    The builders loosen what a provider refuses and cut loops; this is the guard behind
+    them, so one tool a builder still fails on is left out instead of failing every
+    request of the session.
+    """
+    try:
+        json.dumps(object_schema(schema, flatten_top=True))
+        json.dumps(parameters(schema, local=True))
+        json.dumps(declaration_schema(schema))
+    except Exception as e:  # RecursionError included: any failure here is the schema's
+        text = str(e).strip().splitlines()
+        return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+    return None
+
+
 def allowed(name: str, allow: tuple[str, ...], deny: tuple[str, ...]) -> bool:
     """Whether the config's patterns let ``name`` through: empty ``allow`` is all,
     ``deny`` wins. Case-sensitive, as tool names are."""
@@ -62,4 +83,4 @@ def allowed(name: str, allow: tuple[str, ...], deny: tuple[str, ...]) -> bool:
     return not allow or any(fnmatch.fnmatchcase(name, pattern) for pattern in allow)
 
 
-__all__ = ["McpTool", "allowed", "from_listing"]
+__all__ = ["McpTool", "allowed", "from_listing", "schema_problem"]

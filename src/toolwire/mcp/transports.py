@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 import anyio
@@ -19,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from toolwire.mcp.spec import ServerSpec
+
+_GUARD = Path(__file__).with_name("guard.py")
 
 
 def open_transport(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextManager[Any]:
@@ -31,10 +36,29 @@ def open_transport(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextMan
 
 
 def _stdio(spec: ServerSpec, errlog: IO[str]) -> AbstractAsyncContextManager[Any]:
-    params = StdioServerParameters(
-        command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
-    )
+    env = dict(spec.env) or None
+    command, args = guarded(spec.command or "", list(spec.args), env, spec.cwd)
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=spec.cwd)
     return stdio_client(params, errlog=cast(TextIO, errlog))
+
+
+def guarded(
+    command: str, args: list[str], env: dict[str, str] | None, cwd: str | None
+) -> tuple[str, list[str]]:
+    """The server's command run under ``guard.py``, which kills its group when the agent
+    dies (a SIGKILL included). A command that cannot be run is left as it is, so its
+    start fails as before, saying what is wrong; on Windows the SDK's job object does it.
+    """
+    if os.name != "posix":
+        return command, args
+    path = (env or {}).get("PATH", os.environ.get("PATH"))
+    if os.sep in command:
+        target: str | None = os.path.join(cwd or "", command)
+    else:
+        target = shutil.which(command, path=path)
+    if target is None or not os.path.isfile(target) or not os.access(target, os.X_OK):
+        return command, args
+    return sys.executable, ["-I", "-S", str(_GUARD), str(os.getpid()), target, *args]
 
 
 @asynccontextmanager
@@ -115,4 +139,4 @@ class _WatchedRead:
         await self._inner.aclose()
 
 
-__all__ = ["Watched", "kill_group", "open_transport", "process_group"]
+__all__ = ["Watched", "guarded", "kill_group", "open_transport", "process_group"]
