@@ -1,11 +1,13 @@
 """An image the provider refuses does not wedge the session.
 
-A history stored by an older version holds an image whose bytes are not base64; the fake
-provider refuses every request that carries it, with the provider's own 400 body naming
-the block, as Anthropic and OpenAI Chat do. The prompt still completes (the image becomes
-its note, the user is told in one line, the request is sent once more), the next prompt's
-request holds the note, and so does the first request after a restart and a
-``session/load``. Each process is a real ``toolwire acp`` driven by the official SDK.
+A stored history holds an image the provider refuses though it decodes here (a provider
+may refuse what no local check can foresee; a history stored before images were checked
+is mended on load, tests/agent/test_image_limits.py). The fake provider refuses every
+request that carries it, with the provider's own 400 body naming the block, as Anthropic
+and OpenAI Chat do. The prompt still completes (the image becomes its note, the user is
+told in one line, the request is sent once more), the next prompt's request holds the
+note, and so does the first request after a restart and a ``session/load``. Each process
+is a real ``toolwire acp`` driven by the official SDK.
 """
 
 from __future__ import annotations
@@ -38,10 +40,12 @@ from tests.helpers import tiny_png
 from toolwire.agent.store import SessionDatabase
 from toolwire.history import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
 
-BAD = "bm90IGFuIGltYWdl!!"  # what a lost image file left in a history of an older version
-NOTE = ImagePart("image/png", BAD).note("not sent: the model refused it (invalid base64 data)")
+# A valid image (it passes toolwire's own checks) that the fake provider refuses.
+BAD = base64.b64encode(tiny_png(5, 7)).decode()
+SAID = "Could not process image"
+NOTE = ImagePart("image/png", BAD).note(f"not sent: the model refused it ({SAID})")
 TOLD = (
-    "The model refused an image (invalid base64 data); it was replaced by a note and the "
+    f"The model refused an image ({SAID}); it was replaced by a note and the "
     "request was sent again.\n\n"
 )
 PNG = base64.b64encode(tiny_png()).decode()
@@ -111,7 +115,7 @@ class Provider:
     """A fake provider (``anthropic`` or ``openai-chat``) that refuses any request
     carrying ``text`` in an image, with that provider's error body."""
 
-    def __init__(self, text: str, said: str = "invalid base64 data", wire: str = "anthropic"):
+    def __init__(self, text: str, said: str = SAID, wire: str = "anthropic"):
         self.text, self.said, self.wire = text, said, wire
         self.refused: list[Received] = []
         self.accepted: list[Received] = []
@@ -169,9 +173,9 @@ async def _prompt(run: Any, sid: str, *blocks: Any) -> str:
 def test_a_stored_bad_image_is_noted_told_and_sent_again(
     tmp_path: Path, wire: str, where: str
 ) -> None:
-    said = "invalid base64 data" if wire == "anthropic" else "Invalid image."
-    told = TOLD if wire == "anthropic" else TOLD.replace("invalid base64 data", "Invalid image")
-    note = NOTE if wire == "anthropic" else NOTE.replace("invalid base64 data", "Invalid image")
+    said = SAID if wire == "anthropic" else "Invalid image."
+    told = TOLD if wire == "anthropic" else TOLD.replace(SAID, "Invalid image")
+    note = NOTE if wire == "anthropic" else NOTE.replace(SAID, "Invalid image")
     root = project(tmp_path)
     fake = Provider(BAD, said, wire)
     with fake.server:
