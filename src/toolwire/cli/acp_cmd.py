@@ -8,16 +8,12 @@ before any protocol traffic.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from toolwire.cli._io import fail
-
-_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+from toolwire.cli._hot import serve_acp
 
 
 def acp(
@@ -48,38 +44,7 @@ def acp(
     ] = None,
 ) -> None:
     """Serve the Agent Client Protocol on stdio (what an editor launches)."""
-    import asyncio
-
-    from toolwire.config import ConfigError, load_config  # the config pulls in the backends
-
-    _setup_logging(log_file)
-    try:
-        config = load_config(config_file, backend=backend, mode=mode)
-    except ConfigError as exc:
-        fail(str(exc))
-    from toolwire.agent.launch import run  # loads the SDK, in a thread, only for this command
-
-    # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
-    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-        asyncio.run(run(config, record=str(record) if record is not None else None))
-
-
-def _setup_logging(log_file: Path | None) -> None:
-    """toolwire's own lines at INFO on stderr, everyone's at DEBUG in the log file."""
-    root = logging.getLogger()
-    root.setLevel(logging.DEBUG)
-    stderr = logging.StreamHandler()
-    stderr.setFormatter(logging.Formatter(_FORMAT))
-    stderr.setLevel(logging.INFO)
-    stderr.addFilter(lambda r: r.name.startswith("toolwire") or r.levelno >= logging.WARNING)
-    root.addHandler(stderr)
-    if log_file is not None:
-        try:
-            handler = logging.FileHandler(log_file, encoding="utf-8")
-        except OSError as exc:
-            fail(f"--log-file: cannot open {log_file}: {exc.strerror or exc}")
-        handler.setFormatter(logging.Formatter(_FORMAT))
-        root.addHandler(handler)
+    serve_acp(config_file, backend, mode, record, log_file)
 
 
 __all__ = ["acp"]
