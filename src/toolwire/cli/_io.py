@@ -15,8 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, NoReturn
 
-from toolwire.decode import FORMATS, sniff_format
-
 READ_SIZE = 65536
 
 
@@ -86,6 +84,8 @@ def provider_input(
     Yields the wire format (given, or guessed from the first bytes) and the input's
     pieces. ``doing`` names the command's work for the note about the bundled sample.
     """
+    from toolwire.decode import FORMATS, sniff_format  # not for commands that only fail()
+
     if fmt is not None and fmt not in FORMATS:
         fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     with open_input(path, DEFAULT_SAMPLE) as (stream, name):

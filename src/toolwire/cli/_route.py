@@ -93,13 +93,13 @@ def _whole_number(parsed: tuple[dict[str, Any], list[str]], key: str) -> bool:
 
 
 def _decode(values: dict[str, Any]) -> None:
-    from toolwire.cli._hot import decode_stream
+    from toolwire.cli._decode_run import decode_stream
 
     decode_stream(values["file"], values["fmt"], values["chunk_size"], values["only"])
 
 
 def _acp(values: dict[str, Any]) -> None:
-    from toolwire.cli._hot import serve_acp
+    from toolwire.cli._acp_run import serve_acp
 
     serve_acp(**values)
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from toolwire.cli._hot import serve_acp
+from toolwire.cli._acp_run import serve_acp
 
 
 def acp(

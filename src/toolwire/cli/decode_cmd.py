@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from toolwire.cli._hot import decode_stream
+from toolwire.cli._decode_run import decode_stream
 from toolwire.decode import FORMATS
 
 
