@@ -7,7 +7,6 @@ for a plain command line; the typer command (``acp_cmd``) calls it for everythin
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,9 +27,7 @@ def serve_acp(
     log_file: Path | None,
 ) -> None:
     """Serve the Agent Client Protocol on stdio (what an editor launches)."""
-    import asyncio
-
-    from toolwire.agent.launch import run  # the SDK and the config load in threads
+    from toolwire.agent.launch import serve  # the SDK and the config load in threads
     from toolwire.config import ConfigError
 
     def load() -> Config:
@@ -40,9 +37,7 @@ def serve_acp(
 
     _setup_logging(log_file)
     try:
-        # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
-        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            asyncio.run(run(load, record=str(record) if record is not None else None))
+        serve(load, record=str(record) if record is not None else None)
     except ConfigError as exc:
         fail(str(exc))
 
