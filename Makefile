@@ -87,7 +87,7 @@ test: $(STAMP) node-deps claude-code mcp-deps redis-server
 
 # The tests that read ../shared (marked `shared`) once more with it hidden, as a clone
 # without it sees them: each must skip at collection, before it starts a server or a
-# thread. Only those run (the rest are deselected), in about 15 s on one core.
+# thread. Only those run (the rest are deselected): about 10 s on one core.
 test-bare: $(STAMP)
 	TOOLWIRE_SHARED=none $(BIN)/pytest -n 0 -m shared -p no:cacheprovider
 

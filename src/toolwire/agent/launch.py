@@ -69,11 +69,12 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
     sdk = threading.Thread(target=importlib.import_module, args=(_SERVER,), daemon=True)
     sdk.start()
     loading = _Loading(load)
-    read, initialized = _first_line(loading)
-    if initialized is None and loading.error is not None:
-        loading.result()  # raises: nothing has been answered
-    config = loading.result()
-    sdk.join()
+    try:
+        read, initialized = _first_line(loading)
+        config = loading.result()  # a bad one raises here, as soon as it is known
+        sdk.join()
+    except KeyboardInterrupt:
+        return  # Ctrl-C while starting: exit quietly, as while serving
     server: Any = importlib.import_module(_SERVER)  # loaded by now: the join above
     import asyncio  # only now: its import alone costs several bare start-ups
 
