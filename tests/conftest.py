@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from tests import helpers
 
 # No per-example deadline: on a loaded machine (parallel workers, a shared CI runner) a
 # slow example is noise, not a bug; speed is measured in bench/, not here.
@@ -30,3 +33,39 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     for tally in _TALLIES:
         terminalreporter.write_line(f"conformance with the peers' test suites: {tally}")
+
+
+# -- ../shared: decided per test at collection -------------------------------------------
+
+_RECORDED_STEMS = {name.rsplit(".", 1)[0] for name in helpers.RECORDED_NAMES}
+
+
+def _reads_shared(item: pytest.Item) -> bool:
+    """Parametrized by a recording kept in ../shared (its path, or its name as the decoder
+    tests spell it): such a case needs ../shared without each one saying so."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for value in params.values():
+        if isinstance(value, str) and value in _RECORDED_STEMS:
+            return True
+        if isinstance(value, Path) and value.is_relative_to(helpers.SHARED):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    absent = pytest.mark.skip(reason="../shared is absent (or hidden by TOOLWIRE_SHARED=none)")
+    for item in items:
+        if item.get_closest_marker(helpers.MARK) is None and _reads_shared(item):
+            item.add_marker(helpers.needs_shared)
+        if not helpers.HAS_SHARED and item.get_closest_marker(helpers.MARK) is not None:
+            item.add_marker(absent)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Before fixtures: a fixture may read a recording too.
+    helpers.current_marks = {mark.name for mark in item.iter_markers()}
+
+
+def pytest_runtest_logfinish() -> None:
+    helpers.current_marks = None

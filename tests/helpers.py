@@ -26,8 +26,24 @@ REPO = TESTS.parent
 FIXTURES = TESTS / "fixtures"
 """Streams this project wrote."""
 SNAPSHOTS = TESTS / "decode" / "snapshots"
-SHARED = REPO.parent / "shared"
+SHARED_VARIABLE = "TOOLWIRE_SHARED"
+"""``none`` hides ``../shared`` (as a bare clone sees the suite); a path stands in for it."""
+
+
+def _shared_dir() -> Path:
+    chosen = os.environ.get(SHARED_VARIABLE, "")
+    if chosen.lower() == "none":
+        # A path that can never exist: a test that reads under it without the marker fails
+        # loudly in the hidden pass instead of finding the real copy.
+        return Path(os.devnull) / "shared"
+    return Path(chosen) if chosen else REPO.parent / "shared"
+
+
+SHARED = _shared_dir()
 """Recordings from other projects' test suites, kept beside the repository, not in it."""
+HAS_SHARED = SHARED.is_dir()
+MARK = "shared"
+"""The marker of a test that needs ``SHARED``: it skips at collection when that is absent."""
 RECORDED = SHARED / "fixtures"
 RECORDED_NAMES = (
     "anthropic_incomplete_partial_json.sse",
@@ -41,11 +57,26 @@ RECORDED_NAMES = (
 CONFORMANCE = SHARED / "conformance"
 
 
+needs_shared = pytest.mark.shared
+"""For a test (or one ``pytest.param``) that reads under ``SHARED``."""
+current_marks: set[str] | None = None
+"""The markers of the running test (tests/conftest.py sets it; ``None`` between tests)."""
+
+
 def shared(path: Path) -> Path:
-    """``path`` (under ``../shared``) for a test that needs it: skips when ``../shared`` is
-    absent, so a bare clone runs every test that needs only this repository."""
-    if path.is_relative_to(SHARED) and not SHARED.is_dir():
-        pytest.skip(f"{path.name}: ../shared is absent (third-party recordings stay outside)")
+    """``path`` for a test that needs it; a path under ``SHARED`` only for a marked test.
+
+    A marked test skips at collection when ``../shared`` is absent, before it starts any
+    server or thread: a skip raised later (in a fake server's thread) hangs its client and
+    can crash the xdist worker. So an unmarked test that reaches ``SHARED`` fails here,
+    whether or not ``../shared`` is present.
+    """
+    if path.is_relative_to(SHARED) and MARK not in (current_marks or set()):
+        pytest.fail(
+            f"{path.name} is under ../shared: mark the test @needs_shared (tests/helpers.py)"
+            " so that it skips before it starts, where ../shared is absent",
+            pytrace=False,
+        )
     return path
 
 

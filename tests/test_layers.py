@@ -234,8 +234,8 @@ def test_every_module_has_a_layer_and_every_layer_exists() -> None:
 
 def test_the_graph_sees_local_and_type_checking_imports() -> None:
     sources = {(e.source, e.target) for e in edges(modules())}
-    # cli/acp_cmd imports the agent's launcher inside the command function.
-    assert ("toolwire.cli.acp_cmd", "toolwire.agent.launch") in sources
+    # cli/_acp_run imports the agent's launcher inside the function that serves acp.
+    assert ("toolwire.cli._acp_run", "toolwire.agent.launch") in sources
 
 
 def test_no_import_goes_up_the_layers_and_none_goes_around_a_circle() -> None:

@@ -19,7 +19,7 @@ from tests.backends.support import (
     jsonl_as_sse,
 )
 from tests.fakes.http import FakeServer, Reply, pieces, sse
-from tests.helpers import RECORDED, read_stream
+from tests.helpers import RECORDED, needs_shared, read_stream
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.gemini import GeminiBackend
 from toolwire.backends.http import HTTPBackend
@@ -57,6 +57,7 @@ def _anthropic(server: FakeServer, **kw: Any) -> AnthropicBackend:
 # -- a streamed tool call, end to end, per provider ------------------------------------
 
 
+@needs_shared
 def test_anthropic_streams_a_tool_call(server: FakeServer) -> None:
     server.script(Reply(chunks=pieces(anthropic_body(), 37)))
     events = collect(_anthropic(server).stream(REQUEST))
@@ -73,6 +74,7 @@ def test_anthropic_streams_a_tool_call(server: FakeServer) -> None:
     assert request.json()["stream"] is True
 
 
+@needs_shared
 def test_openai_chat_streams_parallel_tool_calls(server: FakeServer) -> None:
     body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     server.script(Reply(chunks=pieces(body, 101)))
@@ -92,6 +94,7 @@ def test_openai_chat_streams_parallel_tool_calls(server: FakeServer) -> None:
     assert request.json()["stream_options"] == {"include_usage": True}
 
 
+@needs_shared
 def test_openai_responses_streams_a_function_call(server: FakeServer) -> None:
     body = jsonl_as_sse("openai_responses_function_call.jsonl", named=True)
     server.script(Reply(chunks=pieces(body, 64)))
@@ -107,6 +110,7 @@ def test_openai_responses_streams_a_function_call(server: FakeServer) -> None:
     assert server.requests[0].json()["input"][0]["role"] == "user"
 
 
+@needs_shared
 def test_gemini_streams_a_function_call_with_its_signature(server: FakeServer) -> None:
     body = jsonl_as_sse("gemini_function_call.jsonl", named=False)
     server.script(Reply(chunks=pieces(body, 50)))
@@ -155,6 +159,7 @@ _ANTHROPIC_OVERLOADED = (
 )
 
 
+@needs_shared
 def test_retries_429_529_503_before_the_first_byte(server: FakeServer) -> None:
     server.script(
         Reply(429, [b'{"error":{"message":"slow down"}}'], content_type="application/json"),
@@ -176,6 +181,7 @@ def test_gives_up_after_max_retries_with_the_providers_message(server: FakeServe
     assert len(server.requests) == 4  # one try and three retries
 
 
+@needs_shared
 def test_retry_after_is_honoured(server: FakeServer) -> None:
     server.script(
         Reply(429, [b"{}"], headers={"retry-after": "0.4"}), Reply(chunks=[anthropic_body()])
@@ -186,6 +192,7 @@ def test_retry_after_is_honoured(server: FakeServer) -> None:
     assert len(server.requests) == 2
 
 
+@needs_shared
 def test_no_retry_once_bytes_have_arrived(server: FakeServer) -> None:
     body = anthropic_body()
     server.script(Reply(chunks=pieces(body, 200), drop_after=3), Reply(chunks=[body]))
@@ -249,12 +256,14 @@ def _slow(server: FakeServer, read_timeout: float) -> AnthropicBackend:
     return _anthropic(server, settings=replace(FAST, read_timeout=read_timeout, max_retries=0))
 
 
+@needs_shared
 def test_no_answer_is_a_timeout_error(server: FakeServer) -> None:
     server.script(Reply(chunks=[anthropic_body()], delay_headers=2))
     with pytest.raises(TransportTimeoutError, match="read_timeout"):
         collect(_slow(server, 0.3).stream(REQUEST))
 
 
+@needs_shared
 def test_a_stall_mid_stream_ends_the_calls_with_a_stream_error(server: FakeServer) -> None:
     body = anthropic_body()
     cut = body.index(b'is\\"}')  # inside the tool call's arguments
@@ -268,6 +277,7 @@ def test_a_stall_mid_stream_ends_the_calls_with_a_stream_error(server: FakeServe
     assert events[-1] == MessageEnd("error")
 
 
+@needs_shared
 def test_a_connection_drop_mid_stream_keeps_what_was_decoded(server: FakeServer) -> None:
     body = anthropic_body()
     cut = body.index(b'on\\": \\"P')
@@ -313,6 +323,7 @@ def _first_event_then(backend: HTTPBackend, how: str) -> None:
     asyncio.run(run())
 
 
+@needs_shared
 @pytest.mark.parametrize("how", ["aclose", "cancel"])
 def test_closing_the_stream_closes_the_response(server: FakeServer, how: str) -> None:
     head = anthropic_body().split(b"event: content_block_stop")[0]

@@ -11,6 +11,7 @@ import pytest
 
 from tests.backends.support import FAST, KEY, REQUEST, anthropic_body, collect, find
 from tests.fakes.http import FakeServer, Reply, pieces
+from tests.helpers import needs_shared
 from toolwire.backends import ReplayBackend, create_backend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.record import RecordingBackend
@@ -31,6 +32,7 @@ def _decoded(provider: str, body: bytes) -> list[Event]:
     return decoder.feed(body) + decoder.close()
 
 
+@needs_shared
 def test_replay_serves_responses_in_order_then_says_it_ran_out(tmp_path: Path) -> None:
     body = anthropic_body().decode()
     text = 'data: {"choices":[{"index":0,"delta":{"content":"done"},"finish_reason":"stop"}]}\n\n'
@@ -47,6 +49,7 @@ def test_replay_serves_responses_in_order_then_says_it_ran_out(tmp_path: Path) -
         collect(replay.stream(REQUEST))
 
 
+@needs_shared
 def test_replay_paces_chunks_so_the_first_events_come_early(tmp_path: Path) -> None:
     body = anthropic_body().decode()
     row = {"provider": "anthropic", "body": body, "chunk_size": 200, "chunk_delay_ms": 30}
@@ -68,6 +71,7 @@ def test_replay_paces_chunks_so_the_first_events_come_early(tmp_path: Path) -> N
     assert events == _decoded("anthropic", body.encode())
 
 
+@needs_shared
 def test_replay_can_be_cancelled_mid_response(tmp_path: Path) -> None:
     row = {
         "provider": "anthropic",
@@ -124,6 +128,7 @@ def test_a_missing_cassette_is_a_clear_error(tmp_path: Path) -> None:
 # -- recording -------------------------------------------------------------------------
 
 
+@needs_shared
 def test_recorder_writes_one_redacted_line_per_response_and_it_replays(tmp_path: Path) -> None:
     secret_text = b'"text":"token sk-live-0123456789abcdef and Authorization: Bearer abcdefghijkl"'
     body = anthropic_body().replace(b'"text":""', secret_text, 1)
@@ -148,6 +153,7 @@ def test_recorder_writes_one_redacted_line_per_response_and_it_replays(tmp_path:
     assert [e for e in again if isinstance(e, ToolCallEnd)] == ends
 
 
+@needs_shared
 def test_recorder_writes_what_arrived_when_the_stream_is_closed_early(tmp_path: Path) -> None:
     source = _cassette(
         tmp_path, {"provider": "anthropic", "body": anthropic_body().decode(), "chunk_size": 100}

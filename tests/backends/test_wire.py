@@ -10,6 +10,7 @@ import httpx2
 import pytest
 
 from tests.backends.support import FAST, REQUEST, anthropic_body
+from tests.helpers import needs_shared
 from toolwire.backends import http_client
 from toolwire.backends._wire import LeanTransport, body_chunks
 from toolwire.backends.anthropic import AnthropicBackend
@@ -154,6 +155,7 @@ async def _twice(backend: AnthropicBackend) -> None:
         assert isinstance(events[-1], MessageEnd)
 
 
+@needs_shared
 def test_a_given_client_is_shared_and_left_open_for_its_maker_to_close() -> None:
     counting = _Counting()
 
@@ -172,6 +174,7 @@ def test_a_given_client_is_shared_and_left_open_for_its_maker_to_close() -> None
     assert counting.closed_by_client == 1
 
 
+@needs_shared
 def test_without_a_client_each_response_gets_a_private_one_closed_with_it() -> None:
     counting = _Counting()
 
@@ -186,6 +189,7 @@ def test_without_a_client_each_response_gets_a_private_one_closed_with_it() -> N
     assert counting.closed_by_client == 2
 
 
+@needs_shared
 def test_http_client_lean_false_sends_plain_http_through_httpx2() -> None:
     counting = _Counting()
 

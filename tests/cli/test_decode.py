@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.helpers import RECORDED, read_stream
+from tests.helpers import RECORDED, needs_shared, read_stream
 from toolwire.cli import app
 
 runner = CliRunner()
@@ -74,6 +74,7 @@ def test_only_rejects_unknown_types() -> None:
     assert len(err.strip().splitlines()) == 1
 
 
+@needs_shared
 def test_reads_standard_input_and_guesses_the_format() -> None:
     body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
     code, rows, _ = _run("-", stdin=body)
@@ -105,6 +106,7 @@ def test_directory_is_refused(tmp_path: Path) -> None:
     assert "is a directory" in err
 
 
+@needs_shared
 def test_malformed_stream_prints_what_it_decoded(tmp_path: Path) -> None:
     body = read_stream(RECORDED / "anthropic_tool_use.sse")
     cut = body[: body.index(b'is\\"}')]  # cut inside the tool's arguments

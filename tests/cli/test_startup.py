@@ -13,13 +13,16 @@ import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 HEAVY = ("acp", "pydantic", "starlette", "uvicorn", "rich", "httpx", "httpx2", "asyncio")
+FRAMEWORK = ("typer", "click")
+"""The command-line framework: several times a bare interpreter's start-up, with pydantic."""
 
 _SPY = """
-import json, runpy, sys
+import json, runpy, sys, threading
 
 HEAVY = set(sys.argv[1].split(","))
 importers = {}
@@ -32,7 +35,8 @@ class Spy:
             frame = sys._getframe(1)
             while frame.f_globals.get("__name__", "").startswith("importlib"):
                 frame = frame.f_back
-            importers[top] = frame.f_globals.get("__name__", "?")
+            main = threading.current_thread() is threading.main_thread()
+            importers[top] = [frame.f_globals.get("__name__", "?"), main]
         return None
 
 
@@ -46,24 +50,52 @@ sys.stderr.write("\\n" + json.dumps(importers) + "\\n")
 """
 
 
-def importers(*argv: str) -> dict[str, str]:
-    """Each heavy package ``toolwire ARGV`` imported, and the module that imported it."""
+def spied(*argv: str, stdin: str = "", env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Each heavy package ``toolwire ARGV`` imported: [the module that imported it, whether
+    that was on the main thread]."""
     done = subprocess.run(
-        [sys.executable, "-c", _SPY, ",".join(HEAVY), *argv],
+        [sys.executable, "-c", _SPY, ",".join(HEAVY + FRAMEWORK), *argv],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
-    found: dict[str, str] = json.loads(done.stderr.splitlines()[-1])
+    found: dict[str, Any] = json.loads(done.stderr.splitlines()[-1])
     return found
+
+
+def importers(*argv: str) -> dict[str, str]:
+    """Each heavy package ``toolwire ARGV`` imported, and the module that imported it."""
+    return {name: module for name, (module, _) in spied(*argv).items()}
+
+
+SAMPLE = str(resources.files("toolwire.samples").joinpath("anthropic_edit.sse"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["decode"],
+        ["decode", SAMPLE],
+        ["decode", "--format", "anthropic", "--only=text_delta", "--chunk-size", "7", SAMPLE],
+        ["decode", "-f", "anthropic", "--", SAMPLE],
+    ],
+)
+def test_decode_loads_no_command_line_framework_or_pydantic(argv: list[str]) -> None:
+    # A pipe starts `toolwire decode` for each stream: it runs on the standard library
+    # and toolwire's decoders alone (typer and the pydantic it loads come to several
+    # times a bare interpreter's start-up).
+    assert importers(*argv) == {}
 
 
 @pytest.mark.parametrize("command", ["decode", "updates"])
 def test_stream_commands_load_no_sdk_server_http_client_or_terminal_ui(command: str) -> None:
-    sample = resources.files("toolwire.samples").joinpath("anthropic_edit.sse")
-    found = importers(command, str(sample))
+    found = importers(command, SAMPLE)
+    for name in FRAMEWORK:  # the typer application parses `updates`
+        found.pop(name, None)
     # typer itself coerces option values through pydantic (typer._adapters); toolwire
     # must not be the one that loads it.
     pydantic = found.pop("pydantic", "typer")
@@ -78,3 +110,22 @@ def test_the_spy_sees_who_imports_what(tmp_path: Path) -> None:
     config.write_text("", encoding="utf-8")
     found = importers("config", "--config", str(config))
     assert found["pydantic"].partition(".")[0] in {"typer", "toolwire"}
+
+
+def test_acp_answers_initialize_on_a_thread_that_loads_neither_framework_nor_models(
+    tmp_path: Path,
+) -> None:
+    # An editor shows the agent as starting until `initialize` is answered. The thread
+    # that answers it loads no framework, no pydantic, no SDK: the configuration's models
+    # and the SDK load on threads of their own meanwhile.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}},
+    }
+    found = spied("acp", stdin=json.dumps(initialize) + "\n", env=env)
+    on_main = {name: module for name, (module, main) in found.items() if main}
+    assert on_main == {}  # not even asyncio: the first line is read with plain reads
+    assert {"acp", "pydantic"} <= found.keys()  # loaded all the same, elsewhere

@@ -29,6 +29,7 @@ from tests.helpers import (
     check_invariants,
     decode_ways,
     feed_pieces,
+    needs_shared,
     read_stream,
 )
 from toolwire.decode.anthropic import AnthropicDecoder
@@ -146,6 +147,7 @@ def _event_end(data: bytes, marker: bytes) -> int:
     return data.index(b"\n\n", data.index(marker)) + 2
 
 
+@needs_shared
 def test_tool_call_starts_on_the_very_bytes_that_complete_its_event() -> None:
     data = _data("anthropic_tool_use")
     end = _event_end(data, b'"type":"tool_use"')
@@ -157,6 +159,7 @@ def test_tool_call_starts_on_the_very_bytes_that_complete_its_event() -> None:
     ]
 
 
+@needs_shared
 def test_fields_complete_on_the_delta_that_closes_the_value() -> None:
     deltas = _of(_decode(_data("anthropic_tool_use")), ToolCallDelta)
     assert [(d.text, d.fields) for d in deltas] == [
@@ -167,6 +170,7 @@ def test_fields_complete_on_the_delta_that_closes_the_value() -> None:
     ]
 
 
+@needs_shared
 def test_first_empty_argument_delta_says_nothing() -> None:
     events = _decode(_data("anthropic_tool_use"))
     assert all(d.text for d in _of(events, ToolCallDelta))
@@ -201,6 +205,7 @@ def test_thinking_keeps_its_signature_and_redacted_payload() -> None:
     )
 
 
+@needs_shared
 def test_pings_and_unknown_types_change_nothing() -> None:
     def without(data: bytes, *markers: bytes) -> bytes:
         kept = [e for e in data.split(b"\n\n") if not any(m in e for m in markers)]
@@ -215,6 +220,7 @@ def test_pings_and_unknown_types_change_nothing() -> None:
         assert _decode(without(data, *markers)) == _decode(data), name
 
 
+@needs_shared
 def test_max_tokens_mid_tool_fails_the_call_and_keeps_its_text() -> None:
     events = _decode(_data("anthropic_incomplete_partial_json"))
     check_invariants(events)
@@ -305,6 +311,7 @@ def test_body_closed_after_message_delta_ends_with_the_known_reason() -> None:
     ]
 
 
+@needs_shared
 def test_body_cut_mid_arguments_fails_the_call() -> None:
     data = _data("anthropic_tool_use")
     cut = _event_end(data, b'"partial_json":"ar"')
@@ -321,6 +328,7 @@ def test_body_cut_mid_arguments_fails_the_call() -> None:
     ]
 
 
+@needs_shared
 def test_every_prefix_of_a_stream_still_keeps_the_invariants() -> None:
     data = _data("anthropic_tool_use")
     for n in range(len(data) + 1):
@@ -345,6 +353,7 @@ def test_input_sent_whole_at_block_start_is_used_when_no_text_follows() -> None:
     assert streamed == [ToolCallEnd("toolu_w", arguments={"b": 2})]
 
 
+@needs_shared
 def test_dispatch_follows_the_payload_type_not_the_event_line() -> None:
     data = _data("anthropic_tool_use")
     renamed = b"\n".join(
@@ -418,6 +427,7 @@ def test_malformed_streams_never_raise_and_keep_the_invariants(
     check_invariants(ways["whole"])
 
 
+@needs_shared
 def test_payloads_fed_without_sse_framing_decode_the_same() -> None:
     for name in ("anthropic_tool_use", "anthropic_error_midstream"):
         data = _data(name)

@@ -17,9 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.helpers import CONFORMANCE
+from tests.helpers import CONFORMANCE, needs_shared, shared
 from toolwire.decode import decoder_for
 from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder
 from toolwire.events import (
@@ -300,12 +298,10 @@ def _same_content(content: str, want: str | list[str] | None, rule: str) -> bool
 
 
 def _load(name: str) -> Any:
-    path = CONFORMANCE / name
-    if not path.is_file():
-        pytest.skip(f"{name}: ../shared/conformance is absent (cases stay outside the repo)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(shared(CONFORMANCE / name).read_text(encoding="utf-8"))
 
 
+@needs_shared
 def test_conformance_with_the_peers(record_property: Any) -> None:
     streams = _load("streams/expected.json")
     texts = _load("text-tool-calls/cases.json")["cases"]

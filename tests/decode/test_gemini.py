@@ -25,6 +25,7 @@ from tests.helpers import (
     cut_points,
     decode_ways,
     feed_pieces,
+    needs_shared,
     read_stream,
     split_at,
 )
@@ -115,6 +116,7 @@ def test_json_array_body_decodes_like_sse(name: str) -> None:
     assert ways["whole"] == ways["bytewise"] == _decode(_data(name))
 
 
+@needs_shared
 @settings(max_examples=30, deadline=None)
 @given(draw=st.data())
 def test_json_array_any_split_gives_the_same_events(draw: st.DataObject) -> None:
@@ -135,6 +137,7 @@ def test_json_array_braces_and_escapes_inside_strings_do_not_end_an_object() -> 
     assert ways["whole"] == [TextDelta(tricky), TextDelta("é"), MessageEnd("end_turn")]
 
 
+@needs_shared
 def test_json_array_cut_inside_an_object_is_reported() -> None:
     body = _array("gemini_function_call")
     events = _decode(body[: body.index(b'"finishReason"')])
@@ -147,6 +150,7 @@ def test_json_array_cut_inside_an_object_is_reported() -> None:
 # -- recorded Gemini API call -----------------------------------------------------------------
 
 
+@needs_shared
 def test_whole_call_keeps_its_signature_and_gets_a_stable_id() -> None:
     events = _decode(_data("gemini_function_call"))
     (start,) = _of(events, ToolCallStart)
@@ -164,6 +168,7 @@ def test_whole_call_keeps_its_signature_and_gets_a_stable_id() -> None:
     )
 
 
+@needs_shared
 def test_start_comes_on_the_byte_that_completes_the_chunk() -> None:
     data = _data("gemini_function_call")
     end = data.index(b"\r\n\r\n") + 4
@@ -178,6 +183,7 @@ def test_start_comes_on_the_byte_that_completes_the_chunk() -> None:
     assert decoder.feed(data[end - 1 :]) == []
 
 
+@needs_shared
 def test_message_ends_only_when_the_body_closes() -> None:
     decoder = GeminiDecoder()
     events = decoder.feed(_data("gemini_function_call"))
@@ -329,6 +335,7 @@ def test_streamed_arguments_equal_an_independent_reconstruction(name: str) -> No
     assert json.loads(_args_text(events, end.id)) == expected
 
 
+@needs_shared
 def test_recorded_vertex_arguments_stream_as_a_json_prefix() -> None:
     events = _decode(_data("vertex_stream_function_call_partial_args"))
     start = events[0]
@@ -343,6 +350,7 @@ def test_recorded_vertex_arguments_stream_as_a_json_prefix() -> None:
     assert [f for d in deltas for f in d.fields] == ["recipe"]
 
 
+@needs_shared
 def test_the_name_arrives_before_any_argument() -> None:
     data = _data("vertex_stream_function_call_partial_args")
     decoder = GeminiDecoder()

@@ -28,6 +28,7 @@ from tests.helpers import (
     check_invariants,
     decode_ways,
     feed_pieces,
+    needs_shared,
     read_stream,
 )
 from toolwire.decode.openai_chat import OpenAIChatDecoder
@@ -142,6 +143,7 @@ def _event_end(data: bytes, marker: bytes) -> int:
     return data.index(b"\n\n", data.index(marker)) + 2
 
 
+@needs_shared
 def test_tool_call_starts_on_the_very_bytes_that_complete_its_event() -> None:
     data = _data("openai_chat_parallel_tool_calls")
     end = _event_end(data, b'"name":"GetWeatherArgs"')
@@ -152,6 +154,7 @@ def test_tool_call_starts_on_the_very_bytes_that_complete_its_event() -> None:
     ]
 
 
+@needs_shared
 def test_parallel_calls_get_their_own_arguments_and_fields() -> None:
     events = _decode(_data("openai_chat_parallel_tool_calls"))
     assert _of(events, ToolCallEnd) == [
@@ -316,6 +319,7 @@ def test_done_without_finish_reason_still_ends_the_calls() -> None:
     assert events[-2:] == [ToolCallEnd("c0", arguments={"file_path": "x"}), MessageEnd("tool_use")]
 
 
+@needs_shared
 def test_body_cut_mid_arguments_fails_the_calls() -> None:
     data = _data("openai_chat_parallel_tool_calls")
     events = _decode(data[: _event_end(data, b'"arguments":"cker\\""')])
@@ -404,6 +408,7 @@ def test_malformed_streams_never_raise_and_keep_the_invariants(
     check_invariants(ways["whole"])
 
 
+@needs_shared
 def test_payloads_fed_without_sse_framing_decode_the_same() -> None:
     data = _data("openai_chat_parallel_tool_calls")
     decoder = OpenAIChatDecoder()

@@ -29,6 +29,7 @@ from tests.helpers import (
     RECORDED,
     check_invariants,
     feed_pieces,
+    needs_shared,
     read_stream,
 )
 from toolwire.decode.openai_responses import OpenAIResponsesDecoder
@@ -146,6 +147,7 @@ def test_arguments_match_the_openai_sdk(name: str) -> None:
             assert ends[call_id].arguments == json.loads(text)
 
 
+@needs_shared
 def test_recorded_deltas_equal_the_sdk_accumulation() -> None:
     """Where no done event had to fill a gap, the deltas are exactly what the SDK summed."""
     data = _recorded()
@@ -162,6 +164,7 @@ def test_recorded_deltas_equal_the_sdk_accumulation() -> None:
 # -- what a user sees -----------------------------------------------------------------------
 
 
+@needs_shared
 def test_recorded_call_is_named_early_and_fields_complete_before_the_end() -> None:
     events = _decode(_recorded())
     start = _of(events, ToolCallStart)[0]
@@ -179,6 +182,7 @@ def test_recorded_call_is_named_early_and_fields_complete_before_the_end() -> No
     )
 
 
+@needs_shared
 def test_start_comes_on_the_byte_that_completes_the_added_event() -> None:
     data = _recorded()
     begin = data.index(b"event: response.output_item.added")
@@ -327,6 +331,7 @@ def test_reasoning_text_parts_are_separated() -> None:
     assert "".join(ev.text for ev in _of(events, ThinkingDelta)) == "one two\n\nthree"
 
 
+@needs_shared
 def test_a_body_cut_before_the_terminal_event_fails_the_open_call() -> None:
     data = _recorded()
     cut = data.index(b"event: response.function_call_arguments.done")

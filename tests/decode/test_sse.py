@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import RECORDED, bytewise, cut_points, read_stream, split_at
+from tests.helpers import RECORDED, bytewise, cut_points, needs_shared, read_stream, split_at
 from toolwire.errors import UsageError
 from toolwire.sse import SSEDecoder, SSEEvent
 
@@ -82,6 +82,7 @@ def test_final_event_without_blank_line_is_delivered_and_flagged() -> None:
     assert truncated
 
 
+@needs_shared
 def test_fixture_ends_without_blank_line() -> None:
     body = read_stream(RECORDED / "anthropic_tool_use.sse")
     events, truncated = _decode([body])
@@ -89,6 +90,7 @@ def test_fixture_ends_without_blank_line() -> None:
     assert truncated
 
 
+@needs_shared
 @given(cuts=cut_points(8000))
 def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
     body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")
@@ -184,6 +186,7 @@ def test_mixed_line_ends_and_a_crlf_alone_is_not_a_blank_line() -> None:
     assert decoder.boundary == len(b"data: 1\r\ndata: 2\r\n\ndata: 3\r\r\n")
 
 
+@needs_shared
 @given(cuts=cut_points(8000), crlf=st.booleans())
 def test_boundary_cuts_whole_events_at_any_chunking(cuts: list[int], crlf: bool) -> None:
     body = read_stream(RECORDED / "openai_chat_parallel_tool_calls.sse")

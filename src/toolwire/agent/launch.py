@@ -1,53 +1,131 @@
-"""How ``toolwire acp`` starts: ``initialize`` answered before the SDK has loaded.
+"""How ``toolwire acp`` starts: ``initialize`` answered before anything heavy has loaded.
 
 An editor waits for the ``initialize`` answer before it shows the agent as ready. The
-SDK's models (``acp.schema``) take about 0.4 s of CPU to import, more than the rest of the
-start together, so the import runs in a thread from the first instant while this module,
-which needs nothing of the SDK, reads the first request: a plain ``initialize`` is
-answered at once (``toolwire.agent.handshake``), and the agent takes in what the client
-said once the SDK is there. Any other first message is given back to the SDK, which
-answers it exactly as it would have.
+SDK's models (``acp.schema``) take about 0.4 s of CPU to import, the configuration
+(pydantic models) and asyncio each a good part of a tenth of that: together many times a
+bare interpreter's start-up. So ``serve`` starts loading the SDK and the configuration
+in threads at once and, on the main thread meanwhile, reads the first line with plain
+blocking reads: a plain ``initialize`` is answered at once (``toolwire.agent.handshake``)
+and the agent takes in what the client said once everything is there. Any other first
+line goes back, byte for byte, to the transport, which reads it first (it answers a bad
+line; the SDK answers anything else exactly as it would have).
+
+A bad configuration raises ``ConfigError`` as soon as it is known: before any protocol
+traffic when the client has not spoken yet, else right after the ``initialize`` answer,
+before any session.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import importlib
+import json
+import os
+import select
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from toolwire.agent import envelope
 from toolwire.agent.handshake import early_answer
-from toolwire.agent.transport import StdioTransport, open_stdio
-from toolwire.config import Config
+
+if TYPE_CHECKING:
+    from toolwire.config import Config
 
 _SERVER = "toolwire.agent.server"
+_EARLY_LIMIT = 1 << 20
+"""A first line longer than this goes to the transport unanswered (it rejects it)."""
 
 
-async def run(config: Config, *, record: str | None = None) -> None:
-    """Serve one client on stdio (what ``toolwire acp`` does)."""
-    loading = threading.Thread(target=importlib.import_module, args=(_SERVER,), daemon=True)
-    loading.start()
-    reader, writer = await open_stdio()
-    transport = StdioTransport(reader, writer)
-    initialized = await _first_message(transport)
-    await asyncio.to_thread(loading.join)
+class _Loading:
+    """``load()`` on a thread of its own; ``ready`` (a pipe) is readable once it is done."""
+
+    def __init__(self, load: Callable[[], Config]) -> None:
+        self.config: Config | None = None
+        self.error: BaseException | None = None
+        self.ready, self._done = os.pipe()
+        threading.Thread(target=self._run, args=(load,), daemon=True).start()
+
+    def _run(self, load: Callable[[], Config]) -> None:
+        try:
+            self.config = load()
+        except BaseException as exc:  # handed to the main thread, which raises it
+            self.error = exc
+        os.write(self._done, b"x")
+
+    def result(self) -> Config:
+        select.select([self.ready], [], [])
+        os.close(self.ready)
+        os.close(self._done)
+        if self.error is not None:
+            raise self.error
+        assert self.config is not None
+        return self.config
+
+
+def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
+    """Serve one client on stdio (what ``toolwire acp`` does), on the configuration
+    ``load()`` returns (it may raise ``ConfigError``)."""
+    sdk = threading.Thread(target=importlib.import_module, args=(_SERVER,), daemon=True)
+    sdk.start()
+    loading = _Loading(load)
+    try:
+        read, initialized = _first_line(loading)
+        config = loading.result()  # a bad one raises here, as soon as it is known
+        sdk.join()
+    except KeyboardInterrupt:
+        return  # Ctrl-C while starting: exit quietly, as while serving
     server: Any = importlib.import_module(_SERVER)  # loaded by now: the join above
-    server.stop_on_signals()
-    await server.serve_on(transport, config, record=record, initialized=initialized)
+    import asyncio  # only now: its import alone costs several bare start-ups
+
+    async def main() -> None:
+        server.stop_on_signals()
+        from toolwire.agent.transport import StdioTransport, open_stdio
+
+        transport = StdioTransport(*await open_stdio(read))
+        await server.serve_on(transport, config, record=record, initialized=initialized)
+
+    # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+        asyncio.run(main())
 
 
-async def _first_message(transport: StdioTransport) -> dict[str, Any] | None:
-    """Answer a first plain ``initialize`` and return its params; else give it back."""
-    first = await transport.receive()
-    if first is None:
-        return None
-    answer = early_answer(first)
-    if answer is None:
-        transport.unread(first)
-        return None
-    await transport.send(answer)
-    params: dict[str, Any] = first["params"]
-    return params
+def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:
+    """Answer a first plain ``initialize``: (the bytes read after it, its params). Else
+    (another line, the end of input, a bad configuration first): (every byte read, None)."""
+    read = b""
+    watch = [0, loading.ready]
+    while b"\n" not in read and len(read) < _EARLY_LIMIT:
+        ready = select.select(watch, [], [])[0]
+        if loading.ready in ready:
+            watch.remove(loading.ready)
+            if loading.error is not None:
+                return read, None
+        if 0 in ready:
+            data = os.read(0, 65536)
+            if not data:
+                return read, None
+            read += data
+    line, newline, rest = read.partition(b"\n")
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return read, None
+    # The transport's own checks first: what it would reject, it must see to answer.
+    plain = isinstance(message, dict) and envelope.check(message) is None
+    answer = early_answer(message) if plain else None
+    if not newline or answer is None:
+        return read, None
+    # The transport's encoding (compact, ASCII): the same bytes its ``send`` would write.
+    _write_all((json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n").encode())
+    params: dict[str, Any] = message["params"]
+    return rest, params
 
 
-__all__ = ["run"]
+def _write_all(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view) :]
+
+
+__all__ = ["serve"]

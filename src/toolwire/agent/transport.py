@@ -192,8 +192,11 @@ def _error(code: int, message: str, detail: str) -> dict[str, Any]:
     return {"code": code, "message": message, "data": {"details": detail}}
 
 
-async def open_stdio() -> tuple[asyncio.StreamReader, Writer]:
+async def open_stdio(pending: bytes = b"") -> tuple[asyncio.StreamReader, Writer]:
     """Async streams on stdin and on the real stdout, which nothing else can write to.
+
+    ``pending``: bytes already read from stdin, read again first (before any byte read
+    from here on, whatever arrives meanwhile).
 
     Pipes (what editors and SDK clients use) are async; a regular file, as in
     ``toolwire acp < requests.jsonl > out.jsonl``, is read by a thread and written
@@ -204,6 +207,8 @@ async def open_stdio() -> tuple[asyncio.StreamReader, Writer]:
     protocol_fd = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray writes now land on stderr
     reader = asyncio.StreamReader(limit=1024 * 1024)
+    if pending:
+        reader.feed_data(pending)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     except ValueError:

@@ -1,4 +1,9 @@
-"""Input and output helpers shared by CLI commands: chunked reads, one-line errors."""
+"""Input and output helpers shared by CLI commands: chunked reads, one-line errors.
+
+No typer here: ``toolwire decode`` and ``toolwire acp`` run without loading it
+(``toolwire.cli._route``), and an exit status raised as ``SystemExit`` ends a typer
+command the same way ``typer.Exit`` does.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +15,19 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, NoReturn
 
-import typer
-
-from toolwire.decode import FORMATS, sniff_format
-
 READ_SIZE = 65536
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one line saying what is wrong and what to do, then exit non-zero."""
-    typer.echo(f"toolwire: {message}", err=True)
-    raise typer.Exit(code)
+    note(message)
+    raise SystemExit(code)
+
+
+def note(message: str) -> None:
+    """One line for the user on standard error, flushed (as ``typer.echo(err=True)``)."""
+    sys.stderr.write(f"toolwire: {message}\n")
+    sys.stderr.flush()
 
 
 @contextmanager
@@ -77,12 +84,14 @@ def provider_input(
     Yields the wire format (given, or guessed from the first bytes) and the input's
     pieces. ``doing`` names the command's work for the note about the bundled sample.
     """
+    from toolwire.decode import FORMATS, sniff_format  # not for commands that only fail()
+
     if fmt is not None and fmt not in FORMATS:
         fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     with open_input(path, DEFAULT_SAMPLE) as (stream, name):
         if path is None and fmt is None:
             fmt = "anthropic"
-            typer.echo(f"toolwire: {doing} the {name} (pass a FILE to use your own)", err=True)
+            note(f"{doing} the {name} (pass a FILE to use your own)")
         pieces = chunks(stream, name, chunk_size)
         first = next(pieces, b"")
         if fmt is None:
