@@ -187,3 +187,22 @@ def tiny_png(width: int = 2, height: int = 2) -> bytes:
         + chunk(b"IDAT", zlib.compress(rows))
         + chunk(b"IEND", b"")
     )
+
+
+def path_to(node: Any, text: str, at: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The keys and indices leading to the first string in a JSON value that holds
+    ``text`` (what a provider names when it refuses that block), or None."""
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in items:
+        if isinstance(value, str) and text in value:
+            return (*at, key)
+        found = path_to(value, text, (*at, key))
+        if found is not None:
+            return found
+    return None

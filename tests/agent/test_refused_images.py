@@ -36,7 +36,7 @@ from tests.agent.support import (
 )
 from tests.agent.support import agent as in_process
 from tests.fakes.http import FakeServer, Received, Reply
-from tests.helpers import tiny_png
+from tests.helpers import path_to, tiny_png
 from toolwire.agent.store import SessionDatabase
 from toolwire.history import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
 
@@ -51,28 +51,10 @@ TOLD = (
 PNG = base64.b64encode(tiny_png()).decode()
 
 
-def _where(node: Any, text: str, at: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
-    """The path to the first string in ``node`` that holds ``text``."""
-    items = (
-        node.items()
-        if isinstance(node, dict)
-        else enumerate(node)
-        if isinstance(node, list)
-        else ()
-    )
-    for key, value in items:
-        if isinstance(value, str) and text in value:
-            return (*at, key)
-        found = _where(value, text, (*at, key))
-        if found is not None:
-            return found
-    return None
-
-
 def _anthropic_refusal(body: dict[str, Any], text: str, said: str) -> Reply | None:
     """Anthropic's 400 when ``text`` is in an image of ``body``: the path names the block
     (``messages.5.content.0.tool_result.content.1.image.source.base64: ...``)."""
-    path = _where(body["messages"], text)
+    path = path_to(body["messages"], text)
     if path is None:
         return None
     names: list[str] = ["messages", str(path[0]), "content", str(path[2])]
@@ -89,7 +71,7 @@ def _anthropic_refusal(body: dict[str, Any], text: str, said: str) -> Reply | No
 def _chat_refusal(body: dict[str, Any], text: str, said: str) -> Reply | None:
     """OpenAI Chat's 400 for an image it cannot take: ``invalid_image``, the block in
     ``param`` (``messages[3].content[1].image_url``)."""
-    path = _where(body["messages"], text)
+    path = path_to(body["messages"], text)
     if path is None:
         return None
     param = f"messages[{path[0]}].content[{path[2]}].image_url"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import path_to
 from toolwire.backends import ModelRequest, anthropic, gemini, openai_chat, openai_responses
 from toolwire.backends._failures import provider_code, provider_message, provider_param
 from toolwire.backends.refusal import BlockRefusal, block_refusal, noted, refused_images
@@ -204,27 +205,12 @@ def _request() -> ModelRequest:
 
 
 def _find(body: dict[str, Any], image: ImagePart) -> tuple[str | int, ...]:
-    """The wire path of ``image`` in ``body`` (what the provider would name)."""
-
-    def walk(node: Any, at: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
-        items = (
-            node.items()
-            if isinstance(node, dict)
-            else enumerate(node)
-            if isinstance(node, list)
-            else ()
-        )
-        for key, value in items:
-            if isinstance(value, str) and image.data in value and image.data:
-                return at
-            found = walk(value, (*at, key))
-            if found is not None:
-                return found
-        return None
-
-    path = walk(body, ())
+    """The wire path of ``image`` in ``body`` (what the provider would name): the block
+    that holds its data."""
+    path = path_to(body, image.data)
+    assert image.data
     assert path is not None
-    return path
+    return path[:-1]
 
 
 BODIES = {
