@@ -26,6 +26,7 @@ from toolwire.history import (
     tool_results,
     user,
 )
+from toolwire.history.images import has_images
 
 GOOD = ImagePart(
     "image/png",
@@ -170,6 +171,37 @@ def test_gemini_field_violation_and_plain_message() -> None:
     refusal = _refusal(400, {"error": unable})
     assert refusal is not None
     assert refusal.path is None
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        (
+            413,
+            {"type": "error", "error": {"type": "request_too_large", "message": "Request "
+             "exceeds the maximum size"}},
+            "Request exceeds the maximum size",
+        ),
+        (
+            400,
+            {"error": {"code": 400, "message": "Request payload size exceeds the limit: "
+             "20971520 bytes.", "status": "INVALID_ARGUMENT"}},
+            "Request payload size exceeds the limit: 20971520 bytes",
+        ),
+    ],
+)  # fmt: skip
+def test_a_request_too_large_blames_every_image(
+    status: int, body: dict[str, Any], reason: str
+) -> None:
+    """Images pile up in a history that is sent whole every turn: Anthropic's 32 MB and
+    Gemini's 20 MB per request refuse every later request of a session once they hold
+    enough screenshots. The refusal names no block, so every image is one it may be about
+    (and a history without images is refused as it is)."""
+    refusal = _refusal(status, body)
+    assert refusal == BlockRefusal(reason, None)
+    noted_history, count = noted(_history(), None, refusal.reason)
+    assert count == 3
+    assert not has_images(noted_history)
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,13 @@ from toolwire.history.images import with_notes
 
 STATUSES: Final = frozenset({400, 413, 422})
 CODES: Final = frozenset(
-    {"invalid_image", "image_parse_error", "invalid_image_format", "invalid_image_url"}
+    {
+        "invalid_image",
+        "image_parse_error",
+        "invalid_image_format",
+        "invalid_image_url",
+        "request_too_large",  # Anthropic's 413: images are what grows a body past 32 MB
+    }
 )
 PHRASES: Final = re.compile(
     "|".join(
@@ -54,6 +60,11 @@ PHRASES: Final = re.compile(
             r"image_url is only supported",  # OpenAI, vLLM: a model without vision
             r"input should be 'image/",  # Anthropic: a media_type it does not take
             r"unsupported (?:mime|media) ?type",
+            # The whole request over the provider's size (Anthropic 32 MB, Gemini 20 MB):
+            # a history is sent whole every turn, so the screenshots it piled up refuse
+            # every later request; no block is named, so every image is blamed.
+            r"request exceeds the maximum size",  # Anthropic
+            r"payload size exceeds the limit",  # Gemini
         )
     ),
     re.IGNORECASE,
