@@ -7,7 +7,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SUITES = ["startup.py", "decode_args.py", "acp_updates.py", "handoff.py", "proxy.py", "context.py"]
+SUITES = [
+    "startup.py",
+    "images.py",
+    "decode_args.py",
+    "acp_updates.py",
+    "handoff.py",
+    "proxy.py",
+    "context.py",
+]
 
 
 def main() -> int:
