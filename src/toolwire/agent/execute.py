@@ -25,17 +25,8 @@ from typing import Any
 from toolwire.agent import mcp_calls
 from toolwire.agent.collect import CollectedCall
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.permissions import (
-    Decision,
-    answer,
-    bounded_diff,
-    decide,
-    options,
-    preview,
-    refusal,
-    rejected,
-    tool_call_model,
-)
+from toolwire.agent.permissions import answer, bounded_diff, options, preview, tool_call_model
+from toolwire.agent.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
 from toolwire.agent.ports import ClientTerminal
 from toolwire.agent.session import Runtime, Session
 from toolwire.history import ImagePart, ToolResultPart
@@ -77,15 +68,9 @@ class Executor:
             known = ", ".join([*TOOLS, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        session = self.session
-        decision = decide(session.mode, tool, session.always, session.never)
+        ctx = self.session.tools
         refused = await self._permit(
-            tool.name,
-            decision,
-            life,
-            refused=refusal(tool, session.mode),
-            rejected=rejected(tool),
-            show=lambda: preview(tool, args, session.tools),
+            builtin_traits(tool), life, show=lambda: preview(tool, args, ctx)
         )
         if refused is not None:
             return self._refuse(call, life, refused)
@@ -95,52 +80,42 @@ class Executor:
         self, call: CollectedCall, life: ToolCallLifecycle, tool: McpTool
     ) -> ToolResultPart:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        session = self.session
-        decision = mcp_calls.decide(session.mode, tool, session.always, session.never)
-        refused = await self._permit(
-            tool.model_name,
-            decision,
-            life,
-            refused=mcp_calls.refusal(tool, session.mode, session.never),
-            rejected=f"The user rejected this {tool.model_name} call.",
-        )
+        refused = await self._permit(mcp_traits(tool), life)
         if refused is not None:
             return self._refuse(call, life, refused)
 
         def send(changed: ToolCallLifecycle) -> None:
             self.ticker.send(self.engine.update(changed))
 
-        return await mcp_calls.run_call(session, send, call.id, call.name, args, life)
+        return await mcp_calls.run_call(self.session, send, call.id, call.name, args, life)
 
     def _mcp_tools(self) -> list[McpTool]:
         return [] if self.session.mcp is None else self.session.mcp.tools()
 
     async def _permit(
         self,
-        name: str,
-        decision: Decision,
+        traits: Traits,
         life: ToolCallLifecycle,
-        *,
-        refused: str,
-        rejected: str,
         show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None = None,
     ) -> str | None:
         """None when the call may run; else the tool error it is answered with. Asks when
-        ``decision`` says so (``show`` gives what is approved, e.g. an edit's diff) and
+        the policy says so (``show`` gives what is approved, e.g. an edit's diff) and
         remembers "always" answers for the session."""
+        session = self.session
+        decision = decide(traits, session.mode, session)
         if decision == "deny":
-            return refused
+            return refusal(traits, session.mode, session)
         if decision == "allow":
             return None
-        choice = await self._ask(name, life, show)
+        choice = await self._ask(traits.name, life, show)
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "reject_always":
-            self.session.never.add(name)
+            session.never.add(traits.name)
         if choice in ("reject", "reject_always"):
-            return rejected
+            return rejected(traits)
         if choice == "allow_always":
-            self.session.always.add(name)
+            session.always.add(traits.name)
         return None
 
     async def _ask(

@@ -12,11 +12,12 @@ like a built-in tool's. Kind comes from the tool's annotations: ``readOnlyHint``
 ``read`` (``search`` for a searching name), ``destructiveHint`` ``delete`` or ``edit``,
 ``openWorldHint`` ``fetch``, anything else ``other``.
 
-Permission (``decide``): in ``ask`` and ``accept-edits`` every MCP call asks, unless
-the tool is read-only and its server trusted (``trusted = true`` in its config table);
-``read-only`` runs read-only tools and refuses the rest; "always allow" holds for the
-tool for the session. Progress notifications replace a progress line on the card (the
-engine throttles them); a cancel sends the MCP cancellation and ends the call failed.
+Permission is the built-in tools' rule (``toolwire.agent.policy``): in ``ask`` and
+``accept-edits`` every MCP call asks, unless the tool is read-only and its server trusted
+(``trusted = true`` in its config table); ``read-only`` runs read-only tools and refuses
+the rest; "always allow" and "always reject" hold for the tool for the session. Progress
+notifications replace a progress line on the card (the engine throttles them); a cancel
+sends the MCP cancellation and ends the call failed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.agent.permissions import REFUSING, Decision
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
 from toolwire.agent.transcript import agent_message
@@ -70,34 +70,6 @@ def describer(tool: McpTool) -> Describer:
         return Description(title, kind, places)
 
     return describe
-
-
-def decide(
-    mode: str, tool: McpTool, always: set[str], never: frozenset[str] | set[str] = frozenset()
-) -> Decision:
-    """Whether a call of ``tool`` may run now (module doc)."""
-    if mode == "bypass":
-        return "allow"
-    if tool.model_name in never:
-        return "deny"
-    if mode in REFUSING:
-        return "allow" if tool.read_only else "deny"
-    if tool.model_name in always or (tool.read_only and tool.trusted):
-        return "allow"
-    return "ask"
-
-
-def refusal(
-    tool: McpTool, mode: str = "read-only", never: frozenset[str] | set[str] = frozenset()
-) -> str:
-    """The tool error for a call the mode (or an "always reject") refuses, for the model."""
-    if tool.model_name in never or mode not in REFUSING:
-        return f"Refused: the user chose to always reject {tool.model_name} in this session."
-    return (
-        f"Refused: the session is in {mode} mode and {tool.model_name} is not marked "
-        "read-only by its server. Tell the user what you would do, or ask them to switch the "
-        "mode."
-    )
 
 
 def specs(session: Session) -> list[ToolSpec]:
@@ -253,13 +225,11 @@ def _fitted(
 
 
 __all__ = [
-    "decide",
     "describer",
     "describers",
     "kind_of",
     "read_only_tools",
     "ready",
-    "refusal",
     "run_call",
     "specs",
     "start",
