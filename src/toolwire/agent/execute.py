@@ -24,8 +24,9 @@ from typing import Any
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.collect import CollectedCall
+from toolwire.agent.notify import Notifier
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.permissions import answer, bounded_diff, options, preview, tool_call_model
+from toolwire.agent.permissions import answer, bounded_diff, options, preview
 from toolwire.agent.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
 from toolwire.agent.ports import ClientTerminal
 from toolwire.agent.session import Runtime, Session
@@ -131,13 +132,8 @@ class Executor:
         try:
             notes, payload = self.engine.permission(life.tool_call_id)
             self.ticker.send(notes)
-            await self.session.outbox.drain()  # the tool_call and the diff precede the request
-            response = await self.runtime.client.request_permission(
-                session_id=self.session.id,
-                tool_call=tool_call_model(payload),
-                options=options(name),
-            )
-            choice = answer(response.outcome)
+            asked = Notifier(self.session, self.runtime).ask(payload, options(name))
+            choice = answer(await asked)
         except BaseException:  # cancelled, or the client went away: nothing was applied
             _withdraw(life, shown)
             raise

@@ -28,9 +28,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolwire.agent.notify import Notifier
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
-from toolwire.agent.transcript import agent_message
 from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
 from toolwire.imaging import SHOWN_BASE64, fitted
 from toolwire.mcp import McpHub, McpTool
@@ -104,7 +104,7 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     async def run() -> None:
         for line in await hub.start(wanted):
             log.warning("session %s: %s", session.id, line)
-            tell(session, runtime, line)
+            Notifier(session, runtime).notice(line)
 
     session.mcp_start = asyncio.create_task(run())
 
@@ -136,17 +136,6 @@ async def stop(session: Session) -> None:
         task.cancel()
     if hub is not None:
         await hub.aclose()
-
-
-def tell(session: Session, runtime: Runtime, text: str) -> None:
-    """A line for the user outside a turn: a ``notice`` when the client shows them, else
-    an agent message."""
-    update: dict[str, Any]
-    if runtime.notices:
-        update = {"sessionUpdate": "notice", "severity": "warning", "title": text}
-    else:
-        update = agent_message(text)
-    session.outbox.update(update)
 
 
 async def run_call(
@@ -234,5 +223,4 @@ __all__ = [
     "specs",
     "start",
     "stop",
-    "tell",
 ]

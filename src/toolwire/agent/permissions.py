@@ -31,7 +31,7 @@ import stat
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias
 
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption
 
 from toolwire.config.choices import MODES as MODE_IDS
 from toolwire.config.choices import Mode
@@ -78,18 +78,13 @@ def options(name: str) -> list[PermissionOption]:
     ]
 
 
-def tool_call_model(payload: Mapping[str, Any]) -> ToolCallUpdate:
-    """The SDK model of the engine's permission payload (no ``content``: see module doc)."""
-    return ToolCallUpdate.model_validate(dict(payload))
-
-
-def answer(outcome: object) -> Answer:
-    """The user's choice from a ``RequestPermissionResponse.outcome``."""
-    if isinstance(outcome, AllowedOutcome):
-        if outcome.option_id in ("allow_once", "allow_always", "reject_always"):
-            return outcome.option_id  # type: ignore[return-value]
-        return "reject"
-    return "cancelled"
+def answer(option_id: str | None) -> Answer:
+    """The user's choice from the option chosen (``Notifier.ask``; None: cancelled)."""
+    if option_id is None:
+        return "cancelled"
+    if option_id in ("allow_once", "allow_always", "reject_always"):
+        return option_id  # type: ignore[return-value]
+    return "reject"
 
 
 async def preview(
@@ -200,5 +195,4 @@ __all__ = [
     "bounded_diff",
     "options",
     "preview",
-    "tool_call_model",
 ]

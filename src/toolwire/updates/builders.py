@@ -58,7 +58,7 @@ class InfoUpdate(TypedDict):
     """A ``SessionInfoUpdate``: the title and when the session last changed."""
 
     sessionUpdate: Literal["session_info_update"]
-    title: str
+    title: str | None
     updatedAt: str
 
 
@@ -130,7 +130,7 @@ def commands_update(commands: Sequence[JsonObject]) -> CommandsUpdate:
     return {"sessionUpdate": "available_commands_update", "availableCommands": list(commands)}
 
 
-def info_update(title: str, updated_at: str) -> InfoUpdate:
+def info_update(title: str | None, updated_at: str) -> InfoUpdate:
     """A session's title and ``updatedAt`` (ISO 8601)."""
     return {"sessionUpdate": "session_info_update", "title": title, "updatedAt": updated_at}
 
