@@ -36,7 +36,7 @@ from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
-from toolwire.updates.wire import terminal_content, text_content
+from toolwire.updates.wire import image_content, terminal_content, text_content
 
 log = logging.getLogger("toolwire.agent")
 
@@ -211,8 +211,7 @@ def _shown(image: ImagePart) -> dict[str, Any]:
     """An image for the card: itself, or its note when over ``SHOWN_BASE64``."""
     if len(image.data) > SHOWN_BASE64:
         return text_content(image.note("too large to show here"))
-    block = {"type": "image", "data": image.data, "mimeType": image.media_type}
-    return {"type": "content", "content": block}
+    return image_content(image.data, image.media_type)
 
 
 def _failure_line(tool: Tool, result: ToolResult) -> str:

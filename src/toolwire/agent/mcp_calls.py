@@ -37,7 +37,7 @@ from toolwire.mcp import McpHub, McpTool
 from toolwire.tools.threads import off_loop
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.titles import Describer, Description, resolve, shorten
-from toolwire.updates.wire import ToolKind, location, text_content
+from toolwire.updates.wire import ToolKind, image_content, location, text_content
 
 log = logging.getLogger("toolwire.agent")
 _SEARCHING = re.compile(r"search|find|query|list|lookup|grep", re.IGNORECASE)
@@ -208,8 +208,7 @@ def _fitted(
         if len(image.data) > SHOWN_BASE64:
             shown.append(text_content(image.note("too large to show here")))
         else:
-            data = {"type": "image", "data": image.data, "mimeType": image.media_type}
-            shown.append({"type": "content", "content": data})
+            shown.append(image_content(image.data, image.media_type))
     return shown, images, notes
 
 
