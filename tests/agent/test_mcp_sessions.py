@@ -255,3 +255,41 @@ def test_an_image_from_a_server_tool_reaches_a_model_that_takes_images(tmp_path:
         images = [b for b in result["content"] if b["type"] == "image"]
         assert len(images) == 1
         assert images[0]["source"]["media_type"] == "image/png"
+
+
+def test_a_server_tool_rejected_for_good_is_refused_in_the_built_in_tools_words(
+    tmp_path: Path,
+) -> None:
+    """ "Always reject" reads the same for an MCP tool as for ``Bash`` (test_modes): the
+    model is told not to retry, then not to call the tool again."""
+    root = tmp_path / "project"
+    root.mkdir()
+    first: tuple[str, str, dict[str, Any], str] = ("tool", "mcp__mine__crash", {}, "toolu_1")
+    again: tuple[str, str, dict[str, Any], str] = ("tool", "mcp__mine__crash", {}, "toolu_2")
+    with FakeServer() as server:
+        server.script(
+            Reply(chunks=[response(first).encode()]),
+            Reply(chunks=[response(again, n=1).encode()]),
+            Reply(chunks=[response(("text", "I will stop."), n=2).encode()]),
+        )
+        table = f'\n[mcp_servers.mine]\ncommand = "{sys.executable}"\nargs = ["{EDGE}", "serve"]\n'
+        config = write_config(tmp_path, fake_backend(server.url) + table)
+        env = environment(tmp_path, TEST_KEY=KEY)
+        client = ScriptedClient(answers=["reject_always"])
+
+        async def scenario() -> None:
+            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
+                sid = await _open(run, root, [])
+                done = await run.conn.prompt(session_id=sid, prompt=[text_block("go")])
+                assert done.stop_reason == "end_turn"
+                assert len(client.permissions) == 1  # asked once, for the first call
+                assert calls_by_id(run.notifications())["toolu_2"]["status"] == "failed"
+                check_wire(run.wire)
+
+        asyncio.run(scenario())
+        rejected = json.dumps(server.requests[1].json()["messages"][-1])
+        assert "The user rejected this mcp__mine__crash call; nothing was changed." in rejected
+        assert "Do not retry it as is" in rejected
+        refused = json.dumps(server.requests[2].json()["messages"][-1])
+        assert "always reject mcp__mine__crash" in refused
+        assert "Do not call it again" in refused

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.ids import IdGuard
-from toolwire.agent.permissions import bounded_diff, decide, preview
+from toolwire.agent.permissions import bounded_diff, preview
 from toolwire.agent.turn_state import PromptStopReason, TurnState, TurnStateError
 from toolwire.events import (
     Event,
@@ -81,43 +81,6 @@ def test_id_guard_renames_only_ids_the_session_already_used() -> None:
     assert guard.event(fresh) is fresh
     assert guard.acp_id("toolu_1") == "toolu_1-2"
     assert used == {"toolu_1", "toolu_1-2", "toolu_9"}
-
-
-@pytest.mark.parametrize(
-    ("mode", "tool", "always", "expected"),
-    [
-        ("ask", "Read", set(), "allow"),
-        ("ask", "TodoWrite", set(), "allow"),
-        ("ask", "Edit", set(), "ask"),
-        ("ask", "Bash", set(), "ask"),
-        ("ask", "Edit", {"Edit"}, "allow"),
-        ("accept-edits", "Write", set(), "allow"),
-        ("accept-edits", "Bash", set(), "ask"),
-        ("accept-edits", "Bash", {"Bash"}, "allow"),
-        ("read-only", "Grep", set(), "allow"),
-        ("read-only", "Edit", {"Edit"}, "deny"),
-        ("read-only", "Bash", set(), "deny"),
-        ("plan", "Grep", set(), "allow"),
-        ("plan", "Edit", {"Edit"}, "deny"),
-        ("plan", "Bash", set(), "deny"),
-        ("bypass", "Edit", set(), "allow"),
-        ("bypass", "Bash", set(), "allow"),
-    ],
-)
-def test_mode_decisions(mode: str, tool: str, always: set[str], expected: str) -> None:
-    found = get_tool(tool)
-    assert found is not None
-    assert decide(mode, found, always) == expected
-
-
-@pytest.mark.parametrize(
-    ("mode", "expected"),
-    [("ask", "deny"), ("accept-edits", "deny"), ("read-only", "deny"), ("bypass", "allow")],
-)
-def test_always_reject_holds_in_every_mode_but_bypass(mode: str, expected: str) -> None:
-    found = get_tool("Bash")
-    assert found is not None
-    assert decide(mode, found, {"Bash"}, {"Bash"}) == expected
 
 
 def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ from toolwire.agent import mcp_calls, slash
 from toolwire.agent.commands import commands_update, custom_commands
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.fork import copy_session
+from toolwire.agent.notify import Notifier
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
@@ -64,6 +65,7 @@ from toolwire.agent.turn_state import PromptStopReason
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.errors import UsageError
+from toolwire.updates.builders import CommandsUpdate
 from toolwire.updates.profiles import profile_for_client
 
 log = logging.getLogger("toolwire.agent")
@@ -148,7 +150,7 @@ class ToolwireAgent:
         session = await self._factory().new(session_id, cwd, dirs)
         self._sessions[session_id] = session
         mcp_calls.start(session, self._rt(), list(mcp_servers or ()))
-        session.outbox.update(self._option_update(session))
+        Notifier(session, self._rt()).options_changed()
         session.outbox.update(_commands(session))
         return NewSessionResponse(
             session_id=session_id,
@@ -237,7 +239,7 @@ class ToolwireAgent:
             await self._store_call(
                 lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
             )
-            session.outbox.update(self._option_update(session))
+            Notifier(session, self._rt()).options_changed()
         elif config_id == "model" and isinstance(value, str):
             try:
                 await slash.choose_model(session, self._rt(), value)
@@ -385,11 +387,8 @@ class ToolwireAgent:
         except slash.ChoiceError as exc:
             raise RequestError.invalid_params({"modeId": str(exc)}) from None
 
-    def _option_update(self, session: Session) -> dict[str, Any]:
-        return slash.option_update(session, self._rt())
 
-
-def _commands(session: Session) -> dict[str, Any]:
+def _commands(session: Session) -> CommandsUpdate:
     """The session's ``available_commands_update``: built-ins and its custom commands."""
     return commands_update(custom_commands(session.cwd))
 

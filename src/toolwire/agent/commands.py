@@ -32,6 +32,7 @@ from toolwire.agent.instructions import (
     trusted_roots,
 )
 from toolwire.config.load import config_path
+from toolwire.updates import builders
 
 MAX_FILE_BYTES = 64 * 1024
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
@@ -169,10 +170,9 @@ def available(custom: Mapping[str, Command]) -> list[Command]:
     return [*BUILTINS.values(), *(custom[name] for name in sorted(custom))]
 
 
-def commands_update(custom: Mapping[str, Command] | None = None) -> dict[str, Any]:
+def commands_update(custom: Mapping[str, Command] | None = None) -> builders.CommandsUpdate:
     """The ``available_commands_update`` every session gets after it opens."""
-    listed = [c.wire() for c in available(custom or {})]
-    return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+    return builders.commands_update([c.wire() for c in available(custom or {})])
 
 
 def parse_command(

@@ -25,7 +25,6 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.session import Runtime, Session, system_prompt
@@ -37,6 +36,7 @@ from toolwire.context.compact import CompactionPlan
 from toolwire.context.tokens import estimate_text, estimate_tools
 from toolwire.handoff import Summary, summarize
 from toolwire.tools import tool_specs
+from toolwire.updates.builders import CompactionUpdate, Severity, compaction_update, notice
 
 log = logging.getLogger("toolwire.agent")
 COMPACTION_KEY = "compaction"
@@ -63,6 +63,12 @@ def fixed_tokens(session: Session) -> int:
     return estimate_text(system_prompt(session)) + estimate_tools(
         [*tool_specs(), *mcp_calls.specs(session)]
     )
+
+
+_UNCHANGED = (
+    "The model now sees a summary and the tool context verbatim in place of the earlier "
+    "turns; your transcript is unchanged."
+)
 
 
 class Compactor:
@@ -167,43 +173,23 @@ class Compactor:
         if self.runtime.compaction_updates:
             self.session.outbox.update(done)
         elif self.runtime.notices:
-            severity = "warning" if compaction.cuts else "info"
-            self.session.outbox.update(
-                {
-                    "sessionUpdate": "notice",
-                    "severity": severity,
-                    "title": compaction.describe(),
-                    "description": "The model now sees a summary and the tool context "
-                    "verbatim in place of the earlier turns; your transcript is unchanged.",
-                }
-            )
+            severity: Severity = "warning" if compaction.cuts else "info"
+            self.session.outbox.update(notice(compaction.describe(), severity, _UNCHANGED))
         else:
             await self._say(compaction.describe())
 
     def _show(self, cid: str, status: str, error: str | None = None) -> None:
         if not self.runtime.compaction_updates:
             return
-        line: dict[str, Any] = {
-            "sessionUpdate": "compaction_update",
-            "compactionId": cid,
-            "status": status,
-        }
-        if error is not None:
-            line["error"] = error
-        self.session.outbox.update(line)
+        self.session.outbox.update(compaction_update(cid, status, error=error))
 
 
-def completed_line(cid: str, compaction: Compaction) -> dict[str, Any]:
+def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:
     """The ``compaction_update`` of a finished compaction, its summary for people."""
     text = compaction.describe()
     if compaction.summary_text:
         text += "\n\n" + compaction.summary_text
-    return {
-        "sessionUpdate": "compaction_update",
-        "compactionId": cid,
-        "status": "completed",
-        "summary": [{"type": "text", "text": text}],
-    }
+    return compaction_update(cid, "completed", summary=[{"type": "text", "text": text}])
 
 
 __all__ = [

@@ -24,18 +24,10 @@ from typing import Any
 
 from toolwire.agent import mcp_calls
 from toolwire.agent.collect import CollectedCall
+from toolwire.agent.notify import Notifier
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.permissions import (
-    Decision,
-    answer,
-    bounded_diff,
-    decide,
-    options,
-    preview,
-    refusal,
-    rejected,
-    tool_call_model,
-)
+from toolwire.agent.permissions import answer, bounded_diff, options, preview
+from toolwire.agent.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
 from toolwire.agent.ports import ClientTerminal
 from toolwire.agent.session import Runtime, Session
 from toolwire.history import ImagePart, ToolResultPart
@@ -44,7 +36,7 @@ from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
-from toolwire.updates.wire import terminal_content, text_content
+from toolwire.updates.wire import image_content, terminal_content, text_content
 
 log = logging.getLogger("toolwire.agent")
 
@@ -77,15 +69,9 @@ class Executor:
             known = ", ".join([*TOOLS, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        session = self.session
-        decision = decide(session.mode, tool, session.always, session.never)
+        ctx = self.session.tools
         refused = await self._permit(
-            tool.name,
-            decision,
-            life,
-            refused=refusal(tool, session.mode),
-            rejected=rejected(tool),
-            show=lambda: preview(tool, args, session.tools),
+            builtin_traits(tool), life, show=lambda: preview(tool, args, ctx)
         )
         if refused is not None:
             return self._refuse(call, life, refused)
@@ -95,52 +81,42 @@ class Executor:
         self, call: CollectedCall, life: ToolCallLifecycle, tool: McpTool
     ) -> ToolResultPart:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        session = self.session
-        decision = mcp_calls.decide(session.mode, tool, session.always, session.never)
-        refused = await self._permit(
-            tool.model_name,
-            decision,
-            life,
-            refused=mcp_calls.refusal(tool, session.mode, session.never),
-            rejected=f"The user rejected this {tool.model_name} call.",
-        )
+        refused = await self._permit(mcp_traits(tool), life)
         if refused is not None:
             return self._refuse(call, life, refused)
 
         def send(changed: ToolCallLifecycle) -> None:
             self.ticker.send(self.engine.update(changed))
 
-        return await mcp_calls.run_call(session, send, call.id, call.name, args, life)
+        return await mcp_calls.run_call(self.session, send, call.id, call.name, args, life)
 
     def _mcp_tools(self) -> list[McpTool]:
         return [] if self.session.mcp is None else self.session.mcp.tools()
 
     async def _permit(
         self,
-        name: str,
-        decision: Decision,
+        traits: Traits,
         life: ToolCallLifecycle,
-        *,
-        refused: str,
-        rejected: str,
         show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None = None,
     ) -> str | None:
         """None when the call may run; else the tool error it is answered with. Asks when
-        ``decision`` says so (``show`` gives what is approved, e.g. an edit's diff) and
+        the policy says so (``show`` gives what is approved, e.g. an edit's diff) and
         remembers "always" answers for the session."""
+        session = self.session
+        decision = decide(traits, session.mode, session)
         if decision == "deny":
-            return refused
+            return refusal(traits, session.mode, session)
         if decision == "allow":
             return None
-        choice = await self._ask(name, life, show)
+        choice = await self._ask(traits.name, life, show)
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "reject_always":
-            self.session.never.add(name)
+            session.never.add(traits.name)
         if choice in ("reject", "reject_always"):
-            return rejected
+            return rejected(traits)
         if choice == "allow_always":
-            self.session.always.add(name)
+            session.always.add(traits.name)
         return None
 
     async def _ask(
@@ -156,13 +132,8 @@ class Executor:
         try:
             notes, payload = self.engine.permission(life.tool_call_id)
             self.ticker.send(notes)
-            await self.session.outbox.drain()  # the tool_call and the diff precede the request
-            response = await self.runtime.client.request_permission(
-                session_id=self.session.id,
-                tool_call=tool_call_model(payload),
-                options=options(name),
-            )
-            choice = answer(response.outcome)
+            asked = Notifier(self.session, self.runtime).ask(payload, options(name))
+            choice = answer(await asked)
         except BaseException:  # cancelled, or the client went away: nothing was applied
             _withdraw(life, shown)
             raise
@@ -240,8 +211,7 @@ def _shown(image: ImagePart) -> dict[str, Any]:
     """An image for the card: itself, or its note when over ``SHOWN_BASE64``."""
     if len(image.data) > SHOWN_BASE64:
         return text_content(image.note("too large to show here"))
-    block = {"type": "image", "data": image.data, "mimeType": image.media_type}
-    return {"type": "content", "content": block}
+    return image_content(image.data, image.media_type)
 
 
 def _failure_line(tool: Tool, result: ToolResult) -> str:

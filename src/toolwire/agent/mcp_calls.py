@@ -12,11 +12,12 @@ like a built-in tool's. Kind comes from the tool's annotations: ``readOnlyHint``
 ``read`` (``search`` for a searching name), ``destructiveHint`` ``delete`` or ``edit``,
 ``openWorldHint`` ``fetch``, anything else ``other``.
 
-Permission (``decide``): in ``ask`` and ``accept-edits`` every MCP call asks, unless
-the tool is read-only and its server trusted (``trusted = true`` in its config table);
-``read-only`` runs read-only tools and refuses the rest; "always allow" holds for the
-tool for the session. Progress notifications replace a progress line on the card (the
-engine throttles them); a cancel sends the MCP cancellation and ends the call failed.
+Permission is the built-in tools' rule (``toolwire.agent.policy``): in ``ask`` and
+``accept-edits`` every MCP call asks, unless the tool is read-only and its server trusted
+(``trusted = true`` in its config table); ``read-only`` runs read-only tools and refuses
+the rest; "always allow" and "always reject" hold for the tool for the session. Progress
+notifications replace a progress line on the card (the engine throttles them); a cancel
+sends the MCP cancellation and ends the call failed.
 """
 
 from __future__ import annotations
@@ -27,17 +28,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.agent.permissions import REFUSING, Decision
+from toolwire.agent.notify import Notifier
 from toolwire.agent.session import Runtime, Session
 from toolwire.agent.store_schema import default_db_path
-from toolwire.agent.transcript import agent_message
 from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
 from toolwire.imaging import SHOWN_BASE64, fitted
 from toolwire.mcp import McpHub, McpTool
 from toolwire.tools.threads import off_loop
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.titles import Describer, Description, resolve, shorten
-from toolwire.updates.wire import ToolKind, location, text_content
+from toolwire.updates.wire import ToolKind, image_content, location, text_content
 
 log = logging.getLogger("toolwire.agent")
 _SEARCHING = re.compile(r"search|find|query|list|lookup|grep", re.IGNORECASE)
@@ -72,34 +72,6 @@ def describer(tool: McpTool) -> Describer:
     return describe
 
 
-def decide(
-    mode: str, tool: McpTool, always: set[str], never: frozenset[str] | set[str] = frozenset()
-) -> Decision:
-    """Whether a call of ``tool`` may run now (module doc)."""
-    if mode == "bypass":
-        return "allow"
-    if tool.model_name in never:
-        return "deny"
-    if mode in REFUSING:
-        return "allow" if tool.read_only else "deny"
-    if tool.model_name in always or (tool.read_only and tool.trusted):
-        return "allow"
-    return "ask"
-
-
-def refusal(
-    tool: McpTool, mode: str = "read-only", never: frozenset[str] | set[str] = frozenset()
-) -> str:
-    """The tool error for a call the mode (or an "always reject") refuses, for the model."""
-    if tool.model_name in never or mode not in REFUSING:
-        return f"Refused: the user chose to always reject {tool.model_name} in this session."
-    return (
-        f"Refused: the session is in {mode} mode and {tool.model_name} is not marked "
-        "read-only by its server. Tell the user what you would do, or ask them to switch the "
-        "mode."
-    )
-
-
 def specs(session: Session) -> list[ToolSpec]:
     """The session's MCP tools as offered to the model (none before they started)."""
     hub = session.mcp
@@ -132,7 +104,7 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     async def run() -> None:
         for line in await hub.start(wanted):
             log.warning("session %s: %s", session.id, line)
-            tell(session, runtime, line)
+            Notifier(session, runtime).notice(line)
 
     session.mcp_start = asyncio.create_task(run())
 
@@ -164,17 +136,6 @@ async def stop(session: Session) -> None:
         task.cancel()
     if hub is not None:
         await hub.aclose()
-
-
-def tell(session: Session, runtime: Runtime, text: str) -> None:
-    """A line for the user outside a turn: a ``notice`` when the client shows them, else
-    an agent message."""
-    update: dict[str, Any]
-    if runtime.notices:
-        update = {"sessionUpdate": "notice", "severity": "warning", "title": text}
-    else:
-        update = agent_message(text)
-    session.outbox.update(update)
 
 
 async def run_call(
@@ -247,22 +208,18 @@ def _fitted(
         if len(image.data) > SHOWN_BASE64:
             shown.append(text_content(image.note("too large to show here")))
         else:
-            data = {"type": "image", "data": image.data, "mimeType": image.media_type}
-            shown.append({"type": "content", "content": data})
+            shown.append(image_content(image.data, image.media_type))
     return shown, images, notes
 
 
 __all__ = [
-    "decide",
     "describer",
     "describers",
     "kind_of",
     "read_only_tools",
     "ready",
-    "refusal",
     "run_call",
     "specs",
     "start",
     "stop",
-    "tell",
 ]

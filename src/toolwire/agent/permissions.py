@@ -12,7 +12,8 @@ Modes (``session/set_mode``, also a config option with ``category: "mode"``):
 Reads, searches and ``TodoWrite`` never ask (``Tool.needs_permission`` is False). "Allow
 always" and "always reject" hold for the tool's name for the rest of the session (every
 later ``Edit``, every later ``Bash``), not across sessions; a tool rejected for good is
-refused without asking, in every mode but ``bypass``.
+refused without asking, in every mode but ``bypass``. The rule itself, for built-in and
+MCP tools alike, is ``toolwire.agent.policy``.
 
 The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
 ``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``
@@ -30,7 +31,7 @@ import stat
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias
 
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption
 
 from toolwire.config.choices import MODES as MODE_IDS
 from toolwire.config.choices import Mode
@@ -40,7 +41,6 @@ from toolwire.tools.errors import PathRefusedError, ToolError
 from toolwire.tools.files import read_existing
 from toolwire.updates.wire import diff_content, text_content
 
-Decision: TypeAlias = Literal["allow", "ask", "deny"]
 Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "reject_always", "cancelled"]
 
 #: Unchanged lines kept around a change when a diff is cut to its changed part.
@@ -59,45 +59,9 @@ _LABELS: Final[dict[Mode, tuple[str, str]]] = {
         "Nothing asks: every edit and command runs at once, without your approval.",
     ),
 }
-#: Modes in which edits and commands are refused (the model is told why).
-REFUSING: Final = frozenset({"read-only", "plan"})
 #: Mode id -> (name, description), in the order offered. The set is ``config.choices``'s:
 #: a mode added there without a label here fails at import.
 MODES: Final[dict[Mode, tuple[str, str]]] = {mode: _LABELS[mode] for mode in MODE_IDS}
-
-
-def decide(
-    mode: str, tool: Tool, always: set[str], never: frozenset[str] | set[str] = frozenset()
-) -> Decision:
-    """Whether ``tool`` may run now in ``mode``, given the tools allowed and the tools
-    rejected for good."""
-    if not tool.needs_permission or mode == "bypass":
-        return "allow"
-    if mode in REFUSING or tool.name in never:
-        return "deny"
-    if tool.name in always or (mode == "accept-edits" and tool.kind == "edit"):
-        return "allow"
-    return "ask"
-
-
-def refusal(tool: Tool, mode: str = "read-only") -> str:
-    """The tool error for a call the mode (or an "always reject") refuses, for the model."""
-    what = "edit files" if tool.kind == "edit" else "run commands"
-    if mode == "plan":
-        return (
-            f"Refused: the session is in plan mode, so {tool.name} cannot {what}. Read and "
-            "search as needed, then end your turn by presenting the plan; the user is asked "
-            "whether to carry it out."
-        )
-    if mode not in REFUSING:
-        return (
-            f"Refused: the user chose to always reject {tool.name} in this session. "
-            "Do not call it again; take another approach or ask the user."
-        )
-    return (
-        f"Refused: the session is in read-only mode, so {tool.name} cannot {what}. "
-        "Tell the user what you would change, or ask them to switch the mode."
-    )
 
 
 def options(name: str) -> list[PermissionOption]:
@@ -114,26 +78,13 @@ def options(name: str) -> list[PermissionOption]:
     ]
 
 
-def tool_call_model(payload: Mapping[str, Any]) -> ToolCallUpdate:
-    """The SDK model of the engine's permission payload (no ``content``: see module doc)."""
-    return ToolCallUpdate.model_validate(dict(payload))
-
-
-def answer(outcome: object) -> Answer:
-    """The user's choice from a ``RequestPermissionResponse.outcome``."""
-    if isinstance(outcome, AllowedOutcome):
-        if outcome.option_id in ("allow_once", "allow_always", "reject_always"):
-            return outcome.option_id  # type: ignore[return-value]
-        return "reject"
-    return "cancelled"
-
-
-def rejected(tool: Tool) -> str:
-    """The tool error when the user said no."""
-    return (
-        f"The user rejected this {tool.name} call; nothing was changed. "
-        "Do not retry it as is: ask the user how to proceed, or take another approach."
-    )
+def answer(option_id: str | None) -> Answer:
+    """The user's choice from the option chosen (``Notifier.ask``; None: cancelled)."""
+    if option_id is None:
+        return "cancelled"
+    if option_id in ("allow_once", "allow_always", "reject_always"):
+        return option_id  # type: ignore[return-value]
+    return "reject"
 
 
 async def preview(
@@ -239,15 +190,9 @@ def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
 __all__ = [
     "CONTEXT_LINES",
     "MODES",
-    "REFUSING",
     "Answer",
-    "Decision",
     "answer",
     "bounded_diff",
-    "decide",
     "options",
     "preview",
-    "refusal",
-    "rejected",
-    "tool_call_model",
 ]

@@ -12,12 +12,14 @@ in ``plan``.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Final
+from typing import Final
 
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import PermissionOption
 
+from toolwire.agent.notify import Notifier
 from toolwire.agent.permissions import MODES
-from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.session import Runtime, Session
+from toolwire.updates.builders import tool_call, tool_call_update
 
 GO_AHEAD: Final = "Go ahead with the plan."
 """The user message the turn goes on with after the user said yes."""
@@ -25,6 +27,10 @@ AFTER_PLAN: Final = "accept-edits"
 """The mode the session switches to when the user accepts the plan."""
 _GO: Final = "plan_go"
 _STAY: Final = "plan_stay"
+_CHOICES: Final = (
+    PermissionOption(option_id=_GO, name="Switch to accept-edits and go", kind="allow_once"),
+    PermissionOption(option_id=_STAY, name="Stay in plan", kind="reject_once"),
+)
 
 
 async def set_mode(session: Session, runtime: Runtime, mode_id: str) -> None:
@@ -33,9 +39,7 @@ async def set_mode(session: Session, runtime: Runtime, mode_id: str) -> None:
         raise ValueError(f"{mode_id!r}; use {', '.join(MODES)}")
     session.mode = mode_id
     await runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
-    session.outbox.update({"sessionUpdate": "current_mode_update", "currentModeId": mode_id})
-    options = config_options(session, runtime.config)
-    session.outbox.update({"sessionUpdate": "config_option_update", "configOptions": options})
+    Notifier(session, runtime).mode_changed()
 
 
 async def ask_to_go(session: Session, runtime: Runtime) -> bool:
@@ -47,28 +51,13 @@ async def ask_to_go(session: Session, runtime: Runtime) -> bool:
     session.call_ids.add(call_id)
     await runtime.store.call(lambda db: db.add_call_ids(session.id, [call_id]))
     title = "Carry out the plan? (switches to Accept edits)"
-    card: dict[str, Any] = {"toolCallId": call_id, "title": title, "kind": "switch_mode"}
-    session.outbox.update({"sessionUpdate": "tool_call", **card, "status": "pending"})
-    await session.outbox.drain()  # the card precedes the request
+    card = {"toolCallId": call_id, "title": title, "kind": "switch_mode", "status": "pending"}
+    session.outbox.update(tool_call(card))
     yes = False
     try:
-        response = await runtime.client.request_permission(
-            session_id=session.id,
-            tool_call=ToolCallUpdate.model_validate({**card, "status": "pending"}),
-            options=[
-                PermissionOption(
-                    option_id=_GO, name="Switch to accept-edits and go", kind="allow_once"
-                ),
-                PermissionOption(option_id=_STAY, name="Stay in plan", kind="reject_once"),
-            ],
-        )
-        outcome = response.outcome
-        yes = isinstance(outcome, AllowedOutcome) and outcome.option_id == _GO
+        yes = await Notifier(session, runtime).ask(card, _CHOICES) == _GO
     finally:
-        status = "completed" if yes else "failed"
-        session.outbox.update(
-            {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": status}
-        )
+        session.outbox.update(tool_call_update(call_id, status="completed" if yes else "failed"))
     if yes:
         await set_mode(session, runtime, AFTER_PLAN)
     return yes

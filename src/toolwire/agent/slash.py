@@ -14,13 +14,12 @@ the earlier ones (whose points index the old history) are dropped with it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from toolwire.agent.compaction import COMPACTION_KEY
 from toolwire.agent.instructions import repo_root
+from toolwire.agent.notify import Notifier
 from toolwire.agent.permissions import MODES
 from toolwire.agent.plan import set_mode
-from toolwire.agent.session import Runtime, Session, config_options
+from toolwire.agent.session import Runtime, Session
 from toolwire.agent.switch import SWITCH_KEY
 
 CLEAR_KEY = "cleared_at"
@@ -37,7 +36,7 @@ async def choose_model(session: Session, runtime: Runtime, name: str) -> None:
         raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
     session.pending = name
     await runtime.store.call(lambda db: db.update(session.id, backend=name))
-    session.outbox.update(option_update(session, runtime))
+    Notifier(session, runtime).options_changed()
 
 
 async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
@@ -45,12 +44,6 @@ async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
     if mode not in MODES:
         raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
     await set_mode(session, runtime, mode)
-
-
-def option_update(session: Session, runtime: Runtime) -> dict[str, Any]:
-    """The ``config_option_update`` with the session's full set."""
-    options = config_options(session, runtime.config)
-    return {"sessionUpdate": "config_option_update", "configOptions": options}
 
 
 async def model_command(session: Session, runtime: Runtime, name: str) -> str:
@@ -131,5 +124,4 @@ __all__ = [
     "init_prompt",
     "mode_command",
     "model_command",
-    "option_update",
 ]

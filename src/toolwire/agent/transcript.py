@@ -33,19 +33,26 @@ from toolwire.history import (
     ToolResultPart,
 )
 from toolwire.imaging import SHOWN_BASE64
+from toolwire.updates.builders import (
+    MessageChunk,
+    message_chunk,
+    plan_update,
+    text_chunk,
+    tool_call,
+)
 from toolwire.updates.engine import UpdateEngine
-from toolwire.updates.wire import state_to_wire, text_content
+from toolwire.updates.wire import JsonObject, state_to_wire, text_content
 
 
-def user_updates(blocks: list[Any]) -> list[dict[str, Any]]:
+def user_updates(blocks: list[Any]) -> list[MessageChunk]:
     """The prompt as ``user_message_chunk``s (the SDK content block models, in wire form)."""
     message_id = uuid.uuid4().hex
     return [
-        {
-            "sessionUpdate": "user_message_chunk",
-            "content": _kept(block.model_dump(mode="json", by_alias=True, exclude_none=True)),
-            "messageId": message_id,
-        }
+        message_chunk(
+            "user_message_chunk",
+            _kept(block.model_dump(mode="json", by_alias=True, exclude_none=True)),
+            message_id,
+        )
         for block in blocks
     ]
 
@@ -55,9 +62,9 @@ def paragraph(text: str) -> str:
     return text if text.endswith("\n\n") else text.rstrip("\n") + "\n\n"
 
 
-def agent_message(text: str, message_id: str | None = None) -> dict[str, Any]:
+def agent_message(text: str, message_id: str | None = None) -> MessageChunk:
     """A message toolwire writes itself as one ``agent_message_chunk`` update."""
-    return _chunk("agent_message_chunk", paragraph(text), message_id or uuid.uuid4().hex)
+    return text_chunk("agent_message_chunk", paragraph(text), message_id or uuid.uuid4().hex)
 
 
 def _kept(content: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +75,7 @@ def _kept(content: dict[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": note}
 
 
-def replayed(update: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
+def replayed(update: JsonObject, *, compaction: bool) -> JsonObject:
     """A stored update as this client can take it: a compaction marker becomes an agent
     message for a client that did not advertise ``session.compaction``."""
     if compaction or update.get("sessionUpdate") != "compaction_update":
@@ -86,30 +93,22 @@ def step_updates(
     engine: UpdateEngine,
     results: Mapping[str, ToolResultPart],
     plan: list[dict[str, Any]] | None,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """One model response (and its calls' end states) as replayable updates."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     text_id, thought_id = uuid.uuid4().hex, uuid.uuid4().hex
     for part in message.parts if message is not None else ():
         if isinstance(part, ThinkingPart) and part.text:
-            out.append(_chunk("agent_thought_chunk", part.text, thought_id))
+            out.append(text_chunk("agent_thought_chunk", part.text, thought_id))
         elif isinstance(part, TextPart) and part.text:
-            out.append(_chunk("agent_message_chunk", part.text, text_id))
+            out.append(text_chunk("agent_message_chunk", part.text, text_id))
         elif isinstance(part, ToolCallPart):
             call = _final_call(engine, acp_id(part.id), results.get(part.id))
             if call is not None:
                 out.append(call)
     if plan is not None:
-        out.append({"sessionUpdate": "plan", "entries": plan})
+        out.append(plan_update(plan))
     return out
-
-
-def _chunk(kind: str, text: str, message_id: str) -> dict[str, Any]:
-    return {
-        "sessionUpdate": kind,
-        "content": {"type": "text", "text": text},
-        "messageId": message_id,
-    }
 
 
 def _final_call(
@@ -126,7 +125,7 @@ def _final_call(
         wire["content"] = [
             text_content(output) if item.get("type") == "terminal" else item for item in content
         ]
-    return {"sessionUpdate": "tool_call", **wire}
+    return tool_call(wire)
 
 
 __all__ = ["agent_message", "paragraph", "replayed", "step_updates", "user_updates"]

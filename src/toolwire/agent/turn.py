@@ -61,6 +61,7 @@ from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.history.images import has_images
 from toolwire.tools.threads import off_loop
+from toolwire.updates.builders import info_update
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.titles import shorten
 
@@ -186,8 +187,7 @@ class Turn:
             session.titled = True
             title = shorten(prompt_text(blocks), 60) or "Untitled"
             record = await store.call(lambda db: db.update(session.id, title=title))
-            info = {"title": record.title, "updatedAt": record.updated_at_iso}
-            session.outbox.update({"sessionUpdate": "session_info_update", **info})
+            session.outbox.update(info_update(record.title, record.updated_at_iso))
         config = self.runtime.config
         if config.notice and not session.noticed and session.active == config.default_backend:
             session.noticed = True

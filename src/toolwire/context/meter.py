@@ -19,6 +19,7 @@ from typing import Protocol
 
 from toolwire.context.windows import Window
 from toolwire.events import Usage
+from toolwire.updates.builders import UsageUpdate, usage_update
 
 RATIO_BAND = (0.25, 2.0)
 
@@ -111,16 +112,12 @@ class ContextMeter:
         else:  # it did not say: assume we were a quarter low
             self.ratio = min(RATIO_BAND[1], self.ratio * 1.25)
 
-    def update(self) -> dict[str, object]:
+    def update(self) -> UsageUpdate:
         """The ``usage_update`` session update (ACP v1 ``UsageUpdate``)."""
-        line: dict[str, object] = {
-            "sessionUpdate": "usage_update",
-            "used": self.used,
-            "size": self.window.size,
-        }
-        if self.currency is not None:
-            line["cost"] = {"amount": round(self.cost, 6), "currency": self.currency}
-        return line
+        if self.currency is None:
+            return usage_update(self.used, self.window.size)
+        cost = {"amount": round(self.cost, 6), "currency": self.currency}
+        return usage_update(self.used, self.window.size, cost)
 
 
 __all__ = ["RATIO_BAND", "ContextMeter", "Price", "prompt_tokens", "response_cost"]

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolwire.errors import LifecycleError
+from toolwire.updates.builders import plan_update
 from toolwire.updates.diff import changed_fields
 from toolwire.updates.metrics import SessionCounters, SessionMetrics
 from toolwire.updates.profiles import DEFAULT_PROFILE, Profile, check_profile
@@ -208,7 +209,7 @@ class UpdateEngine:
         """A ``plan`` update (the full list of entries; ACP replaces the plan whole)."""
         out = self._flush_held(self._now(now))
         items = [dict(e) for e in entries]
-        note = self._envelope.notify({"sessionUpdate": "plan", "entries": items})
+        note = self._envelope.notify(plan_update(items))
         self._counters.total.sent(len(note.line), len(note.line))
         out.append(note)
         return out

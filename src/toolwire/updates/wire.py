@@ -126,6 +126,11 @@ def text_content(text: str) -> dict[str, Any]:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
+def image_content(data: str, mime_type: str) -> dict[str, Any]:
+    """A ``ToolCallContent`` item holding one image block (base64 ``data``)."""
+    return {"type": "content", "content": {"type": "image", "data": data, "mimeType": mime_type}}
+
+
 def diff_content(path: str, new_text: str, old_text: str | None = None) -> dict[str, Any]:
     """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``).
 
@@ -277,6 +282,7 @@ __all__ = [
     "diff_content",
     "encode",
     "encode_content",
+    "image_content",
     "location",
     "plan_entry",
     "session_notification",

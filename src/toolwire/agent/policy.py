@@ -1,0 +1,142 @@
+"""Who may run a tool call now: one rule for built-in and MCP tools alike.
+
+``decide`` takes what a tool can do (its ``Traits``), the session's mode and the
+session's rules (the tools the user chose to always allow or always reject, by name, for
+the rest of the session). First match wins:
+
+1. ``bypass``: allow;
+2. a tool the user chose to always reject: deny;
+3. a tool that only reads: allow when it is built in, when its MCP server is trusted
+   (``trusted = true``), or in a mode that refuses the rest (``read-only``, ``plan``);
+4. a mode that refuses edits and commands: deny;
+5. a tool the user chose to always allow: allow;
+6. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
+   not known to change only the project's files, so it still asks);
+7. otherwise: ask.
+
+A denied call is answered with ``refusal``, a call the user rejected with ``rejected``:
+the same words for every tool, so the model learns one rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass, field
+from typing import Final, Literal, Protocol, TypeAlias
+
+from toolwire.mcp import McpTool
+from toolwire.tools import Tool
+
+Decision: TypeAlias = Literal["allow", "ask", "deny"]
+Effect: TypeAlias = Literal["read", "edit", "command"]
+
+#: Modes in which edits and commands are refused (the model is told why).
+REFUSING: Final = frozenset({"read-only", "plan"})
+
+
+@dataclass(frozen=True, slots=True)
+class Traits:
+    """What a permission decision needs to know of a tool.
+
+    ``name`` is the name rules are kept under (what the model calls it); ``effect`` what a
+    call can do; ``mcp`` and ``trusted`` where it comes from.
+    """
+
+    name: str
+    effect: Effect
+    mcp: bool = False
+    trusted: bool = False
+
+
+class Rules(Protocol):
+    """A session's "always allow" and "always reject" answers, by tool name."""
+
+    @property
+    def always(self) -> Set[str]: ...
+
+    @property
+    def never(self) -> Set[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRules:
+    """``Rules`` as a value (a session is one too)."""
+
+    always: Set[str] = field(default_factory=frozenset)
+    never: Set[str] = field(default_factory=frozenset)
+
+
+def builtin_traits(tool: Tool) -> Traits:
+    """A built-in tool: reads never ask (``Tool.needs_permission``)."""
+    if not tool.needs_permission:
+        return Traits(tool.name, "read")
+    return Traits(tool.name, "edit" if tool.kind == "edit" else "command")
+
+
+def mcp_traits(tool: McpTool) -> Traits:
+    """An MCP tool: read-only when its server says so (``readOnlyHint``)."""
+    effect: Effect = "read" if tool.read_only else "command"
+    return Traits(tool.model_name, effect, mcp=True, trusted=tool.trusted)
+
+
+def decide(traits: Traits, mode: str, rules: Rules) -> Decision:
+    """Whether a call of the tool may run now in ``mode`` (module doc)."""
+    if mode == "bypass":
+        return "allow"
+    if traits.name in rules.never:
+        return "deny"
+    if traits.effect == "read" and (not traits.mcp or traits.trusted or mode in REFUSING):
+        return "allow"
+    if mode in REFUSING:
+        return "deny"
+    if traits.name in rules.always:
+        return "allow"
+    if mode == "accept-edits" and traits.effect == "edit" and not traits.mcp:
+        return "allow"
+    return "ask"
+
+
+def refusal(traits: Traits, mode: str, rules: Rules) -> str:
+    """The tool error for a call ``decide`` denied, for the model."""
+    name = traits.name
+    if name in rules.never or mode not in REFUSING:
+        return (
+            f"Refused: the user chose to always reject {name} in this session. "
+            "Do not call it again; take another approach or ask the user."
+        )
+    if traits.mcp:
+        why = f"and {name} is not marked read-only by its server"
+    else:
+        why = f"so {name} cannot {'edit files' if traits.effect == 'edit' else 'run commands'}"
+    if mode == "plan":
+        return (
+            f"Refused: the session is in plan mode, {why}. Read and search as needed, then "
+            "end your turn by presenting the plan; the user is asked whether to carry it out."
+        )
+    return (
+        f"Refused: the session is in read-only mode, {why}. "
+        "Tell the user what you would change, or ask them to switch the mode."
+    )
+
+
+def rejected(traits: Traits) -> str:
+    """The tool error when the user said no."""
+    return (
+        f"The user rejected this {traits.name} call; nothing was changed. "
+        "Do not retry it as is: ask the user how to proceed, or take another approach."
+    )
+
+
+__all__ = [
+    "REFUSING",
+    "Decision",
+    "Effect",
+    "Rules",
+    "SessionRules",
+    "Traits",
+    "builtin_traits",
+    "decide",
+    "mcp_traits",
+    "refusal",
+    "rejected",
+]
