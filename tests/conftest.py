@@ -20,7 +20,6 @@ settings.register_profile("ci", parent=settings.get_profile("suite"), derandomiz
 settings.load_profile("ci" if os.environ.get("CI") else "suite")
 
 
-
 @pytest.fixture
 def anyio_backend() -> str:
     """Async tests (``pytest.mark.anyio``, anyio's pytest plugin) run on asyncio, the loop
