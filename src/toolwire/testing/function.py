@@ -77,16 +77,21 @@ class FunctionBackend:
 
     @classmethod
     def replies(cls, *answers: Answer, **options: Any) -> FunctionBackend:
-        """A backend that gives ``answers`` in order, one per request, whatever is asked."""
+        """A backend that gives ``answers`` in order, one per request (``script``)."""
+        backend = cls(**options)
+        backend.script(*answers)
+        return backend
+
+    def script(self, *answers: Answer) -> None:
+        """From now on, give ``answers`` in order, one per request, whatever is asked."""
         queue = list(answers)
 
         def next_answer(request: ModelRequest) -> Answer:
             if not queue:
-                raise AssertionError(f"no answer left for request {len(backend.requests)}")
+                raise AssertionError(f"no answer left for request {len(self.requests)}")
             return queue.pop(0)
 
-        backend = cls(next_answer, **options)
-        return backend
+        self.function = next_answer
 
     async def body(self, request: ModelRequest) -> bytes:
         """The Anthropic SSE body of the function's answer to ``request``."""
