@@ -4,7 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint typecheck test test-bare check bench clean node-deps claude-code mcp-deps redis-server
+.PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
+	node-deps claude-code mcp-deps redis-server
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -29,6 +30,11 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+
+# Rewrites in place what `make lint` checks: ruff's safe fixes, then the formatter.
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -80,10 +86,19 @@ redis-server:
 			"the Redis session store tests will be skipped"; \
 	fi
 
+# What the tests use outside Python: the npm packages (from their lock files) and a
+# redis-server. `make check` installs them first; `make test` never does (it installs no
+# system package), and a test whose tool is missing skips, saying which target installs it.
+deps: node-deps claude-code mcp-deps redis-server
+
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
-# `make test PYTEST_ARGS="-m 'not e2e and not slow'"` is the quick inner loop.
-test: $(STAMP) node-deps claude-code mcp-deps redis-server
+test: $(STAMP)
 	$(BIN)/pytest -n auto --dist loadgroup $(PYTEST_ARGS)
+
+# The inner loop: everything but the tests that start processes or real clients (e2e)
+# and those over 5 s (slow); the in-process agent tests are in.
+test-quick: $(STAMP)
+	$(BIN)/pytest -n auto --dist loadgroup -m "not e2e and not slow" $(PYTEST_ARGS)
 
 # The tests that read ../shared (marked `shared`) once more with it hidden, as a clone
 # without it sees them: each must skip at collection, before it starts a server or a
@@ -95,7 +110,7 @@ test-bare: $(STAMP)
 # tests (each keeps its output together): the tests leave about half a core idle, and
 # mypy fills it (fresh clone, 2 cores: 68 s in a row, 50 s side by side); the bare pass
 # takes mypy's core once it is done.
-check: lint
+check: lint deps
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test typecheck test-bare
 
 bench: $(STAMP)

@@ -19,6 +19,14 @@ settings.register_profile("suite", deadline=None)
 settings.register_profile("ci", parent=settings.get_profile("suite"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "suite")
 
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests (``pytest.mark.anyio``, anyio's pytest plugin) run on asyncio, the loop
+    ``toolwire acp`` and the proxy run on."""
+    return "asyncio"
+
+
 # The tally of tests/decode/test_conformance.py, printed once at the end of the session.
 # Here, not in tests/decode/conftest.py: under xdist the controller loads only this one.
 # user_properties travel from the workers to the controller with each report.

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("src", "docs", "bench", "scripts", "README.md", "BENCHMARKS.md")
+SCANNED = ("src", "docs", "bench", "scripts", "README.md", "BENCHMARKS.md", "CONTRIBUTING.md")
 SUFFIXES = {".py", ".pyi", ".md", ".toml", ".txt", ".cfg", ".ini"}
 
 # A file kept outside the repository, or a work item: the old design draft (the page in

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "docs" / "library.md", ROOT / "README.md"]
+DOCS = [ROOT / "docs" / "library.md", ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 _FENCE = re.compile(r"^(`{3,})(\w*)$")
 
 

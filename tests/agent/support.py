@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
@@ -85,23 +86,28 @@ REQUESTS = {
 # -- cassettes: Anthropic Messages SSE bodies ------------------------------------------
 
 
-def response(*blocks: tuple[Any, ...], stop: StopReason | None = None, n: int = 0) -> str:
-    """An Anthropic streaming body. Blocks: ``("text", s)`` (one delta per word),
+def answer(*blocks: tuple[Any, ...], stop: StopReason | None = None) -> list[Event]:
+    """What a model says, as events. Blocks: ``("text", s)`` (one delta per word),
     ``("thinking", s)`` (signed), ``("tool", name, args, id)`` (arguments in 7-character
     pieces). ``stop`` defaults to tool_use / end_turn."""
-    events: list[Event] = []
+    out: list[Event] = []
     calls = 0
     for block in blocks:
         if block[0] == "text":
-            events += streams.text(block[1], by_word=True)
+            out += streams.text(block[1], by_word=True)
         elif block[0] == "thinking":
-            events += streams.thinking(block[1], "sig-test")
+            out += streams.thinking(block[1], "sig-test")
         else:
             _, name, args, call_id = block
-            events += streams.tool_call(call_id, name, args, index=calls, piece=7)
+            out += streams.tool_call(call_id, name, args, index=calls, piece=7)
             calls += 1
-    events.append(streams.end(stop or ("tool_use" if calls else "end_turn"), 20))
-    return streams.anthropic_sse(events, message_id=f"msg_{n}").decode()
+    out.append(streams.end(stop or ("tool_use" if calls else "end_turn"), 20))
+    return out
+
+
+def response(*blocks: tuple[Any, ...], stop: StopReason | None = None, n: int = 0) -> str:
+    """``answer(*blocks)`` as an Anthropic streaming body (a cassette line's)."""
+    return streams.anthropic_sse(answer(*blocks, stop=stop), message_id=f"msg_{n}").decode()
 
 
 # -- the scripted client ----------------------------------------------------------------
@@ -274,12 +280,17 @@ def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def agent(
-    tmp_path: Path, client: ScriptedClient, *args: str, env: dict[str, str] | None = None
+    tmp_path: Path,
+    client: ScriptedClient,
+    *args: str,
+    env: dict[str, str] | None = None,
+    http: httpx2.AsyncClient | None = None,
 ) -> AsyncIterator[InMemoryConnection]:
     """The agent of ``toolwire acp ARGS``, in this process, driven by the SDK client.
 
     ARGS: ``--backend``, ``--config``, ``--mode``, ``--record``; ``env`` (default:
-    ``environment(tmp_path)``) is in force while it runs, as for a spawned agent.
+    ``environment(tmp_path)``) is in force while it runs, as for a spawned agent. ``http``:
+    the client its backends send with (a ``FunctionBackend``'s transport, say).
     """
     options = dict(zip(args[::2], args[1::2], strict=True))
     with _environ(env or environment(tmp_path)):
@@ -292,7 +303,7 @@ async def agent(
         record = options.get("--record")
 
         def make(sink: LineSink) -> ToolwireAgent:
-            return ToolwireAgent(config, StoreWorker(), sink, record=record)
+            return ToolwireAgent(config, StoreWorker(), sink, record=record, http=http)
 
         # A partial client (see spawn_agent): the SDK routes by name.
         async with connect_in_memory(make, client) as pair:  # type: ignore[arg-type]
@@ -450,21 +461,28 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def full_turn_cassette(tmp_path: Path) -> Path:
+def full_turn_answers() -> list[list[Event]]:
+    """A model that reads app.py, edits it, runs a command on it, then says it is done."""
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
-    return streams.write_cassette(
-        tmp_path / "turn.jsonl",
-        [
-            response(
-                ("thinking", "The user wants a friendlier greeting."),
-                ("text", "Let me read the file first."),
-                ("tool", "Read", {"file_path": "app.py"}, "toolu_read"),
-            ),
-            response(("text", "Now the edit."), ("tool", "Edit", edit, "toolu_edit"), n=1),
-            response(("tool", "Bash", {"command": "cat app.py"}, "toolu_bash"), n=2),
-            response(("text", "Done: greet() now says hello."), n=3),
-        ],
-    )
+    return [
+        answer(
+            ("thinking", "The user wants a friendlier greeting."),
+            ("text", "Let me read the file first."),
+            ("tool", "Read", {"file_path": "app.py"}, "toolu_read"),
+        ),
+        answer(("text", "Now the edit."), ("tool", "Edit", edit, "toolu_edit")),
+        answer(("tool", "Bash", {"command": "cat app.py"}, "toolu_bash")),
+        answer(("text", "Done: greet() now says hello.")),
+    ]
+
+
+def full_turn_cassette(tmp_path: Path) -> Path:
+    """``full_turn_answers`` as a replay cassette."""
+    bodies = [
+        streams.anthropic_sse(answer, message_id=f"msg_{n}")
+        for n, answer in enumerate(full_turn_answers())
+    ]
+    return streams.write_cassette(tmp_path / "turn.jsonl", bodies)
 
 
 async def start(conn: Any, cwd: Path, caps: ClientCapabilities | None = None) -> str:

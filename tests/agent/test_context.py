@@ -42,8 +42,6 @@ from tests.fakes.windowed import SUMMARY, WindowedServer, count_tokens, read_vie
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import MessageEnd, ToolCallEnd, ToolCallStart
 
-pytestmark = pytest.mark.e2e
-
 WINDOW = 24_000
 OUTPUT = 2_048
 FILES = 40
@@ -255,6 +253,8 @@ def test_the_fake_counts_and_enforces_its_window(tmp_path: Path) -> None:
 # -- the Done-when scenario ---------------------------------------------------------------
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["plain", "compaction", "notices"])
 def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
     """``toolwire acp`` (a process) reads 40 files of 8 KB through a 24k window."""

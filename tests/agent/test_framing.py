@@ -274,6 +274,7 @@ _LINES = (
 _FUZZ = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @_FUZZ
 @given(_LINES)
 def test_any_line_is_answered_or_served_and_the_agent_keeps_serving(line: bytes) -> None:

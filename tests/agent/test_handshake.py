@@ -97,6 +97,7 @@ def _run_agent(tmp_path: Path, lines: list[dict[str, Any]], replies: int) -> lis
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_the_agent_takes_in_an_initialize_it_answered_early(tmp_path: Path) -> None:
     init = {
         "jsonrpc": "2.0",
@@ -119,6 +120,7 @@ def test_the_agent_takes_in_an_initialize_it_answered_early(tmp_path: Path) -> N
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_any_other_first_message_is_answered_by_the_sdk(tmp_path: Path) -> None:
     bad = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}
     init = {"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {"protocolVersion": 1}}

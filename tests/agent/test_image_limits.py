@@ -94,6 +94,7 @@ def _db(tmp_path: Path) -> int:
     return sum(p.stat().st_size for p in store.glob("sessions.db*"))
 
 
+@pytest.mark.slow
 def test_a_garbage_png_and_a_12_mb_screenshot_in_a_prompt_do_not_wedge_the_session(
     tmp_path: Path,
 ) -> None:
@@ -143,6 +144,7 @@ def _edge() -> McpServerStdio:
     return McpServerStdio(name="edge", command=sys.executable, args=[str(EDGE), "serve"], env=[])
 
 
+@pytest.mark.slow
 def test_a_20_mb_image_from_an_mcp_tool_is_fitted_for_the_model_and_capped_for_the_editor(
     tmp_path: Path,
 ) -> None:
@@ -162,6 +164,7 @@ def test_a_20_mb_image_from_an_mcp_tool_is_fitted_for_the_model_and_capped_for_t
     assert _db(tmp_path) < 8 * 1024 * 1024
 
 
+@pytest.mark.slow
 def test_20_mb_of_structured_content_is_capped_in_raw_output_and_in_the_store(
     tmp_path: Path,
 ) -> None:

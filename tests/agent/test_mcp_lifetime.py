@@ -27,6 +27,7 @@ async def _pids(path: Path) -> list[int]:
     raise AssertionError("the server never wrote its pids")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["serve", "silent"])
 def test_a_sigkilled_agent_takes_its_stubborn_server_and_its_child_along(
     tmp_path: Path, mode: str

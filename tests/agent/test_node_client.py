@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.support import APP, check_update, environment, full_turn_cassette, project
+from tests.npm import npm_installed
 
 pytestmark = pytest.mark.e2e
 
@@ -26,18 +27,8 @@ def _node_sdk() -> str:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the TypeScript SDK client test needs Node.js >= 20")
-    if not (NODE_DIR / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        npm = shutil.which("npm")
-        assert npm is not None, "npm is needed to install @agentclientprotocol/sdk"
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=NODE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, f"npm ci failed (run `make node-deps`):\n{done.stderr}"
+    sdk = NODE_DIR / "node_modules" / "@agentclientprotocol" / "sdk"
+    npm_installed(NODE_DIR, sdk, "make node-deps", timeout=300)
     return node
 
 

@@ -98,6 +98,7 @@ def test_sigterm_leaves_no_command_behind(tmp_path: Path) -> None:
         assert not alive(int((root / name).read_text())), f"{name}: outlived the agent"
 
 
+@pytest.mark.slow
 def test_load_after_restart_list_resume_close(tmp_path: Path) -> None:
     root = project(tmp_path)
     cassette = full_turn_cassette(tmp_path)
@@ -169,6 +170,7 @@ async def _after_restart(
         check_wire(run.wire)
 
 
+@pytest.mark.slow
 def test_a_killed_agent_issued_ids_are_not_issued_again(tmp_path: Path) -> None:
     """An agent killed mid-step (its calls shown, the step not yet saved) leaves their ids
     on disk: the next agent (in this process, on the same database) gives a provider's

@@ -148,6 +148,8 @@ async def _prompt(run: Any, sid: str, *blocks: Any) -> str:
     return str(result.stop_reason)
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("wire", "where"),
     [("anthropic", "prompt"), ("anthropic", "tool-result"), ("openai-chat", "tool-result")],

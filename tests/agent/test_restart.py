@@ -32,8 +32,6 @@ from toolwire.agent.store import SessionDatabase
 from toolwire.agent.switch import SWITCH_KEY
 from toolwire.testing.streams import write_cassette
 
-pytestmark = pytest.mark.e2e
-
 READ = {"file_path": "app.py"}
 NOTICE = "Switched the model from one to two"
 

@@ -36,8 +36,6 @@ from tests.agent.support import (
 from tests.fakes.http import FakeServer, Reply
 from toolwire.testing.streams import write_cassette
 
-pytestmark = pytest.mark.e2e
-
 
 def test_load_list_resume_close_on_one_agent(tmp_path: Path) -> None:
     """What a turn stored is listed, replayed on load (consolidated), resumed, closed."""

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from acp import text_block
 
 from tests.agent.support import (
@@ -29,8 +28,6 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
-
-pytestmark = pytest.mark.e2e
 
 KEY = "sk-test-switch-0123456789abcdef"
 # A file with content no summary would reproduce by accident.

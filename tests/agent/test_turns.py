@@ -1,4 +1,4 @@
-"""Prompt turns of the agent, driven by the official Python SDK client on replay cassettes.
+"""Prompt turns of the agent, driven by the official Python SDK client.
 
 The agent runs in the test's process (``toolwire.testing.connect_in_memory``); every
 message it wrote is validated against the ACP v1 JSON Schema (``check_wire``) and files
@@ -18,18 +18,20 @@ from acp import text_block
 from acp.connection import StreamDirection
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
+from tests.agent.pair import AgentUnderTest
 from tests.agent.support import (
     APP,
     KEY,
     ScriptedClient,
     agent,
     alive,
+    answer,
     calls_by_id,
     check_full_turn,
     check_wire,
     environment,
     fake_backend,
-    full_turn_cassette,
+    full_turn_answers,
     project,
     response,
     start,
@@ -37,100 +39,89 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
+from toolwire.history import ToolResultPart
 from toolwire.testing.streams import write_cassette
 from toolwire.tools import ToolLimits
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.anyio
 
 
-def test_full_turn_read_edit_bash(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    cassette = full_turn_cassette(tmp_path)
-    client = ScriptedClient(answers=["allow_once", "allow_once"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
-            assert result.stop_reason == "end_turn"
-            notes = run.notifications()
-            assert check_wire(run.wire) > 10
-            check_full_turn(root, notes, client)
-
-    asyncio.run(scenario())
-    assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+async def test_full_turn_read_edit_bash(acp: AgentUnderTest) -> None:
+    acp.model.script(*full_turn_answers())
+    acp.client.answers = ["allow_once", "allow_once"]
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Say hello")
+    assert result.stop_reason == "end_turn"
+    assert check_wire(acp.run.wire) > 10
+    check_full_turn(acp.root, acp.run.notifications(), acp.client)
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+    # What the provider was sent: the file's text came back to it as the Read's result.
+    read_result = acp.model.requests[1].messages[-1].parts[0]
+    assert isinstance(read_result, ToolResultPart)
+    assert "return 'hi'" in str(read_result.content)
 
 
-def test_client_fs_and_terminal(tmp_path: Path) -> None:
+async def test_client_fs_and_terminal(acp: AgentUnderTest) -> None:
     """With fs and terminal capabilities, files and commands go through the client."""
-    root = project(tmp_path)
-    cassette = full_turn_cassette(tmp_path)
-    client = ScriptedClient(answers=["allow_always", "allow_once"], fs=True, terminal=True)
+    acp.model.script(*full_turn_answers())
+    acp.client.answers = ["allow_always", "allow_once"]
     caps = ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
     )
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root, caps)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            calls = calls_by_id(run.notifications())
-            bash = calls["toolu_bash"]
-            assert bash["status"] == "completed"
-            assert bash["content"] == [{"type": "terminal", "terminalId": "term-1"}]
-            methods = [m.get("method") for m in run.sent()]
-            assert methods.index("terminal/create") < methods.index("terminal/release")
-
-    asyncio.run(scenario())
-    path = str(root / "app.py")
-    assert ("read", path) in client.fs_calls
-    assert ("write", path) in client.fs_calls
-    assert client.terminals["term-1"].released
-    assert (root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+    sid = await acp.start(caps)
+    result = await acp.prompt(sid, "Say hello")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    calls = calls_by_id(acp.run.notifications())
+    bash = calls["toolu_bash"]
+    assert bash["status"] == "completed"
+    assert bash["content"] == [{"type": "terminal", "terminalId": "term-1"}]
+    methods = [m.get("method") for m in acp.run.sent()]
+    assert methods.index("terminal/create") < methods.index("terminal/release")
+    path = str(acp.root / "app.py")
+    assert ("read", path) in acp.client.fs_calls
+    assert ("write", path) in acp.client.fs_calls
+    assert acp.client.terminals["term-1"].released
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
 
 
-def test_permissions_allow_once_always_reject(tmp_path: Path) -> None:
+async def test_permissions_allow_once_always_reject(acp: AgentUnderTest) -> None:
     """Ask mode: each edit asks after its tool_call and diff; allow always sticks."""
-    root = project(tmp_path)
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hey'"}
     again = {"file_path": "app.py", "old_string": "'hey'", "new_string": "'hello'"}
     last = {"file_path": "app.py", "old_string": "greet", "new_string": "welcome"}
-    cassette = write_cassette(
-        tmp_path / "perm.jsonl",
-        [
-            response(("tool", "Edit", edit, "toolu_e1")),
-            response(("tool", "Write", {"file_path": "new.txt", "content": "x"}, "toolu_w1"), n=1),
-            response(("tool", "Edit", again, "toolu_e2"), n=2),
-            response(("tool", "Edit", last, "toolu_e3"), n=3),
-            response(("text", "All done."), n=4),
-        ],
+    acp.model.script(
+        answer(("tool", "Edit", edit, "toolu_e1")),
+        answer(("tool", "Write", {"file_path": "new.txt", "content": "x"}, "toolu_w1")),
+        answer(("tool", "Edit", again, "toolu_e2")),
+        answer(("tool", "Edit", last, "toolu_e3")),
+        "All done.",
     )
-    client = ScriptedClient(answers=["allow_once", "reject", "allow_always"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Rename")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            sent = run.sent()
-            calls = calls_by_id(run.notifications())
-            for call_id in ("toolu_e1", "toolu_w1", "toolu_e2"):
-                _asked_after_diff(sent, call_id)
-            assert calls["toolu_e1"]["status"] == "completed"
-            assert calls["toolu_w1"]["status"] == "failed"
-            assert "rejected" in calls["toolu_w1"]["rawOutput"]["error"]
-            assert calls["toolu_w1"]["content"][-1]["content"]["text"].startswith("The user")
-            assert calls["toolu_e3"]["status"] == "completed"
-            assert calls["toolu_e3"]["content"][0]["type"] == "diff"
-
-    asyncio.run(scenario())
-    assert [p.tool_call_id for p in client.permissions] == ["toolu_e1", "toolu_w1", "toolu_e2"]
-    assert all(p.content is None for p in client.permissions)
-    assert not (root / "new.txt").exists()
-    assert (root / "app.py").read_text(encoding="utf-8") == "def welcome():\n    return 'hello'\n"
+    acp.client.answers = ["allow_once", "reject", "allow_always"]
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Rename")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    sent = acp.run.sent()
+    calls = calls_by_id(acp.run.notifications())
+    for call_id in ("toolu_e1", "toolu_w1", "toolu_e2"):
+        _asked_after_diff(sent, call_id)
+    assert calls["toolu_e1"]["status"] == "completed"
+    assert calls["toolu_w1"]["status"] == "failed"
+    assert "rejected" in calls["toolu_w1"]["rawOutput"]["error"]
+    assert calls["toolu_w1"]["content"][-1]["content"]["text"].startswith("The user")
+    assert calls["toolu_e3"]["status"] == "completed"
+    assert calls["toolu_e3"]["content"][0]["type"] == "diff"
+    assert [p.tool_call_id for p in acp.client.permissions] == ["toolu_e1", "toolu_w1", "toolu_e2"]
+    assert all(p.content is None for p in acp.client.permissions)
+    assert not (acp.root / "new.txt").exists()
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == (
+        "def welcome():\n    return 'hello'\n"
+    )
+    # The model was told of the refusal: the Write's result is an error in its next request.
+    refused = acp.model.requests[2].messages[-1].parts[0]
+    assert isinstance(refused, ToolResultPart)
+    assert refused.is_error
 
 
 def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
@@ -333,51 +324,38 @@ def test_large_command_output_is_bounded(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_todowrite_becomes_a_plan(tmp_path: Path) -> None:
-    root = project(tmp_path)
+async def test_todowrite_becomes_a_plan(acp: AgentUnderTest) -> None:
     todos = [
         {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
         {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
         {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
     ]
-    cassette = write_cassette(
-        tmp_path / "todo.jsonl",
-        [
-            response(("tool", "TodoWrite", {"todos": todos}, "toolu_todo")),
-            response(("text", "Planned."), n=1),
-        ],
+    acp.model.script(answer(("tool", "TodoWrite", {"todos": todos}, "toolu_todo")), "Planned.")
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Plan it")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    plans = [
+        n["params"]["update"]
+        for n in acp.run.notifications()
+        if n["params"]["update"]["sessionUpdate"] == "plan"
+    ]
+    assert plans == [
+        {
+            "sessionUpdate": "plan",
+            "entries": [
+                {"content": t["content"], "priority": "medium", "status": t["status"]}
+                for t in todos
+            ],
+        }
+    ]
+    call = calls_by_id(acp.run.notifications())["toolu_todo"]
+    assert (call["title"], call["kind"], call["status"]) == (
+        "Update todos (3)",
+        "think",
+        "completed",
     )
-    client = ScriptedClient()
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Plan it")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            plans = [
-                n["params"]["update"]
-                for n in run.notifications()
-                if n["params"]["update"]["sessionUpdate"] == "plan"
-            ]
-            assert plans == [
-                {
-                    "sessionUpdate": "plan",
-                    "entries": [
-                        {"content": t["content"], "priority": "medium", "status": t["status"]}
-                        for t in todos
-                    ],
-                }
-            ]
-            call = calls_by_id(run.notifications())["toolu_todo"]
-            assert (call["title"], call["kind"], call["status"]) == (
-                "Update todos (3)",
-                "think",
-                "completed",
-            )
-            assert client.permissions == []  # a plan never asks
-
-    asyncio.run(scenario())
+    assert acp.client.permissions == []  # a plan never asks
 
 
 @pytest.mark.parametrize("profile", ["minimal", "verbose", "full"])

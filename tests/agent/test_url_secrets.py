@@ -9,6 +9,7 @@ import asyncio
 import socket
 from pathlib import Path
 
+import pytest
 from acp import text_block
 
 from tests.agent.support import (
@@ -83,6 +84,8 @@ def test_the_editor_and_the_store_never_see_url_credentials(tmp_path: Path) -> N
     assert QUERY_KEY.encode() not in stored
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_the_log_file_never_sees_url_credentials(tmp_path: Path) -> None:
     """The log file takes every library's lines at DEBUG; httpx's name the URL."""
     root = tmp_path / "project"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +93,7 @@ TOP = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TOP)
 def test_gemini_always_gets_a_valid_declaration_with_every_property(schema: dict[str, Any]) -> None:
@@ -193,6 +195,7 @@ DEEP = st.builds(
 """Schemas nested deeper than any walk may recurse (or ``json.dumps`` may encode)."""
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(LOOPED | DEEP)
 def test_looping_and_deep_schemas_are_loosened_to_accepted_ones(schema: dict[str, Any]) -> None:

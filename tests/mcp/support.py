@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tests.npm import npm_installed
 from toolwire.mcp import McpHub, ServerSpec
 
 HERE = Path(__file__).parent
@@ -104,19 +105,7 @@ def everything_script() -> Path:
     """The reference server's entry point, installed from tests/mcp's lock file if needed."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the server-everything tests need Node.js")
-    if not EVERYTHING.is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.skip("npm is not installed: cannot install server-everything (make mcp-deps)")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=HERE,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert done.returncode == 0, f"npm ci failed (run `make mcp-deps`):\n{done.stderr}"
+    npm_installed(HERE, EVERYTHING, "make mcp-deps")
     return EVERYTHING
 
 

@@ -23,6 +23,7 @@ import httpx2
 import pytest
 
 from tests.fakes.http import FakeServer, Received, Reply, sse
+from tests.npm import npm_installed
 from tests.proxy.support import (
     anthropic_stream,
     anthropic_text_stream,
@@ -47,19 +48,7 @@ def _claude() -> list[str]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the Claude Code test needs Node.js >= 18")
-    if not (PACKAGE / "package.json").is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.skip("npm is not installed: cannot install @anthropic-ai/claude-code")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=CLAUDE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert done.returncode == 0, f"npm ci failed (run `make claude-code`):\n{done.stderr}"
+    npm_installed(CLAUDE_DIR, PACKAGE / "package.json", "make claude-code")
     native = [str(CLAUDE_DIR / "node_modules" / ".bin" / "claude")]
     # Without its postinstall step (npm run with scripts disabled) bin/claude is a stub;
     # the package's own wrapper then finds and runs the platform binary.

@@ -1,8 +1,10 @@
 """Fakes and helpers for testing ACP agents and clients built on toolwire.
 
 ``connect_in_memory`` (``testing.memory``): an SDK client and agent joined in one
-process. ``testing.sdk``: the round trip of the engine's notifications through the
-official SDK's models. ``testing.record``: a JSON-lines recorder of ACP traffic.
+process. ``FunctionBackend`` (``testing.function``): a model whose answer is a Python
+function of the request, streamed through toolwire's decoder. ``testing.sdk``: the
+round trip of the engine's notifications through the official SDK's models.
+``testing.record``: a JSON-lines recorder of ACP traffic.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolwire.testing.function import FunctionBackend
     from toolwire.testing.memory import InMemoryConnection, connect_in_memory
     from toolwire.testing.sdk import round_trip, sdk_params, to_sdk, to_sdk_update
 
 _LAZY = {
+    "FunctionBackend": "toolwire.testing.function",
     "InMemoryConnection": "toolwire.testing.memory",
     "connect_in_memory": "toolwire.testing.memory",
     "round_trip": "toolwire.testing.sdk",
@@ -34,6 +38,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "FunctionBackend",
     "InMemoryConnection",
     "connect_in_memory",
     "round_trip",

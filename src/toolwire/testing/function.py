@@ -1,0 +1,174 @@
+"""A model whose answer is a Python function of the request: ``FunctionBackend``.
+
+The function gets the ``ModelRequest`` (system prompt, history, tools) and returns what
+the model says: a string, or normalized events (``testing.streams``: ``text``,
+``thinking``, ``tool_call``, ``end``). The answer is rendered as the Anthropic Messages
+stream a provider would send and read back by toolwire's own decoder, so what a test sees
+went through the same bytes-to-events path as a real response::
+
+    from toolwire.testing import FunctionBackend
+    from toolwire.testing.streams import text, tool_call
+
+    def model(request):
+        if request.messages[-1].role == "tool":  # the Read came back
+            return "It defines greet()."
+        return [*text("Reading."), *tool_call("toolu_1", "Read", {"file_path": "app.py"})]
+
+    backend = FunctionBackend(model)
+
+Two ways in: ``stream(request)`` is the ``Backend`` protocol (hand it to whatever takes a
+backend); ``transport()`` is an HTTP transport that answers the Anthropic Messages API,
+for an agent that makes its own backends: give ``toolwire acp``'s agent an HTTP client on
+it (``ToolwireAgent(..., http=httpx2.AsyncClient(transport=backend.transport()))``) and an
+``anthropic`` backend in its configuration, and its real request builder, HTTP path and
+decoder run. There the function gets the request read back from the body the agent sent
+(``bodies`` keeps those bodies, exactly as sent).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeAlias
+
+import httpx2
+
+from toolwire.backends.base import ModelRequest, Tap
+from toolwire.decode import decoder_for
+from toolwire.events import Event, MessageEnd, ToolCallStart
+from toolwire.handoff.importers import import_anthropic
+from toolwire.history import ToolSpec
+from toolwire.testing.streams import anthropic_sse, end, text
+
+Answer: TypeAlias = str | Sequence[Event]
+"""What the model says: plain text, or events (a ``MessageEnd`` is added when missing)."""
+
+ModelFunction: TypeAlias = Callable[[ModelRequest], Answer | Awaitable[Answer]]
+"""The model: the request in, the answer out (a coroutine function is awaited)."""
+
+
+class FunctionBackend:
+    """A backend answered by ``function`` (set it later with ``backend.function = ...``).
+
+    ``requests`` keeps every request the function was asked, ``bodies`` every JSON body
+    the HTTP transport received. ``chunk_size``: the stream is cut into pieces of this
+    many bytes, so the decoder sees a field split across reads as it would on a network.
+    """
+
+    provider = "anthropic"
+    wire_format = "anthropic"
+    tool_format = "native"
+
+    def __init__(
+        self,
+        function: ModelFunction | None = None,
+        *,
+        name: str = "function",
+        model: str = "function-model",
+        chunk_size: int = 64,
+    ) -> None:
+        self.function = function
+        self.name = name
+        self.model = model
+        self.chunk_size = chunk_size
+        self.requests: list[ModelRequest] = []
+        self.bodies: list[dict[str, Any]] = []
+
+    @classmethod
+    def replies(cls, *answers: Answer, **options: Any) -> FunctionBackend:
+        """A backend that gives ``answers`` in order, one per request (``script``)."""
+        backend = cls(**options)
+        backend.script(*answers)
+        return backend
+
+    def script(self, *answers: Answer) -> None:
+        """From now on, give ``answers`` in order, one per request, whatever is asked."""
+        queue = list(answers)
+
+        def next_answer(request: ModelRequest) -> Answer:
+            if not queue:
+                raise AssertionError(f"no answer left for request {len(self.requests)}")
+            return queue.pop(0)
+
+        self.function = next_answer
+
+    async def body(self, request: ModelRequest) -> bytes:
+        """The Anthropic SSE body of the function's answer to ``request``."""
+        if self.function is None:
+            raise AssertionError("FunctionBackend: no function set (backend.function = ...)")
+        self.requests.append(request)
+        answer = self.function(request)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        events = _completed(answer)
+        return anthropic_sse(events, model=self.model, message_id=f"msg_{len(self.requests)}")
+
+    async def stream(
+        self, request: ModelRequest, *, tap: Tap | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """The answer's events, decoded from its stream piece by piece (``Backend``)."""
+        body = await self.body(request)
+        decoder = decoder_for(self.wire_format)
+        for chunk in _pieces(body, self.chunk_size):
+            if tap is not None:
+                tap(chunk)
+            for event in decoder.feed(chunk):
+                yield event
+        for event in decoder.close():
+            yield event
+
+    def transport(self) -> httpx2.AsyncBaseTransport:
+        """An HTTP transport answering ``POST .../v1/messages`` with the function's answer."""
+        return httpx2.MockTransport(self._handle)
+
+    async def _handle(self, http_request: httpx2.Request) -> httpx2.Response:
+        if http_request.method != "POST" or not http_request.url.path.endswith("/messages"):
+            return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found"}})
+        sent: dict[str, Any] = json.loads(await http_request.aread())
+        self.bodies.append(sent)
+        body = await self.body(_request_of(sent))
+        return httpx2.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            content=_stream(_pieces(body, self.chunk_size)),
+        )
+
+
+def _completed(answer: Answer) -> list[Event]:
+    events = text(answer) if isinstance(answer, str) else list(answer)
+    if not events or not isinstance(events[-1], MessageEnd):
+        calls = any(isinstance(e, ToolCallStart) for e in events)
+        events.append(end("tool_use" if calls else "end_turn", output_tokens=len(events)))
+    return events
+
+
+def _pieces(body: bytes, size: int) -> list[bytes]:
+    return [body[i : i + size] for i in range(0, len(body), max(size, 1))]
+
+
+async def _stream(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+def _request_of(body: dict[str, Any]) -> ModelRequest:
+    """The ``ModelRequest`` an Anthropic Messages body was built from, as far as it says."""
+    system = body.get("system", "")
+    if isinstance(system, list):  # blocks (with cache_control markers)
+        system = "".join(block.get("text", "") for block in system)
+    tools = tuple(
+        ToolSpec(t["name"], t.get("description", ""), t.get("input_schema", {}))
+        for t in body.get("tools", ())
+    )
+    return ModelRequest(
+        system=system,
+        messages=tuple(import_anthropic(body.get("messages", []))),
+        tools=tools,
+        max_tokens=body.get("max_tokens", 8192),
+        temperature=body.get("temperature"),
+        cache=json.dumps(body).find('"cache_control"') >= 0,
+    )
+
+
+__all__ = ["Answer", "FunctionBackend", "ModelFunction"]

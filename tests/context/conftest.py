@@ -1,1 +1,0 @@
-"""Fixtures for the context tests (windows, estimates, meter, overflow, compaction)."""

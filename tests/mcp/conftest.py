@@ -1,3 +1,0 @@
-"""Fixtures for the MCP tests."""
-
-from __future__ import annotations
