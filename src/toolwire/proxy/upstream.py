@@ -134,7 +134,8 @@ async def open_stream(
     except HTTPStatusError as e:
         await events.aclose()
         status = e.status if e.status in _KINDS or e.status >= 500 else 400
-        raise UpstreamError(status, _KINDS.get(status, "api_error"), e.message) from e
+        kind = _KINDS.get(status, "api_error")
+        raise UpstreamError(status, kind, e.message, e.code) from e
     except TransportTimeoutError as e:
         await events.aclose()
         raise UpstreamError(504, "timeout_error", str(e)) from e
