@@ -9,7 +9,7 @@ from tests.context.support import read_loop
 from tests.helpers import tiny_png
 from toolwire.backends.anthropic import build_body
 from toolwire.backends.base import ModelRequest
-from toolwire.context import Budget, plan_compaction, window_for
+from toolwire.context import Budget, build_compaction, window_for
 from toolwire.history import ImagePart, Message, TextPart, ToolResultPart
 
 DATA = base64.b64encode(tiny_png(64, 64)).decode()
@@ -31,7 +31,7 @@ def _with_images(history: list[Message]) -> list[Message]:
 
 def test_a_compacted_history_sends_image_notes_not_bytes() -> None:
     history = _with_images(read_loop(30))
-    compaction = plan_compaction(history, Budget(WINDOW, 2_000), cwd="/project", target="small")
+    compaction = build_compaction(history, Budget(WINDOW, 2_000), cwd="/project", target="small")
     sent = compaction.handoff.apply(history)
     body = build_body(ModelRequest(system="s", messages=tuple(sent)), model="m", backend="small")
     assert DATA not in str(body)
@@ -42,7 +42,7 @@ def test_a_compacted_history_sends_image_notes_not_bytes() -> None:
 
 def test_images_after_the_compaction_still_go_to_the_model() -> None:
     history = _with_images(read_loop(30))
-    compaction = plan_compaction(history, Budget(WINDOW, 2_000), cwd="/project", target="small")
+    compaction = build_compaction(history, Budget(WINDOW, 2_000), cwd="/project", target="small")
     later = [*history, Message("user", (TextPart("and this one?"), IMAGE))]
     body = build_body(
         ModelRequest(system="s", messages=tuple(compaction.handoff.apply(later))),

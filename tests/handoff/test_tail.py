@@ -8,7 +8,7 @@ from tests.handoff.support import CWD, Session
 from toolwire.errors import UsageError
 from toolwire.handoff import build_handoff
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart, user
-from toolwire.history.pairing import repair
+from toolwire.history.pairing import NOT_RUN, repair
 
 
 def test_last_k_turns_verbatim_and_their_tools_not_repeated_in_the_block() -> None:
@@ -102,13 +102,17 @@ def test_thinking_only_message_disappears() -> None:
     assert list(handoff.tail) == [s.messages[0]]
 
 
-def test_interrupted_call_in_the_tail_becomes_text() -> None:
+def test_interrupted_call_in_the_tail_is_answered_as_every_request_answers_it() -> None:
+    # One rule and one wording for a call that never returned (history.pairing): the
+    # tail shows it as the requests before the handoff did, the call with a "not run"
+    # error result, so the model reads the same turn the same way before and after.
     s = Session().user("one").run("Bash", {"command": "make"}, None)
     handoff = build_handoff(s.messages, keep_last=1)
-    (assistant,) = [m for m in handoff.tail if m.role == "assistant"]
-    assert assistant.tool_calls() == []
-    assert "[Tool call Bash was interrupted" in assistant.text()
-    assert '"command": "make"' in assistant.text()
+    assert list(handoff.tail) == repair(s.messages)
+    (assistant, results) = handoff.tail[1:]
+    (call,) = assistant.tool_calls()
+    assert (call.name, call.arguments) == ("Bash", {"command": "make"})
+    assert results.parts == (ToolResultPart(call.id, "Bash", NOT_RUN, is_error=True),)
 
 
 def test_partly_answered_calls_and_orphan_results() -> None:
@@ -126,9 +130,11 @@ def test_partly_answered_calls_and_orphan_results() -> None:
     ]
     tail = build_handoff(messages, keep_last=1).tail
     assert [m.role for m in tail] == ["user", "assistant", "tool", "user"]
-    assert tail[1].tool_calls() == [calls[1]]
-    assert "interrupted" in tail[1].text()
-    assert tail[2].parts == (ToolResultPart("c2", "Read", "B"),)
+    assert tail[1].tool_calls() == list(calls)
+    assert tail[2].parts == (
+        ToolResultPart("c1", "Read", NOT_RUN, is_error=True),
+        ToolResultPart("c2", "Read", "B"),
+    )
     assert "Result of an earlier Grep call:\norphan" in tail[3].parts[0].text  # type: ignore[union-attr]
     assert "Result of an earlier Bash call (error):\nlost" in tail[3].parts[1].text  # type: ignore[union-attr]
     assert repair(tail) == list(tail)  # already what every provider accepts

@@ -203,3 +203,27 @@ def test_an_upstream_that_counts_more_gets_a_compacted_retry(
     assert json.dumps(_file(4))[1:-1] in retried.body.decode()  # the newest file, whole
     assert 'toolwire_proxy_overflow_retries_total{backend="claude"} 1' in metrics
     assert 'toolwire_proxy_compactions_total{backend="claude"} 1' in metrics
+
+
+def test_an_overflow_told_only_by_its_error_code_gets_a_compacted_retry(tmp_path: Path) -> None:
+    # Some OpenAI-compatible servers say only ``code: context_length_exceeded`` with a
+    # message of their own; the code is what marks the refusal as a full window.
+    error = {
+        "error": {
+            "message": "Input validation error",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    }
+    refusal = Reply(400, [json.dumps(error).encode()], content_type="application/json")
+    with FakeServer() as upstream:
+        upstream.script(refusal, Reply(chunks=openai_text_stream("ok")))
+        config = windowed_config(tmp_path, upstream.url, local=WINDOW)
+        with running(load_settings(config)) as url:
+            body = request_body(_history(5), stream=True)  # fits by the proxy's estimate
+            reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=10)
+            metrics = httpx2.get(f"{url}/metrics", timeout=5).text
+    assert reply.status_code == 200, reply.text
+    refused, retried = upstream.requests  # compacted tighter than the first
+    assert len(retried.body) < len(refused.body)
+    assert 'toolwire_proxy_overflow_retries_total{backend="local"} 1' in metrics

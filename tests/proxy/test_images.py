@@ -6,6 +6,9 @@ import base64
 from pathlib import Path
 from typing import Any
 
+import httpx2
+import pytest
+
 from tests.fakes.http import FakeServer, Reply
 from tests.helpers import tiny_png
 from tests.proxy.support import (
@@ -14,9 +17,12 @@ from tests.proxy.support import (
     request_body,
     running,
     settings_for,
+    write_config,
 )
 from toolwire.backends import gemini, openai_chat
+from toolwire.context.tokens import IMAGE_TOKENS
 from toolwire.history import ImagePart
+from toolwire.proxy import load_settings
 from toolwire.proxy.translate import import_history, to_model_request
 
 DATA = base64.b64encode(tiny_png()).decode()
@@ -93,3 +99,48 @@ def test_proxy_sends_the_image_upstream(tmp_path: Path) -> None:
         {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{DATA}"}},
         {"type": "image_url", "image_url": {"url": URL}},
     ]
+
+
+def _noise_png(side: int) -> bytes:
+    """A valid PNG of random pixels (it does not compress: a screenshot-sized payload)."""
+    import random
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    noise = random.Random(0)
+    rows = b"".join(b"\x00" + noise.randbytes(3 * side) for _ in range(side))
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
+    idat = zlib.compress(rows, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize("model", ["claude-opus-5-5", "claude,claude-up"])
+def test_count_tokens_counts_a_screenshot_as_an_image_not_as_its_base64(
+    tmp_path: Path, model: str
+) -> None:
+    # Providers bill an image by its pixels (at most about 1,600 tokens), not by the length
+    # of its base64: a 300 KB screenshot counted as text would read as 100k tokens and make
+    # Claude Code (and the proxy) compact a session that is nowhere near full.
+    shot = base64.b64encode(_noise_png(300)).decode()
+    assert len(shot) > 300_000
+    block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": shot}}
+    text_only = [{"role": "user", "content": [{"type": "text", "text": "What is on screen?"}]}]
+    with_shot = [{"role": "user", "content": [*text_only[0]["content"], block]}]
+    # Unscaled: the backend's own count (``scale.py`` maps it to Claude's window).
+    config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9")
+    settings = load_settings(config, scale_usage=False)
+    counts = []
+    with running(settings) as url:
+        for messages in (text_only, with_shot):
+            body = request_body(messages, model=model)
+            reply = httpx2.post(f"{url}/v1/messages/count_tokens", json=body, timeout=10)
+            counts.append(reply.json()["input_tokens"])
+    plain, shown = counts
+    assert 0 < shown - plain <= IMAGE_TOKENS + 50

@@ -83,7 +83,7 @@ def test_rewrite_keeps_only_the_new_backends_thinking() -> None:
     limits = HandoffConfig(keep_last=1)
     view, changed = rewrite(history, state, "claude", limits)
     assert changed
-    assert "4" in state.summaries
+    assert len(state.summaries) == 1  # one summary, of the head before the switch
     again, changed_again = rewrite(history, state, "claude", limits)
     assert again == view
     assert not changed_again
@@ -136,3 +136,26 @@ def test_thinking_goes_back_only_to_its_producer(tmp_path: Path) -> None:
     # Back on claude after two switches: that turn is now before the switch point, whose
     # history was rewritten, so its thinking would no longer verify: it is not sent.
     assert "sig-claude" not in compact_json(back)
+
+
+def test_a_history_rewritten_before_the_switch_gets_its_own_summary() -> None:
+    # The client may change what came before the switch point (an edited or rewound
+    # turn, the same length or longer): the summary is of the history as it is now,
+    # never the one cached for another conversation at the same index.
+    def history(task: str) -> list[Message]:
+        return [
+            Message("user", (TextPart(task),)),
+            Message("assistant", (TextPart("On it."),)),
+            Message("user", (TextPart("Carry on."),)),
+            Message("assistant", (TextPart("Done."),)),
+            Message("user", (TextPart("And now?"),)),
+        ]
+
+    state = SessionState(last_backend="claude", switches=[(4, "claude")])
+    limits = HandoffConfig(keep_last=1)
+    first, _ = rewrite(history("Fix the parser in src/parse.py"), state, "claude", limits)
+    assert "Fix the parser" in first.messages[0].text()
+    again, changed = rewrite(history("Write the README"), state, "claude", limits)
+    assert changed
+    assert "Write the README" in again.messages[0].text()
+    assert "Fix the parser" not in again.messages[0].text()

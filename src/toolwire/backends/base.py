@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from toolwire.config.choices import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_READ_TIMEOUT,
     PROVIDERS,
     TOOL_FORMATS,
     WIRE_FORMATS,
@@ -30,6 +33,9 @@ from toolwire.config.choices import (
 )
 from toolwire.events import Event
 from toolwire.history import Message, ToolSpec
+
+if TYPE_CHECKING:  # the schema loads pydantic; a backend built in code does not need it
+    from toolwire.config.schema import LimitsConfig
 
 Tap: TypeAlias = Callable[[bytes], None]
 """Receives each raw body chunk as it arrives (after content decoding), e.g. a recorder."""
@@ -65,14 +71,24 @@ class HTTPSettings:
     ``overloaded_error``); ``retry-after`` is honoured up to ``max_retry_after``.
     """
 
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
     write_timeout: float = 30.0
-    max_retries: int = 3
+    max_retries: int = DEFAULT_MAX_RETRIES
     retry_base_delay: float = 1.0
     retry_max_delay: float = 30.0
     max_retry_after: float = 60.0
     extra_headers: tuple[tuple[str, str], ...] = field(default=())
+
+    @classmethod
+    def from_config(cls, limits: LimitsConfig) -> HTTPSettings:
+        """The settings ``[limits]`` sets (``connect_timeout``, ``read_timeout``,
+        ``max_retries``); the others as above."""
+        return cls(
+            connect_timeout=limits.connect_timeout,
+            read_timeout=limits.read_timeout,
+            max_retries=limits.max_retries,
+        )
 
 
 @runtime_checkable

@@ -76,11 +76,7 @@ def _http_backend(
             f"backend {config.name!r} needs an API key: ${config.api_key_env} is not set; "
             "export it, or choose another backend with --backend"
         )
-    settings = HTTPSettings(
-        connect_timeout=limits.connect_timeout,
-        read_timeout=limits.read_timeout,
-        max_retries=limits.max_retries,
-    )
+    settings = HTTPSettings.from_config(limits)
     return (cls or _HTTP[config.provider])(
         name=config.name,
         model=config.model,

@@ -28,9 +28,14 @@ from pydantic import (
 )
 
 from toolwire.config.choices import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_KEEP_LAST,
+    DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOOL_CONTEXT_CHARS,
+    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
+    DEFAULT_READ_TIMEOUT,
     Mode,
     PassthroughLevel,
     Profile,
@@ -71,15 +76,15 @@ class LimitsConfig(Table):
     """Model requests in one prompt turn before it stops with ``max_turn_requests``."""
     max_tokens: PositiveInt = 8192
     """Output tokens asked for per model request."""
-    connect_timeout: PositiveFloat = 10.0
+    connect_timeout: PositiveFloat = DEFAULT_CONNECT_TIMEOUT
     """Seconds to connect to a backend."""
-    read_timeout: PositiveFloat = 120.0
+    read_timeout: PositiveFloat = DEFAULT_READ_TIMEOUT
     """Seconds a backend may stay silent mid-response."""
-    max_retries: PositiveInt = 3
+    max_retries: PositiveInt = DEFAULT_MAX_RETRIES
     """Retries of a 429 / 5xx / overloaded answer, before the first byte only."""
-    command_timeout: PositiveFloat = 120.0
+    command_timeout: PositiveFloat = DEFAULT_COMMAND_TIMEOUT
     """Default seconds a ``Bash`` command may run."""
-    max_tool_output_chars: PositiveInt = 30000
+    max_tool_output_chars: PositiveInt = DEFAULT_MAX_TOOL_OUTPUT_CHARS
     """Characters of a tool's output sent to the model (cut head + tail beyond)."""
     max_live_output_chars: PositiveInt = 4000
     """Characters of a running command's output tail shown in the editor per update."""

@@ -192,7 +192,7 @@ class CompactionPlan:
         return "\n\n".join([*parts, summary.text])
 
 
-def prepare_compaction(
+def plan_compaction(
     history: Sequence[Message],
     budget: Budget,
     *,
@@ -202,7 +202,8 @@ def prepare_compaction(
     read_only_tools: Collection[str] = (),
     tail_share: float = TAIL_SHARE,
 ) -> CompactionPlan:
-    """Plan the compaction of the whole ``history`` within ``budget``; ``tail_share`` of
+    """Everything of the compaction of ``history`` but its summary (``finish`` adds it),
+    within ``budget``, as ``handoff.plan_handoff`` is for a handoff; ``tail_share`` of
     the room goes to the verbatim tail (0: only the last step); ``read_only_tools`` are
     the session's tools that only read, deduplicated like reads."""
     end = len(history)
@@ -223,7 +224,7 @@ def prepare_compaction(
     return CompactionPlan(plan, budget, before, steer, cwd)
 
 
-def plan_compaction(
+def build_compaction(
     history: Sequence[Message],
     budget: Budget,
     *,
@@ -232,9 +233,15 @@ def plan_compaction(
     focus: str | None = None,
     summary: Summary | None = None,
 ) -> Compaction:
-    """The compaction without a model call (``summary`` given, else the extractive one)."""
-    planned = prepare_compaction(history, budget, cwd=cwd, target=target, focus=focus)
+    """The compaction without a model call (``summary`` given, else the extractive one),
+    as ``handoff.build_handoff`` is for a handoff."""
+    planned = plan_compaction(history, budget, cwd=cwd, target=target, focus=focus)
     return planned.extractive() if summary is None else planned.finish(summary)
+
+
+prepare_compaction = plan_compaction
+"""The former name of ``plan_compaction`` (whose old meaning is ``build_compaction``):
+``prepare_*`` is the handoff's verb for a model-written summary. Kept for one release."""
 
 
 def recent_start(history: Sequence[Message], end: int, tokens: int, ratio: float = 1.0) -> int:
@@ -367,6 +374,7 @@ __all__ = [
     "Compaction",
     "CompactionPlan",
     "Cut",
+    "build_compaction",
     "plan_compaction",
     "prepare_compaction",
     "recent_start",

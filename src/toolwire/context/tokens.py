@@ -9,11 +9,15 @@ counted for the previous request, so the error shrinks after the first response.
 
 Counting is linear in the history and allocates nothing per message but the encoded
 text: a 1 MB history estimates in about a millisecond.
+
+``estimate_wire`` counts a request body as serialized for the provider instead (the
+proxy's scale, below): the same rules for images, another ratio for text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
@@ -100,6 +104,45 @@ def estimate_tools(tools: Sequence[ToolSpec]) -> int:
     )
 
 
+CHARS_PER_WIRE_TOKEN: Final = 4
+"""Characters of a serialized body per token (``estimate_wire``)."""
+_IMAGE_DATA = ('"data":"', ";base64,")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*=*")
+_IMAGE_PAYLOAD = 1024
+"""Base64 runs shorter than this count as text (an icon costs what its characters do)."""
+
+
+def estimate_wire(text: str) -> int:
+    """Tokens of a request body as the provider gets it (compact JSON text).
+
+    The proxy counts this and not the history: a pass-through sends the client's own
+    blocks (documents, server tool results, cache marks), which the history keeps as
+    placeholders at most. The ratio is the likely one (real tokenizers give 3.5 to 4.5
+    characters per token), not ``BYTES_PER_TOKEN``'s safe side: the agent's estimate is
+    corrected by each response's usage (``meter``), the proxy's is not, and Claude Code
+    compacts on it (``count_tokens``), so a high one would compact sessions at two
+    thirds full. On a history of code the two differ by about a fifth (25k against 32k
+    tokens for 95 KB of Python); JSON syntax counts here, per-part overheads there.
+
+    Images count ``IMAGE_TOKENS`` each, as in the history estimate: a provider bills the
+    pixels, not the base64 (a 300 KB screenshot is not 100k tokens). An image payload is
+    a base64 run of at least ``_IMAGE_PAYLOAD`` characters in an Anthropic or Gemini
+    ``"data"`` field or an OpenAI ``data:`` URL, with ``image/`` just before it.
+    """
+    chars, images = len(text), 0
+    for marker in _IMAGE_DATA:
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            run = _BASE64.match(text, start)
+            end = start if run is None else run.end()
+            if end - start >= _IMAGE_PAYLOAD and "image/" in text[max(0, at - 80) : at]:
+                chars -= end - start
+                images += 1
+            at = text.find(marker, end)
+    return max(1, -(-chars // CHARS_PER_WIRE_TOKEN) + IMAGE_TOKENS * images)
+
+
 def estimate_request(
     system: str, messages: Iterable[Message], tools: Sequence[ToolSpec] = ()
 ) -> int:
@@ -109,12 +152,14 @@ def estimate_request(
 
 __all__ = [
     "BYTES_PER_TOKEN",
+    "CHARS_PER_WIRE_TOKEN",
     "IMAGE_TOKENS",
     "estimate_message",
     "estimate_messages",
     "estimate_request",
     "estimate_text",
     "estimate_tools",
+    "estimate_wire",
     "image_count",
     "message_bytes",
     "tokens_of_bytes",

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 from toolwire.handoff.commands import CommandClass, classify_command
 from toolwire.history import Message, ToolCallPart, ToolResultPart
 from toolwire.history.images import with_notes
+from toolwire.history.pairing import pair
 from toolwire.updates.titles import canonical_tool, display_path
 
 Category: TypeAlias = Literal["read", "change", "command", "other"]
@@ -95,29 +96,25 @@ def canonical_json(value: Any) -> str:
 
 
 class _Batch:
-    """The calls of one assistant message and the results that answered them so far."""
+    """The calls of one assistant message and the results that came after it, paired
+    when it closes by ``history.pairing.pair`` (the rule every request builder uses)."""
 
     def __init__(self, message: Message, index: int) -> None:
         self.calls = message.tool_calls()
         self.index = index
-        self.results: list[ToolResultPart | None] = [None] * len(self.calls)
-        self.waiting: dict[str, list[int]] = {}
-        for position, call in enumerate(self.calls):
-            self.waiting.setdefault(call.id, []).append(position)
-        self.orphans: list[tuple[ToolResultPart, int]] = []
+        self.results: list[tuple[ToolResultPart, int]] = []
 
     def answer(self, result: ToolResultPart, index: int) -> None:
-        positions = self.waiting.get(result.call_id)
-        if positions:
-            self.results[positions.pop(0)] = result
-        else:
-            self.orphans.append((result, index))
+        self.results.append((result, index))
 
     def close(self, items: list[ToolItem], cwd: str | None) -> None:
         """Append this batch's items: its calls in call order, then its orphan results."""
-        for call, result in zip(self.calls, self.results, strict=True):
+        answers, orphans = pair([c.id for c in self.calls], [r.call_id for r, _ in self.results])
+        for call, answer in zip(self.calls, answers, strict=True):
+            result = None if answer is None else self.results[answer][0]
             items.append(_item(len(items), call, self.index, result, cwd))
-        for result, index in self.orphans:
+        for orphan in orphans:
+            result, index = self.results[orphan]
             items.append(_item(len(items), None, index, result, cwd))
 
 

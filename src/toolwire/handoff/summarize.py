@@ -140,10 +140,12 @@ def summarizer_identity(backend: Backend) -> str:
 
 
 def cache_key(
-    head: Sequence[Message], backend: Backend, max_input_chars: int, focus: str = ""
+    head: Sequence[Message], backend: Backend | None, max_input_chars: int = 0, focus: str = ""
 ) -> str:
-    """What a cached summary is valid for: this prefix, this summarizer, this prompt."""
-    ident = f"{PROMPT_VERSION}\0{summarizer_identity(backend)}\0{max_input_chars}\0{focus}\0"
+    """What a cached summary is valid for: this prefix, this summarizer, this prompt
+    (``backend`` None: the extractive summary, as the proxy keys the ones it keeps)."""
+    who = "extractive" if backend is None else summarizer_identity(backend)
+    ident = f"{PROMPT_VERSION}\0{who}\0{max_input_chars}\0{focus}\0"
     return hashlib.sha256((ident + history_digest(head)).encode()).hexdigest()
 
 

@@ -12,10 +12,11 @@ copied as they are, except:
   https://platform.claude.com/docs/en/build-with-claude/preserved-thinking);
 * a call keeps its signature only when the target backend made it; signatures are
   never invented;
-* a call that got no result becomes text saying it was interrupted: a structured call
-  without its result is a 400 on Anthropic and OpenAI alike;
-* a result that answers no call of the assistant message just before it becomes user
-  text, so no provider sees a dangling id.
+* calls and results are paired by ``history.pairing.repair``, the rule and the words
+  every request builder uses: a call that got no result is answered with a "not run"
+  error (a structured call without its result is a 400 on Anthropic and OpenAI alike),
+  and a result that answers no call of the assistant message just before it becomes
+  user text, so no provider sees a dangling id.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from toolwire.handoff.extract import canonical_json
-from toolwire.history import Message, Part, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from toolwire.history.pairing import orphans_message
+from toolwire.history import Message, Part, ThinkingPart, ToolCallPart
+from toolwire.history.pairing import repair
 
 
 def tail_start(history: Sequence[Message], end: int, keep_last: int) -> int:
@@ -46,62 +46,27 @@ def tail_start(history: Sequence[Message], end: int, keep_last: int) -> int:
 
 
 def sanitize_tail(messages: Sequence[Message], target: str | None) -> list[Message]:
-    """``messages`` with calls and results paired, interruptions as text, no thinking."""
+    """``messages`` with calls and results paired (``repair``), no thinking, and only
+    ``target``'s own call signatures."""
     out: list[Message] = []
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        i += 1
-        if message.role == "tool":
-            out.extend(orphans_message(message.parts))
-        elif message.role == "user":
-            parts = tuple(p for p in message.parts if not isinstance(p, ThinkingPart))
-            out.append(message if len(parts) == len(message.parts) else Message("user", parts))
-        else:
-            results: list[ToolResultPart] = []
-            while i < len(messages) and messages[i].role == "tool":
-                results.extend(p for p in messages[i].parts if isinstance(p, ToolResultPart))
-                i += 1
-            out.extend(_assistant_turn(message, results, target))
+    for message in repair(messages):
+        parts = tuple(_kept(p, message, target) for p in message.parts if _sendable(p))
+        if not parts:  # an assistant message that only thought
+            continue
+        out.append(message if parts == message.parts else dataclasses.replace(message, parts=parts))
     return out
 
 
-def interrupted_text(call: ToolCallPart) -> str:
-    """How a call that never returned is shown: as text, never as a structured call."""
-    return (
-        f"[Tool call {call.name} was interrupted before it returned a result; "
-        f"arguments: {canonical_json(call.arguments)}]"
-    )
+def _sendable(part: Part) -> bool:
+    return not isinstance(part, ThinkingPart)
 
 
-def _assistant_turn(
-    message: Message, results: list[ToolResultPart], target: str | None
-) -> list[Message]:
-    unused = list(results)
-    parts: list[Part] = []
-    paired: list[ToolResultPart] = []
+def _kept(part: Part, message: Message, target: str | None) -> Part:
+    """A call's signature is bound to the backend that made it: no other may see it."""
     own = target is not None and message.backend == target
-    for part in message.parts:
-        if isinstance(part, ThinkingPart):
-            continue
-        if not isinstance(part, ToolCallPart):
-            parts.append(part)
-            continue
-        result = next((r for r in unused if r.call_id == part.id), None)
-        if result is None:
-            parts.append(TextPart(interrupted_text(part)))
-            continue
-        unused.remove(result)
-        paired.append(result)
-        signed = part.signature is None or own
-        parts.append(part if signed else dataclasses.replace(part, signature=None))
-    out: list[Message] = []
-    if parts:
-        out.append(Message("assistant", tuple(parts), message.backend))
-    if paired:
-        out.append(Message("tool", tuple(paired)))
-    out.extend(orphans_message(unused))
-    return out
+    if isinstance(part, ToolCallPart) and part.signature is not None and not own:
+        return dataclasses.replace(part, signature=None)
+    return part
 
 
-__all__ = ["interrupted_text", "sanitize_tail", "tail_start"]
+__all__ = ["sanitize_tail", "tail_start"]

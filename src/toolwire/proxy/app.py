@@ -173,7 +173,7 @@ class Proxy:
         try:
             return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
         except UpstreamError as e:
-            if not (self.settings.compaction and is_context_overflow(e.status, e.message)):
+            if not (self.settings.compaction and is_context_overflow(e.status, e.message, e.code)):
                 raise
         # The upstream counted more than the estimate: compact tighter, once.
         self.metrics.add("toolwire_proxy_overflow_retries_total", backend=p.route.backend)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from toolwire.config.schema import BackendConfig
-from toolwire.context import Budget, Window, backend_window, plan_compaction, restore
+from toolwire.context import Budget, Window, backend_window, build_compaction, restore
 from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
@@ -78,7 +78,7 @@ def compacted_view(
 def compact(history: Sequence[Message], budget: Budget, *, target: str) -> CompactionPoint:
     """The compaction of the whole ``history`` within ``budget`` (``toolwire.context``:
     deterministic, the newest steps verbatim, an oversized one cut in the middle)."""
-    done = plan_compaction(history, budget, target=target)
+    done = build_compaction(history, budget, target=target)
     return CompactionPoint(len(history), first_digest(history), done.record())
 
 

@@ -53,10 +53,13 @@ class RequestTimeoutError(ProxyError):
 class UpstreamError(ProxyError):
     """The upstream refused, could not be reached, or failed: its status and kind."""
 
-    def __init__(self, status: int, kind: str, message: str) -> None:
+    def __init__(self, status: int, kind: str, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.kind = kind
+        self.code = code
+        """The upstream's own error code (``context_length_exceeded``), when it sent one:
+        ``context.overflow`` reads it, as the agent does."""
         self.backend: str | None = None
         """The backend that answered so (its name goes in ``x-toolwire-backend``)."""
 

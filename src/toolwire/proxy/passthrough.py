@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolwire.backends.anthropic_import import block_text
 from toolwire.config.choices import PassthroughLevel
 from toolwire.history.pairing import NOT_RUN, IdMap, orphan_text, pair
 from toolwire.proxy.provenance import THINKING_BLOCKS
@@ -184,7 +185,7 @@ class _Fixer:
         name = self._names.get(str(block.get("tool_use_id", "")))
         content = block.get("content", "")
         if isinstance(content, list):
-            content = "\n".join(_block_text(b) for b in content if isinstance(b, dict))
+            content = "\n".join(block_text(b) for b in content if isinstance(b, dict))
         text = orphan_text(name, str(content), is_error=bool(block.get("is_error")))
         return {"type": "text", "text": text}
 
@@ -247,14 +248,6 @@ def _empty_text(block: Block) -> bool:
 
 def _not_run(wire_id: str) -> Block:
     return {"type": "tool_result", "tool_use_id": wire_id, "content": NOT_RUN, "is_error": True}
-
-
-def _block_text(block: Block) -> str:
-    """A result content block as text, as the importers read it (other blocks by type)."""
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    return f"[{kind}]" if kind else ""
 
 
 def _core_fields(body: dict[str, Any]) -> None:

@@ -5,8 +5,9 @@ injected once would vanish on the next turn. After a switch, every request of th
 session to the new backend is rewritten the same way: the messages before the switch
 point become the handoff block (``toolwire.handoff``: summary plus the deduplicated,
 verbatim tool context), the turns after it pass as they are. The summary is computed
-once per switch and kept in the session state, and the block is a pure function of the
-(normalized) head, so the rewritten prefix is the same bytes on every later request.
+once per summarized head (``handoff.summarize.cache_key``) and kept in the session
+state, and the block is a pure function of the (normalized) head, so the rewritten
+prefix is the same bytes on every later request.
 
 Thinking: an assistant turn belongs to the backend recorded as its producer
 (``provenance.py``), and only that backend gets its thinking back. Turns before the
@@ -21,6 +22,8 @@ from dataclasses import dataclass, replace
 
 from toolwire.config.schema import HandoffConfig
 from toolwire.handoff import Summary, build_handoff
+from toolwire.handoff.summarize import cache_key
+from toolwire.handoff.tail import tail_start
 from toolwire.history import Message
 from toolwire.proxy.provenance import owner, part_keys
 from toolwire.proxy.state import SessionState
@@ -59,7 +62,9 @@ def rewrite(
         # continues the one seen at the switch (the client compacted it): no handoff, and
         # no thinking for anyone, since what each turn was produced after is unknown.
         return View([], 0, list(history)), False
-    key = str(switch_at)
+    # Keyed by what is summarized, as the agent keys its summaries: a history the client
+    # changed before the switch point (an edited or rewound turn) gets its own.
+    key = cache_key(history[: tail_start(history, switch_at, limits.keep_last)], None)
     cached = state.summaries.get(key)
     handoff = build_handoff(
         history,
@@ -69,8 +74,8 @@ def rewrite(
         summary=Summary(cached, "extractive") if cached is not None else True,
     )
     changed = cached is None
-    if changed:
-        state.summaries[key] = handoff.summary.text if handoff.summary else ""
+    if changed:  # only the latest switch is rewritten: its summary is the one kept
+        state.summaries = {key: handoff.summary.text if handoff.summary else ""}
     later = attributed(history[switch_at:], state.produced)
     return View(handoff.context(), switch_at, later), changed
 

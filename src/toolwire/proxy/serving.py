@@ -27,7 +27,12 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from toolwire.proxy.encode import error_payload
-from toolwire.proxy.settings import ProxySettings
+from toolwire.proxy.settings import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    ProxySettings,
+)
 
 HEALTH_PATH = b"/healthz"
 HEALTH_RESERVE = 16
@@ -40,9 +45,9 @@ OVERLOADED = "the proxy is at its connection limit (max_connections); retry shor
 class GuardedProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol with read deadlines and a connection cap (module doc)."""
 
-    header_timeout: float = 10.0
-    body_timeout: float = 60.0
-    max_connections: int = 256
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

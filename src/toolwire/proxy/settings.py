@@ -27,7 +27,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -94,36 +94,32 @@ class ProxySettings:
     failover_cooldown: float = DEFAULT_FAILOVER_COOLDOWN
     """Seconds a backend that failed is skipped (doubling on failures in a row, to 10x)."""
 
+    @classmethod
+    def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
+        """The settings of ``config``'s ``[proxy]`` table, checked; ``overrides`` (not
+        None) win. Each field is read from the table field of its name."""
+        where = str(config.file)
+        table = validate(ProxyTable, config.proxy, where, "proxy")
+        values: dict[str, Any] = {
+            f.name: getattr(table, f.name) for f in fields(cls) if f.name in ProxyTable.model_fields
+        }
+        values.update(
+            config=config,
+            default_backend=table.default_backend or config.default_backend,
+            store=table.store or "memory",
+            models=dict(table.models),
+        )
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)
+        _check_store(settings, where)
+        config.backend(settings.default_backend)  # an unknown default fails now, in plain words
+        _check_fallbacks(settings, where)
+        return settings
+
 
 def load_settings(path: str | Path | None = None, **overrides: Any) -> ProxySettings:
     """The agent's configuration plus its ``[proxy]`` table; ``overrides`` win."""
-    config = load_config(path)
-    where = str(config.file)
-    table = validate(ProxyTable, config.proxy, where, "proxy")
-    values: dict[str, Any] = {
-        "config": config,
-        "default_backend": table.default_backend or config.default_backend,
-        "token": table.token,
-        "pass_client_key": table.pass_client_key,
-        "max_body_bytes": table.max_body_bytes,
-        "store": table.store or "memory",
-        "store_ttl": table.store_ttl,
-        "retries": table.retries,
-        "header_timeout": table.header_timeout,
-        "body_timeout": table.body_timeout,
-        "keep_alive_timeout": table.keep_alive_timeout,
-        "max_connections": table.max_connections,
-        "scale_usage": table.scale_usage,
-        "compaction": table.compaction,
-        "models": dict(table.models),
-        "failover_cooldown": table.failover_cooldown,
-    }
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    settings = ProxySettings(**values)
-    _check_store(settings, where)
-    config.backend(settings.default_backend)  # an unknown default fails now, in plain words
-    _check_fallbacks(settings, where)
-    return settings
+    return ProxySettings.from_config(load_config(path), **overrides)
 
 
 def _check_fallbacks(settings: ProxySettings, where: str) -> None:

@@ -88,7 +88,8 @@ class SessionState:
 
     ``forced``: the backend set by ``proxy switch``; ``switches``: (switch point, backend)
     pairs, the switch point being the length of the neutral history when it happened;
-    ``summaries``: the handoff summary computed for each switch point (computed once);
+    ``summaries``: the latest switch's handoff summary, keyed by what it summarizes
+    (``handoff.summarize.cache_key``; computed once);
     ``produced``: provenance key -> the backend that produced that assistant turn
     (``provenance.py``), oldest first; ``compactions``: backend -> the proxy's latest
     compaction for it (``compaction.py``).

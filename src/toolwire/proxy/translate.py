@@ -1,6 +1,6 @@
 """An Anthropic Messages request body -> a provider-neutral ``ModelRequest``.
 
-The history goes through the handoff library's Anthropic importer (tool results first
+The history goes through ``backends.anthropic_import`` (tool results first
 and in call order, names attached), then each backend's own ``build_body`` writes its
 wire format: ids normalized, ``is_error`` kept as text where the wire has no flag,
 thinking kept only for the backend that produced it (never a signature invented),
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolwire.backends.anthropic_import import TranscriptError, import_anthropic
 from toolwire.backends.base import ModelRequest
-from toolwire.handoff.importers import TranscriptError, import_anthropic
 from toolwire.history import Message, ToolSpec
 from toolwire.proxy.errors import BadRequestError
 

@@ -7,8 +7,6 @@ Anthropic's error shape, with the upstream's own message (keys scrubbed by the b
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
 from toolwire.config.schema import ConfigError
+from toolwire.context.tokens import estimate_request, estimate_wire
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event
@@ -104,15 +103,13 @@ def estimate_tokens(backend: TappableBackend, request: ModelRequest) -> int:
     """An estimate of the input tokens of the body as it will be sent upstream.
 
     The backend's own builder writes the exact upstream body (system, every message with
-    its tool_use/tool_result/thinking content, tool schemas), and the estimate is one
-    token per 4 characters of its compact JSON, the usual ratio for English and code.
+    its tool_use/tool_result/thinking content, tool schemas), counted by
+    ``context.tokens.estimate_wire``; a backend with no HTTP body (a replay) is counted
+    on its history, as the agent counts it.
     """
     if isinstance(backend, HTTPBackend):
-        text = backend.body_text(request)  # built once: the same text is then sent
-    else:
-        body = {"system": request.system, "messages": repr(request.messages)}
-        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return max(1, math.ceil(len(text) / 4))
+        return estimate_wire(backend.body_text(request))  # built once: the same text is sent
+    return estimate_request(request.system, request.messages, request.tools)
 
 
 @dataclass(slots=True)
@@ -137,7 +134,8 @@ async def open_stream(
     except HTTPStatusError as e:
         await events.aclose()
         status = e.status if e.status in _KINDS or e.status >= 500 else 400
-        raise UpstreamError(status, _KINDS.get(status, "api_error"), e.message) from e
+        kind = _KINDS.get(status, "api_error")
+        raise UpstreamError(status, kind, e.message, e.code) from e
     except TransportTimeoutError as e:
         await events.aclose()
         raise UpstreamError(504, "timeout_error", str(e)) from e

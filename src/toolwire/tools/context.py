@@ -9,12 +9,17 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from toolwire.config.choices import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_TOOL_OUTPUT_CHARS
 from toolwire.errors import UsageError
 from toolwire.tools.fs import FileSystem, LocalFileSystem
 from toolwire.tools.paths import resolve_path, resolve_root
 from toolwire.tools.terminal import LocalTerminal, OutputCallback, Terminal
 from toolwire.updates.titles import display_path
+
+if TYPE_CHECKING:  # the schema loads pydantic; the tools do not need it to run
+    from toolwire.config.schema import LimitsConfig
 
 
 class PathLocks:
@@ -49,12 +54,21 @@ class ToolLimits:
     """Longer lines are cut in ``Read`` and ``Grep`` results."""
     max_file_bytes: int = 10_000_000
     """``Read`` and ``Edit`` refuse larger files; ``Grep`` skips them."""
-    output_max_bytes: int = 30_000
+    output_max_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_CHARS
     """UTF-8 bytes of command output and search results given to the model (head + tail)."""
     search_max_results: int = 200
     """Paths (``Glob``, ``Grep`` file lists) or matching lines (``Grep`` content)."""
-    bash_default_timeout_s: float = 120.0
+    bash_default_timeout_s: float = DEFAULT_COMMAND_TIMEOUT
     bash_max_timeout_s: float = 600.0
+
+    @classmethod
+    def from_config(cls, limits: LimitsConfig) -> ToolLimits:
+        """The limits ``[limits]`` sets (``max_tool_output_chars``, ``command_timeout``);
+        the others as above."""
+        return cls(
+            output_max_bytes=limits.max_tool_output_chars,
+            bash_default_timeout_s=limits.command_timeout,
+        )
 
 
 @dataclass(frozen=True, slots=True)
