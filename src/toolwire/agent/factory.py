@@ -13,17 +13,16 @@ import os
 
 from acp.exceptions import RequestError
 
-from toolwire.agent.compaction import COMPACTION_KEY, meter
+from toolwire.agent.compaction import meter
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
-from toolwire.agent.slash import CLEAR_KEY
 from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
+from toolwire.agent.switch import ACTIVE_KEY, rebuild
 from toolwire.config.choices import THOUGHT_LEVELS
-from toolwire.context import restore
 from toolwire.context.meter import RATIO_BAND
+from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
@@ -80,9 +79,12 @@ class SessionFactory:
         history = await self._rt.store.call(lambda db: fitted_messages(db.messages(sid)))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
-        cleared = record.config.get(CLEAR_KEY)
-        if not isinstance(cleared, int) or not 0 <= cleared <= len(history):
-            cleared = 0
+        try:
+            stored = ConversationRecord.from_config(record.config)
+        except UsageError as exc:  # not ours to read: send the raw history
+            log.warning("session %s: stored conversation not used: %s", sid, exc)
+            stored = ConversationRecord()
+        conversation = Conversation.restore(stored, history, active)
         session = Session(
             sid,
             cwd,
@@ -91,26 +93,19 @@ class SessionFactory:
             active,
             outbox,
             tools,
-            history[cleared:],
+            conversation,
             pending=chosen,
             call_ids=used,
-            cleared=cleared,
         )
         thought = record.config.get(THOUGHT_OPTION)
         session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
-        # After a /clear, switch and compaction points index the history since it.
-        rebuild(session, self._rt, record.config.get(SWITCH_KEY))
-        stored = record.config.get(COMPACTION_KEY)
-        if isinstance(stored, dict):
-            try:
-                session.handoff = restore(history, stored, session.active)
-            except UsageError as exc:  # a history changed under it: send the raw one
-                log.warning("session %s: stored compaction not used: %s", sid, exc)
-            ratio = stored.get("ratio")
-            if isinstance(ratio, float | int) and RATIO_BAND[0] <= ratio <= RATIO_BAND[1]:
-                meter(session, self._rt).ratio = float(ratio)
+        if stored.legacy_switch is not None:  # stored by a version that kept no block
+            rebuild(session, self._rt, stored.legacy_switch)
+        ratio = conversation.ratio
+        if ratio is not None and RATIO_BAND[0] <= ratio <= RATIO_BAND[1]:
+            meter(session, self._rt).ratio = ratio
         return session
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
