@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from acp import text_block
@@ -27,6 +28,8 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Received, Reply
+from toolwire.agent.store import SessionDatabase
+from toolwire.conversation import RECORD_KEY, ConversationRecord
 
 
 def answer(request: Received) -> Reply:
@@ -37,9 +40,17 @@ def answer(request: Received) -> Reply:
     return Reply(chunks=[response(("text", f"Answer to {text[-40:]}")).encode()])
 
 
-def last_request(tmp_path: Path, root: Path, script: list[str], *, restart: bool) -> bytes:
+def last_request(
+    tmp_path: Path,
+    root: Path,
+    script: list[str],
+    *,
+    restart: bool,
+    between: Callable[[SessionDatabase, str], None] | None = None,
+) -> bytes:
     """Run ``script`` in ``root`` (the last prompt after a restart and ``session/load``
-    when ``restart``); the body of the last request the model got."""
+    when ``restart``, ``between`` done to the store before it); the body of the last
+    request the model got."""
     tmp_path.mkdir()
     with FakeServer(respond=answer) as server:
         config = write_config(
@@ -63,7 +74,11 @@ def last_request(tmp_path: Path, root: Path, script: list[str], *, restart: bool
 
         async def scenario() -> None:
             if restart:
-                await run(script[-1:], await run(script[:-1], None))
+                sid = await run(script[:-1], None)
+                if between is not None:
+                    with SessionDatabase(tmp_path / "data" / "toolwire" / "sessions.db") as db:
+                        between(db, sid)
+                await run(script[-1:], sid)
             else:
                 await run(script, None)
 
@@ -82,3 +97,29 @@ def test_the_request_after_clear_compact_and_a_restart_is_the_one_without(
     assert "Answer to q5" in sent  # the compaction's verbatim tail
     assert "Answer to q2" not in sent  # cleared
     assert restarted == kept  # not a tail ending with the answer to q3
+
+
+def as_stored_before_the_record(db: SessionDatabase, sid: str) -> None:
+    """Rewrite the session's points the way the version before the record kept them."""
+    stored = db.get(sid)
+    assert stored is not None
+    config = dict(stored.config)
+    record = ConversationRecord.from_config(config)
+    point = record.point
+    assert point is not None
+    del config[RECORD_KEY]
+    compaction = {"at": point.at, "tail_from": point.tail_from, "block": point.block}
+    compaction |= {"cuts": [list(c) for c in point.cuts], "ratio": record.ratio}
+    db.update(sid, config={**config, "cleared_at": record.cleared, "compaction": compaction})
+
+
+def test_a_session_stored_by_the_previous_version_loads_with_the_same_request(
+    tmp_path: Path,
+) -> None:
+    script = ["q1", "q2", "/clear", "q3", "q4", "q5", "/compact", "q6", "q7"]
+    root = project(tmp_path)
+    kept = last_request(tmp_path / "kept", root, script, restart=False)
+    old = last_request(
+        tmp_path / "old", root, script, restart=True, between=as_stored_before_the_record
+    )
+    assert old == kept
