@@ -1,12 +1,12 @@
 """For any sequence of what a user does, a restart does not change the next request.
 
-Hypothesis draws a sequence of operations (a prompt, one with a tool call, ``/clear``,
-``/compact [focus]``, a model switch, a fork) and an in-process agent (A) runs it
-against two fake models that answer deterministically, summaries included. Then a second
-agent (B), with its own store worker on the same ``sessions.db`` (a restarted process in
-all but the pid), reopens the session with ``session/load`` and sends one more prompt;
-then A, which never stopped and holds the conversation in memory, sends the same prompt.
-The two model requests must be the same bytes.
+Hypothesis draws a sequence of operations (a prompt, one with a tool call, one cancelled
+mid-answer, ``/clear``, ``/compact [focus]``, a model switch, a fork) and an in-process
+agent (A) runs it against two fake models that answer deterministically, summaries
+included. Then a second agent (B), with its own store worker on the same ``sessions.db``
+(a restarted process in all but the pid), reopens the session with ``session/load`` and
+sends one more prompt; then A, which never stopped and holds the conversation in memory,
+sends the same prompt. The two model requests must be the same bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ class Models:
         messages = request.json()["messages"]
         content = messages[-1]["content"]
         last = content[-1] if isinstance(content, list) else {"type": "text", "text": content}
+        if last.get("type") == "text" and last["text"].startswith("slow"):
+            # Half the answer, then nothing: the user cancels the turn meanwhile.
+            body = response(("text", "A long answer that the user cancels")).encode()
+            half = body.index(b"\n\n", len(body) // 2) + 2
+            return Reply(chunks=[body[:half], body[half:]], stall_after=1)
         if last.get("type") == "text" and last["text"].startswith("read"):
             call = ("tool", "Read", {"file_path": "app.py"}, f"toolu_{len(messages)}")
             return Reply(chunks=[response(("text", "Reading."), call).encode()])
@@ -70,6 +75,7 @@ OPERATIONS = st.sampled_from(
     [
         *["ask"] * 4,
         *["read"] * 2,
+        "slow",
         "/clear",
         "/compact",
         "/compact the tests",
@@ -102,6 +108,15 @@ def next_requests(base: Path, operations: list[str]) -> tuple[bytes, bytes]:
                         await kept.conn.set_config_option(
                             config_id="model", session_id=sid, value=op.split()[1]
                         )
+                    elif op == "slow":  # cancelled mid-answer
+                        asked = len(models.sent)
+                        turn = asyncio.ensure_future(
+                            kept.conn.prompt(session_id=sid, prompt=[text_block(f"slow {n}")])
+                        )
+                        while len(models.sent) == asked:
+                            await asyncio.sleep(0.01)
+                        await kept.conn.cancel(session_id=sid)
+                        assert (await turn).stop_reason == "cancelled"
                     else:
                         text = f"{op} {n}" if op in ("ask", "read") else op
                         await kept.conn.prompt(session_id=sid, prompt=[text_block(text)])
