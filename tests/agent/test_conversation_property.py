@@ -1,7 +1,8 @@
 """For any sequence of what a user does, a restart does not change the next request.
 
 Hypothesis draws a sequence of operations (a prompt, one with a tool call, one cancelled
-mid-answer, ``/clear``, ``/compact [focus]``, a model switch, a fork) and an in-process
+mid-answer, ``/clear``, ``/compact [focus]``, a model switch, a fork; on the backend with
+the small window, automatic compactions) and an in-process
 agent (A) runs it against two fake models that answer deterministically, summaries
 included. Then a second agent (B), with its own store worker on the same ``sessions.db``
 (a restarted process in all but the pid), reopens the session with ``session/load`` and
@@ -55,19 +56,20 @@ class Models:
             half = body.index(b"\n\n", len(body) // 2) + 2
             return Reply(chunks=[body[:half], body[half:]], stall_after=1)
         if last.get("type") == "text" and last["text"].startswith("read"):
-            call = ("tool", "Read", {"file_path": "app.py"}, f"toolu_{len(messages)}")
+            call = ("tool", "Read", {"file_path": "big.py"}, f"toolu_{len(messages)}")
             return Reply(chunks=[response(("text", "Reading."), call).encode()])
         said = last.get("text", last.get("type", ""))[-30:]
         return Reply(chunks=[response(("text", f"Answer {len(messages)} to {said}")).encode()])
 
 
 def _config(one: str, two: str) -> str:
+    """Two backends; two's window is small enough that a few reads compact it."""
     backends = "".join(
         f'[backends.{name}]\nprovider = "anthropic"\nmodel = "claude-{name}"\n'
         f'base_url = "{url}"\napi_key_env = "TEST_KEY"\n'
         for name, url in (("one", one), ("two", two))
     )
-    return f'default_backend = "one"\n{backends}'
+    return f'default_backend = "one"\n{backends}context_window = 16000\n'
 
 
 # Prompts come up most, so the commands have a conversation to act on.
@@ -89,6 +91,7 @@ OPERATIONS = st.sampled_from(
 def next_requests(base: Path, operations: list[str]) -> tuple[bytes, bytes]:
     """The next request after ``operations``: (never restarted, restarted and loaded)."""
     root = project(base)
+    (root / "big.py").write_text("x = 1  # a line of a file that fills a window\n" * 300)
     models = Models()
     with FakeServer(respond=models.answer) as one, FakeServer(respond=models.answer) as two:
         config = write_config(base, _config(one.url, two.url))

@@ -103,8 +103,10 @@ class SessionFactory:
         session.noticed = bool(history)  # the demo notice was shown when it began
         if stored.legacy_switch is not None:  # stored by a version that kept no block
             rebuild(session, self._rt, stored.legacy_switch)
-        ratio = conversation.ratio
-        if ratio is not None and RATIO_BAND[0] <= ratio <= RATIO_BAND[1]:
+        # The estimate's correction, learned on the backend that answers (a switch not
+        # yet answered starts afresh, as it does in the process that made it).
+        ratio = stored.ratio
+        if ratio is not None and stored.metered in (None, active) and _in_band(ratio):
             meter(session, self._rt).ratio = ratio
         return session
 
@@ -130,6 +132,10 @@ class SessionFactory:
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
         return ToolContext.create(cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits)
+
+
+def _in_band(ratio: float) -> bool:
+    return RATIO_BAND[0] <= ratio <= RATIO_BAND[1]
 
 
 __all__ = ["SessionFactory"]

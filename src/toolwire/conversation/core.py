@@ -31,16 +31,15 @@ class Conversation:
     owner, which knows the backend's window.
     """
 
-    __slots__ = ("_point", "handoff", "history", "meter", "offset", "ratio")
+    __slots__ = ("_point", "_saved", "handoff", "history", "meter", "offset")
 
     def __init__(self, history: Sequence[Message] = (), *, offset: int = 0) -> None:
         self.history: list[Message] = list(history)
         self.offset = offset
         self.handoff: Handoff | None = None
         self.meter: ContextMeter | None = None
-        self.ratio: float | None = None
-        """The token ratio the current compaction was sized with (None: none)."""
         self._point: Point | None = None
+        self._saved: ConversationRecord | None = None
 
     def request(self) -> list[Message]:
         """The messages a backend gets now: the history, through the handoff if any."""
@@ -51,7 +50,7 @@ class Conversation:
     def switched(self, handoff: Handoff, target: str) -> None:
         """A switch to ``target``: from now on it sees the history through ``handoff``."""
         self._point = Point("switch", handoff.switch_at, handoff.tail_start, handoff.block, target)
-        self.handoff, self.ratio = handoff, None
+        self.handoff = handoff
 
     def compacted(self, compaction: Compaction, target: str) -> None:
         """A compaction for ``target`` (also a switch that had to compact to fit)."""
@@ -59,13 +58,13 @@ class Conversation:
         cuts = tuple((c.message, c.part, c.cap) for c in compaction.cuts)
         at, start = handoff.switch_at, handoff.tail_start
         self._point = Point("compaction", at, start, handoff.block, target, cuts)
-        self.handoff, self.ratio = handoff, compaction.ratio
+        self.handoff = handoff
 
     def cleared(self) -> None:
         """``/clear``: the model's history starts empty; the earlier points go with it."""
         self.offset += len(self.history)
         self.history = []
-        self._point, self.handoff, self.ratio = None, None, None
+        self._point, self.handoff = None, None
         if self.meter is not None:
             self.meter.used = 0
 
@@ -81,11 +80,23 @@ class Conversation:
             raise UsageError(f"cannot rewind to {to} of {len(self.history)} messages")
         del self.history[to:]
         if self._point is not None and self._point.at > to:
-            self._point, self.handoff, self.ratio = None, None, None
+            self._point, self.handoff = None, None
 
     def record(self) -> ConversationRecord:
         """What a store keeps to ``restore`` this conversation in another process."""
-        return ConversationRecord(self.offset, self._point, self.ratio)
+        gauge = self.meter
+        if gauge is None:
+            return ConversationRecord(self.offset, self._point)
+        return ConversationRecord(self.offset, self._point, gauge.ratio, gauge.owner)
+
+    def unsaved(self) -> ConversationRecord | None:
+        """The record when it changed since the last ``unsaved`` (or ``restore``), else
+        None: what a store that is written after every response needs to write."""
+        record = self.record()
+        if record == self._saved:
+            return None
+        self._saved = record
+        return record
 
     @classmethod
     def restore(
@@ -96,6 +107,7 @@ class Conversation:
         ``target``: the backend of a point stored without one (by an older version)."""
         cleared = record.cleared if 0 <= record.cleared <= len(stored) else 0
         made = cls(stored[cleared:], offset=cleared)
+        made._saved = record
         point = record.point
         if point is not None:
             fields = {"at": point.at, "tail_from": point.tail_from, "block": point.block}
@@ -106,7 +118,7 @@ class Conversation:
             except UsageError as exc:  # a history changed under it: send the raw one
                 log.warning("stored %s point not used: %s", point.kind, exc)
             else:
-                made._point, made.handoff, made.ratio = point, handoff, record.ratio
+                made._point, made.handoff = point, handoff
         return made
 
 

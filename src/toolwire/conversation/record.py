@@ -41,12 +41,14 @@ class Point:
 class ConversationRecord:
     """``cleared``: stored messages before the last ``/clear``; ``point``: the current
     switch or compaction (indices into the history since the clear); ``ratio``: the
-    meter's token ratio the last compaction was sized with. ``legacy_switch``: a switch
+    meter's correction of the token estimate, learned on backend ``metered`` (None: by
+    an older version, on the backend that answers). ``legacy_switch``: a switch
     point stored without its block by an older version (rebuilt offline on load)."""
 
     cleared: int = 0
     point: Point | None = None
     ratio: float | None = None
+    metered: str | None = None
     legacy_switch: int | None = None
     version: int = VERSION
 
@@ -66,6 +68,7 @@ class ConversationRecord:
                 "cuts": [list(c) for c in point.cuts],
             },
             "ratio": self.ratio,
+            "metered": self.metered,
         }
 
     @classmethod
@@ -89,8 +92,13 @@ class ConversationRecord:
                     None if target is None else str(target),
                     tuple((int(m), int(p), int(c)) for m, p, c in stored["cuts"]),
                 )
-            ratio = data["ratio"]
-            return cls(int(data["cleared"]), point, None if ratio is None else float(ratio))
+            ratio, metered = data["ratio"], data["metered"]
+            return cls(
+                int(data["cleared"]),
+                point,
+                None if ratio is None else float(ratio),
+                None if metered is None else str(metered),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"not a conversation record: {exc!r}") from None
 
@@ -124,7 +132,7 @@ def _legacy(config: Mapping[str, Any]) -> ConversationRecord:
         except (KeyError, TypeError, ValueError):
             point = None
     legacy_switch = switch_at if isinstance(switch_at, int) and point is None else None
-    return ConversationRecord(cleared, point, ratio, legacy_switch)
+    return ConversationRecord(cleared, point, ratio, None, legacy_switch)
 
 
 __all__ = ["LEGACY_KEYS", "RECORD_KEY", "VERSION", "ConversationRecord", "Point", "PointKind"]
