@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.context.support import read_loop
-from toolwire.context import Budget, plan_compaction, window_for
+from toolwire.context import Budget, ContextMeter, plan_compaction, window_for
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.errors import UsageError
 from toolwire.handoff import build_handoff
@@ -82,3 +82,14 @@ def test_a_record_of_another_version_is_refused() -> None:
         ConversationRecord.from_config({"conversation": data})
     with pytest.raises(UsageError):
         ConversationRecord.from_json({"version": 1})
+
+
+def test_unsaved_is_the_record_only_when_it_changed() -> None:
+    history = read_loop(25)
+    reopened = Conversation.restore(_compacted(history).record(), [*BEFORE, *history])
+    assert reopened.unsaved() is None  # as stored
+    reopened.meter = ContextMeter(WINDOW, owner="small", ratio=0.5)
+    changed = reopened.unsaved()
+    assert changed is not None
+    assert (changed.ratio, changed.metered) == (0.5, "small")
+    assert reopened.unsaved() is None
