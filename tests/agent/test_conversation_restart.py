@@ -107,7 +107,7 @@ def as_stored_before_the_record(db: SessionDatabase, sid: str) -> None:
     record = ConversationRecord.from_config(config)
     point = record.point
     assert point is not None
-    del config[RECORD_KEY]
+    config.pop(RECORD_KEY, None)
     compaction = {"at": point.at, "tail_from": point.tail_from, "block": point.block}
     compaction |= {"cuts": [list(c) for c in point.cuts], "ratio": record.ratio}
     db.update(sid, config={**config, "cleared_at": record.cleared, "compaction": compaction})
