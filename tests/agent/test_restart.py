@@ -29,7 +29,7 @@ from tests.agent.support import (
     write_config,
 )
 from toolwire.agent.store import SessionDatabase
-from toolwire.agent.switch import SWITCH_KEY
+from toolwire.conversation import ConversationRecord
 from toolwire.testing.streams import write_cassette
 
 READ = {"file_path": "app.py"}
@@ -214,6 +214,8 @@ def test_a_model_switch_chosen_before_a_restart_is_applied_once(
             assert record is not None
             assert record.backend == "two"
             # the handoff point: the prompt that applied the switch (after one turn on one)
-            assert record.config[SWITCH_KEY] == 2
+            point = ConversationRecord.from_config(record.config).point
+            assert point is not None
+            assert (point.kind, point.at) == ("switch", 2)
 
     asyncio.run(scenario())

@@ -3,10 +3,10 @@
 A session is compacted (``toolwire.context.compact``) before a request whose estimate
 passes ``[compaction] threshold`` of its backend's room, on ``/compact [focus]``, and
 after a provider refused a request as too long (then the request is tried once more).
-The raw history is never rewritten: the compaction becomes the session's ``handoff``,
-through which every later request sees the history, exactly like a model switch, and
-is stored (``COMPACTION_KEY``: the block and the tail's bounds) so a reopened session,
-in any process, sends the same bytes.
+The raw history is never rewritten: the compaction becomes the conversation's point
+(``Conversation.compacted``), through which every later request sees the history,
+exactly like a model switch, and is stored with it (the block and the tail's bounds, in
+the conversation's record) so a reopened session, in any process, sends the same bytes.
 
 The user sees it in the form their client understands (ACP v1 schema 1.25): a
 ``compaction_update`` (``in_progress``, then ``completed`` with the summary, ``failed``
@@ -31,22 +31,22 @@ from toolwire.agent.session import Runtime, Session, system_prompt
 from toolwire.agent.store import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
-from toolwire.context import Budget, Compaction, ContextMeter, backend_window, prepare_compaction
+from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
 from toolwire.context.tokens import estimate_text, estimate_tools
+from toolwire.conversation import RECORD_KEY
 from toolwire.handoff import Summary, summarize
 from toolwire.tools import tool_specs
 from toolwire.updates.builders import CompactionUpdate, Severity, compaction_update, notice
 
 log = logging.getLogger("toolwire.agent")
-COMPACTION_KEY = "compaction"
 SUMMARY_TIMEOUT_S = 60.0
 
 
 def meter(session: Session, runtime: Runtime) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over)."""
-    current = session.meter
+    current = session.conversation.meter
     if current is not None and current.owner == session.active:
         return current
     config = runtime.config
@@ -54,7 +54,7 @@ def meter(session: Session, runtime: Runtime) -> ContextMeter:
     fresh.owner = session.active
     if current is not None:
         fresh.cost, fresh.currency = current.cost, current.currency
-    session.meter = fresh
+    session.conversation.meter = fresh
     return fresh
 
 
@@ -92,7 +92,7 @@ class Compactor:
             gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
         )
         plan = functools.partial(
-            prepare_compaction,
+            plan_compaction,
             session.history,
             budget,
             cwd=session.cwd,
@@ -122,7 +122,7 @@ class Compactor:
                 raise
             log.exception("session %s: compaction failed", session.id)
             return None
-        session.handoff = compaction.handoff
+        session.conversation.compacted(compaction, session.active)
         gauge.used = compaction.after_tokens
         await self._keep(cid, compaction)
         session.outbox.update(gauge.update())
@@ -163,7 +163,7 @@ class Compactor:
         """Store the compaction point and the transcript's marker; tell the user."""
         done = completed_line(cid, compaction)
         sid = self.session.id
-        values = {COMPACTION_KEY: compaction.record()}
+        values = {RECORD_KEY: self.session.conversation.record().to_json()}
 
         def keep(db: SessionDatabase) -> None:  # one trip to the store's thread
             db.update(sid, config_values=values)
@@ -193,7 +193,6 @@ def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:
 
 
 __all__ = [
-    "COMPACTION_KEY",
     "Compactor",
     "completed_line",
     "fixed_tokens",

@@ -13,17 +13,16 @@ import os
 
 from acp.exceptions import RequestError
 
-from toolwire.agent.compaction import COMPACTION_KEY, meter
+from toolwire.agent.compaction import meter
 from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
-from toolwire.agent.slash import CLEAR_KEY
 from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import ACTIVE_KEY, SWITCH_KEY, rebuild
+from toolwire.agent.switch import ACTIVE_KEY, rebuild
 from toolwire.config.choices import THOUGHT_LEVELS
-from toolwire.context import restore
 from toolwire.context.meter import RATIO_BAND
+from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
@@ -80,9 +79,12 @@ class SessionFactory:
         history = await self._rt.store.call(lambda db: fitted_messages(db.messages(sid)))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
-        cleared = record.config.get(CLEAR_KEY)
-        if not isinstance(cleared, int) or not 0 <= cleared <= len(history):
-            cleared = 0
+        try:
+            stored = ConversationRecord.from_config(record.config)
+        except UsageError as exc:  # not ours to read: send the raw history
+            log.warning("session %s: stored conversation not used: %s", sid, exc)
+            stored = ConversationRecord()
+        conversation = Conversation.restore(stored, history, active)
         session = Session(
             sid,
             cwd,
@@ -91,26 +93,21 @@ class SessionFactory:
             active,
             outbox,
             tools,
-            history[cleared:],
+            conversation,
             pending=chosen,
             call_ids=used,
-            cleared=cleared,
         )
         thought = record.config.get(THOUGHT_OPTION)
         session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
         session.noticed = bool(history)  # the demo notice was shown when it began
-        # After a /clear, switch and compaction points index the history since it.
-        rebuild(session, self._rt, record.config.get(SWITCH_KEY))
-        stored = record.config.get(COMPACTION_KEY)
-        if isinstance(stored, dict):
-            try:
-                session.handoff = restore(history, stored, session.active)
-            except UsageError as exc:  # a history changed under it: send the raw one
-                log.warning("session %s: stored compaction not used: %s", sid, exc)
-            ratio = stored.get("ratio")
-            if isinstance(ratio, float | int) and RATIO_BAND[0] <= ratio <= RATIO_BAND[1]:
-                meter(session, self._rt).ratio = float(ratio)
+        if stored.legacy_switch is not None:  # stored by a version that kept no block
+            rebuild(session, self._rt, stored.legacy_switch)
+        # The estimate's correction, learned on the backend that answers (a switch not
+        # yet answered starts afresh, as it does in the process that made it).
+        ratio = stored.ratio
+        if ratio is not None and stored.metered in (None, active) and _in_band(ratio):
+            meter(session, self._rt).ratio = ratio
         return session
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
@@ -127,14 +124,15 @@ class SessionFactory:
             write=bool(fs_caps and fs_caps.write_text_file),
         )
         config = self._rt.config
-        tool_limits = ToolLimits(
-            output_max_bytes=config.limits.max_tool_output_chars,
-            bash_default_timeout_s=config.limits.command_timeout,
-        )
+        tool_limits = ToolLimits.from_config(config.limits)
         # Commands never see a backend's key (docs/agent.md, "Commands and keys").
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
         return ToolContext.create(cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits)
+
+
+def _in_band(ratio: float) -> bool:
+    return RATIO_BAND[0] <= ratio <= RATIO_BAND[1]
 
 
 __all__ = ["SessionFactory"]

@@ -20,7 +20,6 @@ from toolwire.agent.collect import ResponseCollector
 from toolwire.agent.ids import IdGuard
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.session import Runtime, Session, system_prompt, thought_level
-from toolwire.agent.switch import request_messages
 from toolwire.backends import (
     HTTPBackend,
     ModelRequest,
@@ -58,7 +57,7 @@ def build_request(
     chosen = runtime.config.backend(session.active)
     request = ModelRequest(
         system=system_prompt(session),
-        messages=tuple(request_messages(session)),
+        messages=tuple(session.conversation.request()),
         tools=(*tool_specs(), *mcp_calls.specs(session)),
         max_tokens=gauge.window.reserved,
         cache=chosen.prompt_cache,

@@ -32,8 +32,8 @@ from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
-from toolwire.context import ContextMeter
-from toolwire.handoff import Handoff, MemorySummaryCache
+from toolwire.conversation import Conversation
+from toolwire.handoff import MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
 from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
@@ -65,12 +65,12 @@ class Session:
 
     ``active`` names the backend in use and ``backend_impl`` is that backend (made at its
     first request); ``pending`` names the one the user chose, which applies at the next
-    prompt. ``history`` is the raw history since the last ``/clear`` (``cleared``: the
-    stored messages before it), never rewritten; after a switch the backend sees it
-    through ``handoff`` (a compaction is one too). ``instructions``: the project's
-    instruction files for the system prompt, refreshed before each prompt. ``meter``
-    tracks its context and cost (``agent.compaction.meter``). Its prompt turn is the
-    agent's ``TurnState``.
+    prompt. ``conversation`` is what the model sees (``toolwire.conversation``): the raw
+    history since the last ``/clear`` (``history``, never rewritten), the switch or
+    compaction point it is seen through, and the meter of its context and cost
+    (``agent.compaction.meter``). ``instructions``: the project's instruction files for
+    the system prompt, refreshed before each prompt. Its prompt turn is the agent's
+    ``TurnState``.
     """
 
     id: str
@@ -80,7 +80,7 @@ class Session:
     active: str
     outbox: Outbox
     tools: ToolContext
-    history: list[Message] = field(default_factory=list)
+    conversation: Conversation = field(default_factory=Conversation)
     pending: str = ""
     always: set[str] = field(default_factory=set)
     never: set[str] = field(default_factory=set)
@@ -89,8 +89,6 @@ class Session:
     """The ``thought_level`` the user chose; None: the active backend's default."""
     call_ids: set[str] = field(default_factory=set)
     backend_impl: TappableBackend | None = None
-    handoff: Handoff | None = None
-    meter: ContextMeter | None = None
     mcp: McpHub | None = None
     """The session's MCP servers (``agent.mcp_calls``), None when it has none."""
     mcp_start: asyncio.Task[None] | None = None
@@ -98,7 +96,6 @@ class Session:
     images_noticed: bool = False
     """The user was told the model takes no images (once per session)."""
     titled: bool = False
-    cleared: int = 0
     instructions: Instructions = field(default_factory=Instructions)
     turn: TurnState = field(default_factory=TurnState)
 
@@ -107,6 +104,11 @@ class Session:
         self.call_ids.update(
             p.id for m in self.history for p in m.parts if isinstance(p, ToolCallPart)
         )
+
+    @property
+    def history(self) -> list[Message]:
+        """The history since the last clear (the conversation's; append as it goes on)."""
+        return self.conversation.history
 
 
 def config_options(session: Session, config: Config) -> list[dict[str, Any]]:

@@ -5,24 +5,21 @@
 the next prompt); ``/mode NAME`` is ``set_mode``; both send the same updates. ``/clear``
 starts a fresh conversation in the same session: the stored history is kept (the
 transcript shows it, marked), but the model sees only what comes after the clear point.
-The point is stored (``CLEAR_KEY``, the index of the first message after it), so a session
-loaded or resumed later, in any process, continues after it. ``session.history`` is the
-history since the last clear: a compaction or a switch made later is planned on it, and
-the earlier ones (whose points index the old history) are dropped with it.
+The point is stored (the conversation's record: the index of the first message after it),
+so a session loaded or resumed later, in any process, continues after it. The
+conversation's history is the history since the last clear: a compaction or a switch
+made later is planned on it, and the earlier ones are dropped with it.
 ``/init`` and custom commands are prompts (``init_prompt``, ``Command.expand``).
 """
 
 from __future__ import annotations
 
-from toolwire.agent.compaction import COMPACTION_KEY
 from toolwire.agent.instructions import repo_root
 from toolwire.agent.notify import Notifier
 from toolwire.agent.permissions import MODES
 from toolwire.agent.plan import set_mode
 from toolwire.agent.session import Runtime, Session
-from toolwire.agent.switch import SWITCH_KEY
-
-CLEAR_KEY = "cleared_at"
+from toolwire.conversation import RECORD_KEY
 
 
 class ChoiceError(ValueError):
@@ -79,11 +76,8 @@ async def mode_command(session: Session, runtime: Runtime, mode: str) -> str:
 
 async def clear(session: Session, runtime: Runtime) -> str:
     """``/clear``: the model's history starts empty here; the marker for the transcript."""
-    at = session.cleared + len(session.history)
-    session.cleared, session.history, session.handoff = at, [], None
-    if session.meter is not None:
-        session.meter.used = 0
-    values = {CLEAR_KEY: at, SWITCH_KEY: None, COMPACTION_KEY: None}
+    session.conversation.cleared()
+    values = {RECORD_KEY: session.conversation.record().to_json()}
     await runtime.store.call(lambda db: db.update(session.id, config_values=values))
     return (
         "── New conversation ── The model no longer sees the messages above "
@@ -116,7 +110,6 @@ def init_prompt(session: Session, focus: str) -> str:
 
 
 __all__ = [
-    "CLEAR_KEY",
     "ChoiceError",
     "choose_mode",
     "choose_model",

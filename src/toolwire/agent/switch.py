@@ -12,8 +12,9 @@ When the handoff would not fit the new backend's window (a switch to a smaller m
 the switch is a compaction aimed at the new backend instead (``toolwire.context``):
 its budgets come from that window, so the first request after the switch fits.
 
-The switch point is stored with the session, so a session loaded after a restart builds
-the same handoff again (offline) instead of sending the whole raw history. So is the
+The switch point is stored with the session (the conversation's record, with its block),
+so a session loaded after a restart sends the same handoff instead of the whole raw
+history, whichever model wrote the summary. So is the
 backend that answers (``ACTIVE_KEY``) next to the one chosen (the ``backend`` column,
 written by ``set_config_option``): a switch chosen in one process and not yet made is
 still pending in the next, and the prompt that makes it records it in the same write.
@@ -25,11 +26,18 @@ import logging
 from collections.abc import Sequence
 
 from toolwire.agent import mcp_calls
-from toolwire.agent.compaction import COMPACTION_KEY, fixed_tokens
+from toolwire.agent.compaction import fixed_tokens
 from toolwire.agent.session import Runtime, Session
 from toolwire.backends import create_backend
 from toolwire.config import ConfigError
-from toolwire.context import Budget, backend_window, estimate_messages, prepare_compaction
+from toolwire.context import (
+    Budget,
+    Compaction,
+    backend_window,
+    estimate_messages,
+    plan_compaction,
+)
+from toolwire.conversation import RECORD_KEY
 from toolwire.handoff import (
     Handoff,
     Summary,
@@ -42,7 +50,6 @@ from toolwire.handoff import (
 from toolwire.history import Message
 
 log = logging.getLogger("toolwire.agent")
-SWITCH_KEY = "handoff_switch_at"
 #: The backend that answers the session (its ``backend`` column is the one chosen).
 ACTIVE_KEY = "active_backend"
 SUMMARY_TIMEOUT_S = 60.0
@@ -74,7 +81,7 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     )
     fixed = fixed_tokens(session)
     room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
-    stored: dict[str, object] | None = None
+    stored: Compaction | None = None
 
     async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
         return await summarize(
@@ -90,7 +97,7 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     if estimate_messages(plan.finish(None).context()) <= room:
         handoff = plan.finish(await summary_of(plan.head, plan.head_items))
     else:  # the new window is smaller than the handoff: compact into it instead
-        planned = prepare_compaction(
+        planned = plan_compaction(
             session.history[:switch_at],
             Budget(window, fixed),
             cwd=session.cwd,
@@ -98,13 +105,17 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             read_only_tools=read_only,
         )
         compaction = planned.finish(await summary_of(planned.head, planned.plan.head_items))
-        handoff, stored = compaction.handoff, compaction.record()
-    session.active, session.backend_impl, session.handoff = new, None, handoff
+        handoff, stored = compaction.handoff, compaction
+    if stored:
+        session.conversation.compacted(stored, new)
+    else:
+        session.conversation.switched(handoff, new)
+    session.active, session.backend_impl = new, None
     sid = session.id
     # One write, so the switch is made once in any process. The chosen backend (the
     # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
     # earlier compaction is superseded (or replaced by this one, sized to the new window).
-    done = {SWITCH_KEY: switch_at, ACTIVE_KEY: new, COMPACTION_KEY: stored}
+    done = {RECORD_KEY: session.conversation.record().to_json(), ACTIVE_KEY: new}
     await runtime.store.call(lambda db: db.update(sid, config_values=done))
     notice = _notice(old, new, handoff)
     if stored is not None:
@@ -112,24 +123,19 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     return notice
 
 
-def rebuild(session: Session, runtime: Runtime, switch_at: object) -> None:
-    """The handoff of a reopened session that had switched (offline, as it was planned)."""
-    if not isinstance(switch_at, int) or not 0 <= switch_at <= len(session.history):
+def rebuild(session: Session, runtime: Runtime, switch_at: int) -> None:
+    """The handoff of a session whose switch point was stored without its block (by an
+    older version), rebuilt offline with the extractive summary."""
+    if not 0 <= switch_at <= len(session.history):
         return
-    session.handoff = build_handoff(
+    handoff = build_handoff(
         session.history,
         switch_at,
         cwd=session.cwd,
         target=session.active,
         **runtime.config.handoff.model_dump(),
     )
-
-
-def request_messages(session: Session) -> list[Message]:
-    """What the backend is sent: the history, seen through the handoff after a switch."""
-    if session.handoff is None:
-        return list(session.history)
-    return session.handoff.apply(session.history)
+    session.conversation.switched(handoff, session.active)
 
 
 def _notice(old: str, new: str, handoff: Handoff) -> str:
@@ -146,4 +152,4 @@ def _notice(old: str, new: str, handoff: Handoff) -> str:
     )
 
 
-__all__ = ["ACTIVE_KEY", "SWITCH_KEY", "rebuild", "request_messages", "switch"]
+__all__ = ["ACTIVE_KEY", "rebuild", "switch"]

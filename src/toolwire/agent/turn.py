@@ -50,6 +50,7 @@ from toolwire.agent.session import (
     prompt_message,
     prompt_text,
 )
+from toolwire.agent.store import SessionDatabase
 from toolwire.agent.switch import switch
 from toolwire.agent.transcript import paragraph, step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
@@ -57,6 +58,7 @@ from toolwire.backends import TappableBackend
 from toolwire.config import ConfigError
 from toolwire.context import is_context_overflow
 from toolwire.context.overflow import counted_tokens, window_limit
+from toolwire.conversation import RECORD_KEY
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.history import Message, ToolResultPart, tool_results, user
 from toolwire.history.images import has_images
@@ -351,9 +353,16 @@ class Turn:
         )
         self.executor.plan = None
         sid, saved, ids = self.session.id, [*updates, *step.tail], step.guard.issued()
-        await self.runtime.store.call(
-            lambda db: db.append(sid, messages=messages, updates=saved, call_ids=ids)
-        )
+        # The meter learned from this response: another process continues with it too.
+        record = self.session.conversation.unsaved()
+        values = {} if record is None else {RECORD_KEY: record.to_json()}
+
+        def save(db: SessionDatabase) -> None:  # one trip to the store's thread
+            db.append(sid, messages=messages, updates=saved, call_ids=ids)
+            if values:
+                db.update(sid, config_values=values)
+
+        await self.runtime.store.call(save)
         self.session.history.extend(messages)
 
 

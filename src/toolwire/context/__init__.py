@@ -17,7 +17,6 @@ from toolwire.context.compact import (
     CompactionPlan,
     build_compaction,
     plan_compaction,
-    prepare_compaction,
     restore,
 )
 from toolwire.context.meter import ContextMeter, prompt_tokens, response_cost
@@ -55,7 +54,6 @@ __all__ = [
     "family",
     "is_context_overflow",
     "plan_compaction",
-    "prepare_compaction",
     "prompt_tokens",
     "response_cost",
     "restore",

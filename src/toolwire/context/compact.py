@@ -239,11 +239,6 @@ def build_compaction(
     return planned.extractive() if summary is None else planned.finish(summary)
 
 
-prepare_compaction = plan_compaction
-"""The former name of ``plan_compaction`` (whose old meaning is ``build_compaction``):
-``prepare_*`` is the handoff's verb for a model-written summary. Kept for one release."""
-
-
 def recent_start(history: Sequence[Message], end: int, tokens: int, ratio: float = 1.0) -> int:
     """Where the latest steps of ``history[:end]`` that fit ``tokens`` begin (at least one).
 
@@ -376,7 +371,6 @@ __all__ = [
     "Cut",
     "build_compaction",
     "plan_compaction",
-    "prepare_compaction",
     "recent_start",
     "restore",
 ]
