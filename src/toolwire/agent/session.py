@@ -30,7 +30,7 @@ from toolwire.agent.permissions import MODES
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
-from toolwire.config import Config
+from toolwire.config import BackendConfig, Config
 from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
@@ -117,7 +117,7 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
         {
             "value": name,
             "name": f"{name} ({b.model})" if b.model else name,
-            "description": _describe_backend(b.provider, b.tool_format),
+            "description": _describe_backend(b),
         }
         for name, b in config.backends.items()
     ]
@@ -171,9 +171,13 @@ def thought_level(session: Session, config: Config) -> ThoughtLevel:
     return config.backend(session.pending).thought_level
 
 
-def _describe_backend(provider: str, tool_format: str) -> str:
-    native = tool_format == "native"
-    return f"{provider} backend" if native else f"{provider} backend, {tool_format} tool calls"
+def _describe_backend(chosen: BackendConfig) -> str:
+    provider, tool_format = chosen.provider, chosen.tool_format
+    return (
+        f"{provider} backend"
+        if chosen.native_tools
+        else f"{provider} backend, {tool_format} tool calls"
+    )
 
 
 def mode_state(session: Session) -> dict[str, Any]:

@@ -204,7 +204,7 @@ class Turn:
         if session.images_noticed or not images:
             return
         chosen = self.runtime.config.backend(name)
-        if not (chosen.vision and chosen.tool_format == "native"):
+        if not chosen.takes_images:
             session.images_noticed = True
             await self._say(NO_VISION.format(name=name))
 

@@ -114,7 +114,7 @@ class TappableBackend(Backend, Protocol):
         ...
 
     @property
-    def tool_format(self) -> str:
+    def tool_format(self) -> ToolFormat:
         """``native``, or the text markup tool calls are parsed out of."""
         ...
 

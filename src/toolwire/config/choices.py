@@ -42,6 +42,12 @@ ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
 """Where a backend's tool calls are: the API's own fields, or a markup in the text."""
 TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
 
+
+def native_tools(tool_format: ToolFormat) -> bool:
+    """Tool calls travel in the API's own fields (else as markup in the text)."""
+    return tool_format == "native"
+
+
 # ``[handoff]`` defaults: what a new backend receives after a switch (docs/handoff.md).
 DEFAULT_MAX_TOOL_CONTEXT_CHARS: Final = 40_000
 DEFAULT_MAX_TOOL_RESULT_CHARS: Final = 2_000
@@ -82,4 +88,5 @@ __all__ = [
     "ThoughtLevel",
     "ToolFormat",
     "WireFormat",
+    "native_tools",
 ]

@@ -42,6 +42,7 @@ from toolwire.config.choices import (
     Provider,
     ThoughtLevel,
     ToolFormat,
+    native_tools,
 )
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
@@ -225,6 +226,17 @@ class BackendConfig(BackendTable):
     the environment, the demo cassette or ``--backend replay:FILE``."""
 
     name: str
+
+    @property
+    def native_tools(self) -> bool:
+        """Tool calls travel in the API's own fields (else as markup in the text)."""
+        return native_tools(self.tool_format)
+
+    @property
+    def takes_images(self) -> bool:
+        """Images reach the model: ``vision``, and native tools (a text-markup history
+        has no place for an image)."""
+        return self.vision and self.native_tools
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The key, read from the named environment variable (None when unset)."""

@@ -273,7 +273,7 @@ def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> Non
 def passthrough_level(settings: ProxySettings, name: str) -> str:
     """``full``, ``core`` or ``off`` for backend ``name`` (``off`` unless Anthropic)."""
     config = settings.config.backend(name)
-    if config.provider != "anthropic" or config.tool_format != "native":
+    if config.provider != "anthropic" or not config.native_tools:
         return "off"
     return config.passthrough or default_level(config.base_url)
 
@@ -282,7 +282,7 @@ def _translated(
     settings: ProxySettings, chosen: Route, model: str, built: _Built, scale: Scale | None
 ) -> Relay:
     """A relay that encodes the backend's events back into Anthropic's stream."""
-    json_args = settings.config.backend(chosen.backend).tool_format == "native"
+    json_args = settings.config.backend(chosen.backend).native_tools
     return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
 
 
