@@ -31,7 +31,7 @@ from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
 from toolwire.config import BackendConfig, Config
-from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
+from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
@@ -48,7 +48,7 @@ class Runtime:
     store: StoreWorker
     client: Client
     capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
-    profile: str = "minimal"
+    profile: Profile = "minimal"
     record: str | None = None
     summaries: MemorySummaryCache = field(default_factory=MemorySummaryCache)
     http: httpx2.AsyncClient | None = None  # backends send with it; None: their own
@@ -76,7 +76,7 @@ class Session:
     id: str
     cwd: str
     additional_dirs: tuple[str, ...]
-    mode: str
+    mode: Mode
     active: str
     outbox: Outbox
     tools: ToolContext
@@ -85,7 +85,7 @@ class Session:
     always: set[str] = field(default_factory=set)
     never: set[str] = field(default_factory=set)
     """Tools the user chose to always reject in this session."""
-    thought: str | None = None
+    thought: ThoughtLevel | None = None
     """The ``thought_level`` the user chose; None: the active backend's default."""
     call_ids: set[str] = field(default_factory=set)
     backend_impl: TappableBackend | None = None
@@ -165,10 +165,7 @@ _LEVELS: Final[dict[str, tuple[str, str]]] = {
 
 def thought_level(session: Session, config: Config) -> ThoughtLevel:
     """The session's level: the user's choice, else the chosen backend's default."""
-    for level in THOUGHT_LEVELS:
-        if session.thought == level:
-            return level
-    return config.backend(session.pending).thought_level
+    return session.thought or config.backend(session.pending).thought_level
 
 
 def _describe_backend(chosen: BackendConfig) -> str:

@@ -109,7 +109,7 @@ class TappableBackend(Backend, Protocol):
     """A backend that can hand each raw body chunk to a tap (what the recorder wraps)."""
 
     @property
-    def wire_format(self) -> str:
+    def wire_format(self) -> WireFormat:
         """The wire format of the next response body (what a cassette line names)."""
         ...
 

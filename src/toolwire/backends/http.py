@@ -42,7 +42,7 @@ from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
-from toolwire.config.choices import ToolFormat, native_tools
+from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
@@ -54,7 +54,7 @@ class HTTPBackend(ABC):
     """Base of the provider backends: subclasses build the URL, headers and JSON body."""
 
     provider: str = ""
-    wire_format: str = ""
+    wire_format: WireFormat
     default_base_url: str = ""
     name_rule: NameRule | None = None
     """The provider's tool name rule; names it rejects are rewritten (``_names``)."""

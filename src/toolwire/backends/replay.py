@@ -113,7 +113,7 @@ class ReplayBackend:
         self._served = 0
 
     @property
-    def wire_format(self) -> str:
+    def wire_format(self) -> WireFormat:
         """The wire format of the next response (what a recorder of this replay writes)."""
         entries = self._load()
         return entries[self._served].provider if self._served < len(entries) else "anthropic"

@@ -7,7 +7,9 @@ one is needed. This module imports nothing but ``typing``, so the pure update en
 
 from __future__ import annotations
 
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, get_args
+
+_C = TypeVar("_C", bound=str)
 
 Mode: TypeAlias = Literal["ask", "accept-edits", "read-only", "plan", "bypass"]
 """Who decides whether an edit or a command runs (``toolwire.agent.permissions``)."""
@@ -46,6 +48,15 @@ TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
 def native_tools(tool_format: ToolFormat) -> bool:
     """Tool calls travel in the API's own fields (else as markup in the text)."""
     return tool_format == "native"
+
+
+def one_of(options: tuple[_C, ...], value: object) -> _C | None:
+    """``value`` as one of ``options`` (typed as their ``Literal``), None when it is not
+    one: how text from a user, a file or the store becomes a typed choice."""
+    for option in options:
+        if value == option:
+            return option
+    return None
 
 
 # ``[handoff]`` defaults: what a new backend receives after a switch (docs/handoff.md).
@@ -89,4 +100,5 @@ __all__ = [
     "ToolFormat",
     "WireFormat",
     "native_tools",
+    "one_of",
 ]

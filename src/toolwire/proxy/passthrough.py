@@ -86,7 +86,7 @@ class Prepared:
 def prepare(
     body: Mapping[str, Any],
     *,
-    level: str,
+    level: PassthroughLevel,
     model: str,
     target: str,
     owner: Owner,

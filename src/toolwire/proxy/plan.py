@@ -20,6 +20,7 @@ import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.config.choices import PassthroughLevel
 from toolwire.context import Budget, Window, estimate_request
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
@@ -117,7 +118,7 @@ class _Decision:
     view: View
     switched: bool
     produced: dict[str, str]
-    level: str
+    level: PassthroughLevel
     window: Window
     compacted: bool
     before: Before
@@ -270,7 +271,7 @@ def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> Non
     state.compactions[backend] = point
 
 
-def passthrough_level(settings: ProxySettings, name: str) -> str:
+def passthrough_level(settings: ProxySettings, name: str) -> PassthroughLevel:
     """``full``, ``core`` or ``off`` for backend ``name`` (``off`` unless Anthropic)."""
     config = settings.config.backend(name)
     if config.provider != "anthropic" or not config.native_tools:
@@ -291,7 +292,7 @@ def _passthrough(
     headers: Mapping[str, str],
     chosen: Route,
     view: View,
-    level: str,
+    level: PassthroughLevel,
     produced: Mapping[str, str],
 ) -> Prepared:
     start = raw_index(body, view.start) if view.prefix else 0
