@@ -96,11 +96,14 @@ def _contents(history: list[Message], backend: str, names: ToolNames) -> list[di
         if message.role == "assistant":
             own_calls = message.backend == backend
             calls = message.tool_calls()
-            role, parts = "model", _model_parts(message, own_calls, names)
+            role, parts = "model", _model_parts(message, own=own_calls, names=names)
         elif message.role == "tool":
             results = [p for p in message.parts if isinstance(p, ToolResultPart)]
             role = "user"
-            parts = [_response(c, r, own_calls, names) for c, r in zip(calls, results, strict=True)]
+            parts = [
+                _response(c, r, own=own_calls, names=names)
+                for c, r in zip(calls, results, strict=True)
+            ]
         else:
             role = "user"
             parts = [
@@ -117,7 +120,7 @@ def _contents(history: list[Message], backend: str, names: ToolNames) -> list[di
     return out
 
 
-def _model_parts(message: Message, own: bool, names: ToolNames) -> list[dict[str, Any]]:
+def _model_parts(message: Message, *, own: bool, names: ToolNames) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart) and part.text:
@@ -154,7 +157,7 @@ def _thinking(part: ThinkingPart, parts: list[dict[str, Any]]) -> None:
 
 
 def _response(
-    call: ToolCallPart, result: ToolResultPart, own: bool, names: ToolNames
+    call: ToolCallPart, result: ToolResultPart, *, own: bool, names: ToolNames
 ) -> dict[str, Any]:
     key = "error" if result.is_error else "output"
     content = with_notes(result.content, result.images, _NO_IMAGES)

@@ -166,7 +166,7 @@ def plan(
         client_window(str(body["model"]), headers),
         failover,
     )
-    decide = partial(_decide, r, record)
+    decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
     scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
@@ -190,14 +190,14 @@ def plan(
     )
 
 
-def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
+def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
     """Route, record, and the view to send: the session's compaction if the history
     continues it, else the switch rewrite (``rewrite.py``)."""
     settings, history = r.settings, r.history
     if r.failover is None:
         chosen = route(r.body["model"], state, settings)
     else:
-        chosen = _failover(r.failover, state, settings, record)
+        chosen = _failover(r.failover, state, settings, record=record)
     before = Before(state.last_backend, len(state.switches))
     if chosen.backend not in settings.config.backends:
         raise BadRequestError(
@@ -215,7 +215,7 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
     return _Decision(chosen, view, switched, produced, level, window, point is not None, before)
 
 
-def _failover(f: Failover, state: SessionState, settings: ProxySettings, record: bool) -> Route:
+def _failover(f: Failover, state: SessionState, settings: ProxySettings, *, record: bool) -> Route:
     """The route to the fallback; with ``record``, the failed plan's record undone."""
     undo = f.failed.before
     if record and undo is not None and state.last_backend == f.failed.route.backend:
