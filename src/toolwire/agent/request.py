@@ -85,7 +85,7 @@ def new_step(session: Session, runtime: Runtime, engine: UpdateEngine) -> Step:
     translator = ResponseTranslator(
         engine,
         cwd=session.cwd,
-        tail_bytes=runtime.config.limits.max_live_output_chars,
+        tail_bytes=runtime.config.limits.max_live_output_bytes,
         describers=mcp_calls.describers(session),
     )
     return Step(ResponseCollector(), translator, IdGuard(session.call_ids))
