@@ -273,7 +273,7 @@ def s2_toolwire(profile: str, args: dict[str, Any], pieces: list[ToolCallDelta])
     return row
 
 
-def s2_quadratic(raw: str, pieces: list[ToolCallDelta], naive: bool) -> Row:
+def s2_quadratic(raw: str, pieces: list[ToolCallDelta], *, naive: bool) -> Row:
     """naive: the full call with the input so far (as a string); tracker: append_stream_text."""
     row = Row(S2, "naive full object" if naive else "SDK ToolCallTracker")
     texts = [d.text for d in pieces]
@@ -327,7 +327,7 @@ def s3_toolwire(profile: str, pieces: list[str], step: float = 0.001, label: str
     return row
 
 
-def s3_quadratic(pieces: list[str], naive: bool) -> Row:
+def s3_quadratic(pieces: list[str], *, naive: bool) -> Row:
     row = Row(S3, "naive full object" if naive else "SDK ToolCallTracker")
 
     def make(upto: int) -> Callable[[], int]:

@@ -90,7 +90,7 @@ PHASE_TIMEOUT = 600.0  # seconds; every phase ends by itself well before this
 class Upstream:
     """The fake OpenAI-Chat server; ``gap`` (seconds between events) is set by /control."""
 
-    def __init__(self, events: int, phase_locked: bool) -> None:
+    def __init__(self, events: int, *, phase_locked: bool) -> None:
         self.events = events
         self.phase_locked = phase_locked
         self.gap = 0.0
@@ -178,9 +178,9 @@ def _chunk(writer: asyncio.StreamWriter, payload: dict[str, Any]) -> None:
     writer.write(b"%x\r\n%s\r\n" % (len(data), data))
 
 
-def serve_upstream(port: int, events: int, phase_locked: bool) -> None:
+def serve_upstream(port: int, events: int, *, phase_locked: bool) -> None:
     async def main() -> None:
-        up = Upstream(events, phase_locked)
+        up = Upstream(events, phase_locked=phase_locked)
         server = await asyncio.start_server(up.handle, HOST, port, backlog=1024)
         async with server:
             await server.serve_forever()
@@ -188,7 +188,7 @@ def serve_upstream(port: int, events: int, phase_locked: bool) -> None:
     run(main())
 
 
-def serve_toolwire(port: int, config: str, lean: bool) -> None:
+def serve_toolwire(port: int, config: str, *, lean: bool) -> None:
     """The proxy as ``toolwire proxy`` serves it, its client on one HTTP path."""
     from contextlib import asynccontextmanager
 
@@ -231,7 +231,7 @@ class Stream:
     error: str | None = None
 
 
-def _texts(line: bytes, openai: bool) -> str:
+def _texts(line: bytes, *, openai: bool) -> str:
     if not line.startswith(b"data:"):
         return ""
     data = line[5:].strip()
@@ -300,7 +300,7 @@ async def one_stream(target: Target) -> Stream:
                 raise RuntimeError("the connection closed mid-body")
             pending += body.feed(raw)
             *lines, pending = pending.split(b"\n")
-            text += "".join(_texts(ln, target.openai) for ln in lines)
+            text += "".join(_texts(ln, openai=target.openai) for ln in lines)
             *tokens, text = text.split("|")
             for tok in tokens:
                 seq, _, sent = tok.partition(":")
@@ -536,7 +536,7 @@ def anthropic_body(model: str) -> dict[str, Any]:
 
 def direct_target(upstream: int) -> Target:
     body = {"model": "qwen3", "stream": True, "messages": [{"role": "user", "content": "count"}]}
-    return Target("direct", f"http://{HOST}:{upstream}/v1/chat/completions", body, {}, True)
+    return Target("direct", f"http://{HOST}:{upstream}/v1/chat/completions", body, {}, openai=True)
 
 
 # --------------------------------------------------------------------------- report
@@ -739,7 +739,7 @@ async def bench(args: argparse.Namespace, tmp: Path) -> int:
             names = ["direct", *transports]
         elif args.no_litellm:
             litellm_note = "LiteLLM: skipped (--no-litellm)"
-        elif not Path(args.litellm).exists():
+        elif not await asyncio.to_thread(Path(args.litellm).exists):
             litellm_note = f"LiteLLM: not run, {args.litellm} does not exist (see --help)"
         else:
             try:
@@ -839,10 +839,10 @@ def main() -> int:
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_upstream:
-        serve_upstream(args.serve_upstream, args.events, args.phase_locked)
+        serve_upstream(args.serve_upstream, args.events, phase_locked=args.phase_locked)
         return 0
     if args.serve_toolwire:
-        serve_toolwire(args.serve_toolwire, args.config, args.transports == "lean")
+        serve_toolwire(args.serve_toolwire, args.config, lean=args.transports == "lean")
         return 0
     with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
         return int(run(bench(args, Path(tmp))))

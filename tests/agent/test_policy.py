@@ -15,7 +15,7 @@ from toolwire.agent.policy import (
     refusal,
     rejected,
 )
-from toolwire.config.choices import MODES
+from toolwire.config.choices import MODES, Mode
 from toolwire.mcp import McpTool
 from toolwire.tools import get_tool
 
@@ -65,7 +65,7 @@ def test_the_table_covers_every_mode() -> None:
 
 
 @pytest.mark.parametrize(("kind", "mode", "rule", "expected"), CASES)
-def test_decide(kind: str, mode: str, rule: str, expected: str) -> None:
+def test_decide(kind: str, mode: Mode, rule: str, expected: str) -> None:
     traits = TRAITS[kind]
     rules = _rules(rule, traits.name)
     assert decide(traits, mode, rules) == expected

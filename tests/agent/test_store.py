@@ -9,7 +9,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -386,3 +386,14 @@ def test_image_messages_round_trip_and_old_results_still_load(store: SessionData
     }
     assert message_from_dict(old).parts == (ToolResultPart("c", "Read", "x"),)
     assert "images" not in message_to_dict(message_from_dict(old))["parts"][0]
+
+
+def test_a_stored_mode_this_version_does_not_know_reads_as_none() -> None:
+    # A store written by another version (or edited by hand) may hold any text.
+    with SessionDatabase(":memory:") as db:
+        sid = db.create("/p", [], mode="plan").id
+        db.update(sid, mode=cast(Any, "turbo"))
+        stored = db.get(sid)
+        assert stored is not None
+        assert stored.mode is None
+        assert db.update(sid, mode="plan").mode == "plan"

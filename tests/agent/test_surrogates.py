@@ -105,7 +105,7 @@ def test_whatever_text_is_stored_loads_and_makes_an_encodable_request(text: str)
             Message("assistant", (TextPart(text), ToolCallPart("c1", "Read", {text: text}))),
         ]
         db.append(sid, messages=history, updates=[{"sessionUpdate": "x", "text": text}])
-        db.update(sid, title=text, mode=text, config={text: text})
+        db.update(sid, title=text, config={text: text})
         assert db.get(text or "s") == db.get(sid)  # the id it was given still finds it
         assert record.title == encodable(text)
         loaded = db.messages(sid)

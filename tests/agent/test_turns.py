@@ -582,3 +582,32 @@ def test_a_prompt_right_after_cancel_waits_for_the_cancelled_turn_then_runs(
 def events(body: str) -> list[bytes]:
     """An SSE body as one chunk per event (so a reply can stall part way)."""
     return [f"{event}\n\n".encode() for event in body.split("\n\n") if event.strip()]
+
+
+async def test_a_failed_command_says_how_it_ended(acp: AgentUnderTest) -> None:
+    """The editor's card of a failed Bash call: its output, then how it ended, in words;
+    the rawOutput keeps the fields editors read."""
+    acp.model.script(
+        answer(("tool", "Bash", {"command": "echo partial; exit 3"}, "toolu_exit")),
+        answer(("tool", "Bash", {"command": "kill -TERM $$"}, "toolu_signal")),
+        answer(("tool", "Bash", {"command": "sleep 5", "timeout": 200}, "toolu_slow")),
+        "Noted.",
+    )
+    acp.client.answers = ["allow_always"]
+    sid = await acp.start()
+    assert (await acp.prompt(sid, "Run them")).stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    calls = calls_by_id(acp.run.notifications())
+    ended = {
+        call_id: (call["status"], call["content"][-1]["content"]["text"])
+        for call_id, call in calls.items()
+    }
+    assert ended == {
+        "toolu_exit": ("failed", "Exit code 3."),
+        "toolu_signal": ("failed", "Killed by signal 15."),
+        "toolu_slow": ("failed", "Timed out after 0.2 s; the command was killed."),
+    }
+    assert "partial" in json.dumps(calls["toolu_exit"]["content"])
+    raw = calls["toolu_exit"]["rawOutput"]
+    assert (raw["exit_code"], raw["timed_out"], raw["truncated"]) == (3, False, False)
+    assert calls["toolu_slow"]["rawOutput"]["timeout_s"] == 0.2

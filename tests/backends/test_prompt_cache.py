@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from toolwire.backends import anthropic
 from toolwire.backends.anthropic import CACHE_CONTROL, MAX_BREAKPOINTS, AnthropicBackend
 from toolwire.backends.base import ModelRequest
+from toolwire.config.choices import ToolFormat
 from toolwire.history import (
     Message,
     TextPart,
@@ -62,7 +63,7 @@ def _loop(steps: int) -> list[Message]:
 
 
 def _body(
-    history: list[Message], *, cache: bool = True, system: str = SYSTEM, fmt: str = "native"
+    history: list[Message], *, cache: bool = True, system: str = SYSTEM, fmt: ToolFormat = "native"
 ) -> dict[str, Any]:
     request = ModelRequest(system, tuple(history), TOOLS, max_tokens=64, cache=cache)
     return anthropic.build_body(request, model="claude-x", backend="b", tool_format=fmt)

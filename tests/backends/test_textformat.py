@@ -9,6 +9,7 @@ import pytest
 from toolwire.backends import anthropic, openai_chat
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.textformat import TagAdapter, render_call, tag_decoder, tool_prompt
+from toolwire.config.choices import ToolFormat
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import (
     Message,
@@ -53,7 +54,7 @@ def _history() -> list[Message]:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_prompt_describes_tools_and_markup_instead_of_native_tools(fmt: str) -> None:
+def test_prompt_describes_tools_and_markup_instead_of_native_tools(fmt: ToolFormat) -> None:
     request = ModelRequest("You are terse.", tuple(_history()), (EDIT,), 50)
     body = openai_chat.build_body(request, model="m", backend="local", tool_format=fmt)
     assert "tools" not in body
@@ -72,7 +73,7 @@ def test_prompt_describes_tools_and_markup_instead_of_native_tools(fmt: str) -> 
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_rendered_call_decodes_back_to_its_arguments(fmt: str) -> None:
+def test_a_rendered_call_decodes_back_to_its_arguments(fmt: ToolFormat) -> None:
     text = render_call(fmt, ToolCallPart("c1", "Edit", ARGS))
     decoder = tag_decoder(fmt, (EDIT,))
     events = decoder.feed(text) + decoder.close()
@@ -136,7 +137,7 @@ TODO = ToolSpec(
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_nested_arguments_round_trip(fmt: str) -> None:
+def test_nested_arguments_round_trip(fmt: ToolFormat) -> None:
     todos = [{"content": "read", "status": "done"}, {"content": "edit", "status": "pending"}]
     text = render_call(fmt, ToolCallPart("c", "TodoWrite", {"todos": todos}))
     decoder = tag_decoder(fmt, (TODO,))

@@ -70,7 +70,7 @@ def test_anthropic_budget_leaves_room_for_the_answer() -> None:
     assert "thinking" not in small  # not even the API's minimum fits
 
 
-def _loop(thought: bool) -> tuple[Message, ...]:
+def _loop(*, thought: bool) -> tuple[Message, ...]:
     parts = (ThinkingPart("look", signature="sig"),) if thought else ()
     call = ToolCallPart("toolu_1", "Read", {"file_path": "a.py"})
     return (
@@ -83,9 +83,9 @@ def _loop(thought: bool) -> tuple[Message, ...]:
 def test_anthropic_tool_loop_without_thinking_is_sent_without_it() -> None:
     """A call made without thinking (thinking turned on mid-turn, a compacted tail):
     the API would want the assistant message to start with a thinking block."""
-    bare = ModelRequest("s", _loop(False), max_tokens=32_000, thinking="medium")
+    bare = ModelRequest("s", _loop(thought=False), max_tokens=32_000, thinking="medium")
     assert "thinking" not in anthropic.build_body(bare, model="m", backend="b")
-    signed = ModelRequest("s", _loop(True), max_tokens=32_000, thinking="medium")
+    signed = ModelRequest("s", _loop(thought=True), max_tokens=32_000, thinking="medium")
     body = anthropic.build_body(signed, model="m", backend="b")
     assert body["thinking"]["budget_tokens"] == ANTHROPIC_BUDGETS["medium"]
     assert body["messages"][1]["content"][0] == {

@@ -63,3 +63,9 @@ def test_the_loader_loads_on_first_use() -> None:
     assert out.stdout.strip() == "True"
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = toolwire.config.nope
+
+
+def test_text_becomes_a_typed_choice_or_none() -> None:
+    assert choices.one_of(choices.MODES, "plan") == "plan"
+    assert choices.one_of(choices.THOUGHT_LEVELS, "High") is None  # exact, no guessing
+    assert choices.one_of(choices.PROFILES, None) is None

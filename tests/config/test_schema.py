@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolwire.config import load_config
+from toolwire.config.choices import ToolFormat
 from toolwire.config.schema import BackendConfig, ConfigError
 from toolwire.proxy.settings import load_settings
 
@@ -119,3 +120,22 @@ def test_proxy_table_values(tmp_path: Path) -> None:
     assert settings.models == {"a": "demo"}
     assert (settings.store, settings.store_ttl, settings.max_body_bytes) == ("memory", 0, 1 << 25)
     assert settings.default_backend == settings.config.default_backend
+
+
+@pytest.mark.parametrize(
+    ("tool_format", "vision", "native", "images"),
+    [
+        ("native", True, True, True),
+        ("native", False, True, False),
+        ("hermes", True, False, False),
+        ("xml-tags", False, False, False),
+    ],
+)
+def test_a_backend_says_what_it_takes(
+    tool_format: ToolFormat, *, vision: bool, native: bool, images: bool
+) -> None:
+    chosen = BackendConfig(
+        name="x", provider="openai-chat", model="m", tool_format=tool_format, vision=vision
+    )
+    assert chosen.native_tools is native
+    assert chosen.takes_images is images

@@ -172,7 +172,7 @@ OPENAI_MESSAGES: list[dict[str, Any]] = [
 ]
 
 
-def sample(reverse_args: bool = False) -> list[Message]:
+def sample(*, reverse_args: bool = False) -> list[Message]:
     s = Session().user("Fix the parser, please.").say("Looking.")
     s.read("src/parser.py", "def parse():\n    return 1\n")
     s.run(

@@ -49,7 +49,7 @@ def test_anthropic_body_and_message_list() -> None:
         assert history[2].parts == (ToolResultPart("toolu_01", "Read", "1\t# Design"),)
         assert history[3].parts == (TextPart("Now run the tests."),)
         assert history[4].parts[0] == ThinkingPart("", redacted="opaque")
-        assert history[5].parts == (ToolResultPart("toolu_02", "Bash", "exit 1", True),)
+        assert history[5].parts == (ToolResultPart("toolu_02", "Bash", "exit 1", is_error=True),)
 
 
 def test_openai_chat_list() -> None:

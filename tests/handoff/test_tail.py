@@ -126,7 +126,7 @@ def test_partly_answered_calls_and_orphan_results() -> None:
         Message(
             "tool", (ToolResultPart("c2", "Read", "B"), ToolResultPart("zz", "Grep", "orphan"))
         ),
-        Message("tool", (ToolResultPart("c9", "Bash", "lost", True),)),
+        Message("tool", (ToolResultPart("c9", "Bash", "lost", is_error=True),)),
     ]
     tail = build_handoff(messages, keep_last=1).tail
     assert [m.role for m in tail] == ["user", "assistant", "tool", "user"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from toolwire.config.choices import PassthroughLevel
 from toolwire.history.pairing import NOT_RUN
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 
@@ -68,7 +69,10 @@ def _loop(first: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _prepare(
-    body: dict[str, Any], level: str = "full", owners: dict[str, str] | None = None, **kw: Any
+    body: dict[str, Any],
+    level: PassthroughLevel = "full",
+    owners: dict[str, str] | None = None,
+    **kw: Any,
 ) -> Prepared:
     """``owners``: thinking signature -> the backend that produced that turn."""
     produced = owners or {}
@@ -209,7 +213,9 @@ def test_empty_text_blocks_are_removed() -> None:
 
 
 @pytest.mark.parametrize("level", ["full", "core"])
-def test_foreign_thinking_is_stripped_and_the_thinking_param_dropped(level: str) -> None:
+def test_foreign_thinking_is_stripped_and_the_thinking_param_dropped(
+    level: PassthroughLevel,
+) -> None:
     body = _body(_loop([THOUGHT, {"type": "redacted_thinking", "data": "opaque"}]))
     out = _prepare(body, level=level, owners={"sig-a": "glm"})
     assert "sig-a" not in json.dumps(out.body)

@@ -37,7 +37,7 @@ FORMS = {
 }
 
 
-def _body(text: bytes, model: str, stream: bool) -> bytes:
+def _body(text: bytes, model: str, *, stream: bool) -> bytes:
     body = request_body([{"role": "user", "content": "@TEXT@"}], stream=stream)
     body["model"] = model
     body["metadata"] = {"user_id": "@TEXT@"}  # a session key is made from it
@@ -54,12 +54,14 @@ def test_a_lone_surrogate_in_a_request_is_sent_as_the_replacement_character(
         upstream.script(Reply(chunks=reply("fine")), Reply(chunks=reply("fine")))
         with running(settings_for(tmp_path, upstream.url, upstream.url)) as url:
             answers = [
-                httpx2.post(f"{url}/v1/messages", content=_body(FORMS[form], model, s), timeout=10)
+                httpx2.post(
+                    f"{url}/v1/messages", content=_body(FORMS[form], model, stream=s), timeout=10
+                )
                 for s in (True, False)
             ]
             count = httpx2.post(
                 f"{url}/v1/messages/count_tokens",
-                content=_body(FORMS[form], model, False),
+                content=_body(FORMS[form], model, stream=False),
                 timeout=10,
             )
     for answer in answers:

@@ -55,7 +55,12 @@ class Upstreams:
 
 
 def _walk(
-    ups: Upstreams, names: list[str], cooldowns: Cooldowns, metrics: Metrics, sticky: bool = False
+    ups: Upstreams,
+    names: list[str],
+    cooldowns: Cooldowns,
+    metrics: Metrics,
+    *,
+    sticky: bool = False,
 ) -> tuple[Plan, Opened]:
     primary = cast(Plan, _Plan(Route(names[0], "m", "default")))
     work = walk(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.support import make_project, process_gone, run, wait_gone
-from toolwire.tools import LocalTerminal, ToolContext, ToolLimits, get_tool
+from toolwire.tools import CommandOutcome, LocalTerminal, ToolContext, ToolLimits, get_tool
 
 
 def test_output_streams_in_order_and_the_result_has_all_of_it(tmp_path: Path) -> None:
@@ -176,3 +176,17 @@ def test_bad_arguments(tmp_path: Path, args: dict[str, object], message: str) ->
     result = run("Bash", args, make_project(tmp_path))
     assert result.is_error
     assert message in result.content
+
+
+def test_the_agent_reads_how_a_command_ended_from_typed_fields(tmp_path: Path) -> None:
+    ctx = make_project(tmp_path)
+    failed = run("Bash", {"command": "printf abc; exit 3"}, ctx)
+    assert failed.command == CommandOutcome(
+        exit_code=3, timed_out=False, timeout_s=120.0, output_chars=3, truncated=False
+    )
+    assert failed.terminal_id is None
+    slow = run("Bash", {"command": "sleep 5", "timeout": 100}, ctx)
+    assert slow.command is not None
+    assert (slow.command.timed_out, slow.command.timeout_s) == (True, 0.1)
+    (tmp_path / "project" / "a.txt").write_text("a\n", encoding="utf-8")
+    assert run("Read", {"file_path": "a.txt"}, ctx).command is None  # not a command

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.acp_check import check, replay, validating
+from toolwire.config.choices import Profile
 from toolwire.errors import LifecycleError
 from toolwire.events import (
     MessageEnd,
@@ -38,7 +39,7 @@ def _every_notification_is_checked() -> Iterator[None]:
         yield
 
 
-def _engine(profile: str = "minimal", interval: float = 0.05) -> UpdateEngine:
+def _engine(profile: Profile = "minimal", interval: float = 0.05) -> UpdateEngine:
     return UpdateEngine("sess_1", profile=profile, interval=interval, clock=lambda: 0.0)
 
 
@@ -97,7 +98,7 @@ def test_nothing_changed_means_nothing_sent() -> None:
         ("full", {"status", "title", "kind", "content", "locations", "rawInput"}),
     ],
 )
-def test_profiles(profile: str, keys: set[str]) -> None:
+def test_profiles(profile: Profile, keys: set[str]) -> None:
     engine = _engine(profile)
     s0 = _state(raw_input={"file_path": "a.py"})
     engine.start(s0, now=0.0)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.acp_check import check, replay, validating
+from toolwire.config.choices import Profile
 from toolwire.events import ToolCallEnd
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
@@ -26,7 +27,7 @@ MB = 1_000_000
 
 
 def _run_command(
-    pieces: list[bytes], step: float, profile: str = "minimal"
+    pieces: list[bytes], step: float, profile: Profile = "minimal"
 ) -> tuple[int, list[Notification]]:
     engine = UpdateEngine("sess_o", profile=profile)
     call = ToolCallLifecycle("call_1", "Bash", cwd="/p")

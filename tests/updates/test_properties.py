@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from tests.acp_check import check, normalized, replay, schema, validating
+from toolwire.config.choices import PROFILES, Profile
 from toolwire.testing.sdk import round_trip, to_sdk
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.wire import (
@@ -108,7 +109,7 @@ STEP = st.one_of(
 
 
 def _run(
-    profile: str, steps: list[Any]
+    profile: Profile, steps: list[Any]
 ) -> tuple[list[Notification], dict[str, ToolCallState], list[str]]:
     engine = UpdateEngine("sess_p", profile=profile, interval=0.05)
     now = 0.0
@@ -172,8 +173,8 @@ def _json(value: Any) -> str:
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["minimal", "verbose", "full"]), st.lists(STEP, max_size=40))
-def test_replaying_the_updates_gives_the_final_state(profile: str, steps: list[Any]) -> None:
+@given(st.sampled_from(PROFILES), st.lists(STEP, max_size=40))
+def test_replaying_the_updates_gives_the_final_state(profile: Profile, steps: list[Any]) -> None:
     notes, desired, texts = _run(profile, steps)
     check(notes)
     views = replay(notes)
@@ -186,8 +187,8 @@ def test_replaying_the_updates_gives_the_final_state(profile: str, steps: list[A
 
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["minimal", "verbose", "full"]), st.lists(STEP, max_size=40))
-def test_no_update_changes_nothing(profile: str, steps: list[Any]) -> None:
+@given(st.sampled_from(PROFILES), st.lists(STEP, max_size=40))
+def test_no_update_changes_nothing(profile: Profile, steps: list[Any]) -> None:
     notes, _, _ = _run(profile, steps)
     views: dict[str, dict[str, Any]] = {}
     for note in notes:
@@ -206,8 +207,8 @@ def test_no_update_changes_nothing(profile: str, steps: list[Any]) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["minimal", "verbose", "full"]), st.lists(STEP, max_size=30))
-def test_the_official_sdk_sees_the_same_state(profile: str, steps: list[Any]) -> None:
+@given(st.sampled_from(PROFILES), st.lists(STEP, max_size=30))
+def test_the_official_sdk_sees_the_same_state(profile: Profile, steps: list[Any]) -> None:
     notes, desired, _ = _run(profile, steps)
     accumulator = SessionAccumulator()
     for note in notes:
@@ -275,11 +276,11 @@ OPTIONS = [{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"}]
 
 @settings(max_examples=80, deadline=None)
 @given(
-    st.sampled_from(["minimal", "verbose", "full"]),
+    st.sampled_from(PROFILES),
     st.lists(STEP | st.builds(Ask, st.integers(0, len(CALLS) - 1)), max_size=25),
 )
 def test_a_permission_request_names_the_call_and_never_changes_it(
-    profile: str, steps: list[Any]
+    profile: Profile, steps: list[Any]
 ) -> None:
     """Every profile: title, kind, locations and rawInput as the client holds them (a
     client's policy matches on them); content only as held (never over a diff)."""

@@ -224,7 +224,11 @@ class ToolwireAgent:
         return SetSessionModeResponse()
 
     async def set_config_option(
-        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+        self,
+        config_id: str,
+        session_id: str,
+        value: str | bool,  # noqa: FBT001 (the SDK's Agent protocol: a switch's value)
+        **kwargs: Any,
     ) -> SetSessionConfigOptionResponse:
         """``model`` (applies at the next prompt), ``mode`` or ``thought_level`` (from the
         next request); answers the full set."""

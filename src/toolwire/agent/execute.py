@@ -177,18 +177,18 @@ class Executor:
         if result.is_error:
             if tool.kind != "execute":
                 life.set_content(())  # a previewed diff was not applied: do not show it
-            life.fail(_failure_line(tool, result), raw_output=raw)
+            life.fail(_failure_line(result), raw_output=raw)
         elif result.diff is not None:
             change = result.diff
             limit = self.session.tools.limits.read_max_chars
             diff = bounded_diff(change.path, change.new_text, change.old_text, limit)
             life.complete(content=diff, raw_output=raw, locations=places)
-        elif raw is not None and isinstance(raw.get("terminal_id"), str):
-            life.complete(content=[terminal_content(raw["terminal_id"])], raw_output=raw)
+        elif result.terminal_id is not None:
+            life.complete(content=[terminal_content(result.terminal_id)], raw_output=raw)
         elif result.images:  # the editor shows the image the model gets (Read of a PNG)
             shown = [text_content(result.content), *map(_shown, result.images)]
             life.complete(content=shown, raw_output=raw, locations=places)
-        elif tool.kind == "execute" and raw is not None and raw.get("output_chars"):
+        elif result.command is not None and result.command.output_chars:
             life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
         else:
             life.complete(result.content, raw_output=raw, locations=places)
@@ -214,15 +214,15 @@ def _shown(image: ImagePart) -> dict[str, Any]:
     return image_content(image.data, image.media_type)
 
 
-def _failure_line(tool: Tool, result: ToolResult) -> str:
+def _failure_line(result: ToolResult) -> str:
     """A failed command in words (its output is already on the card); else the error."""
-    raw = result.raw_output or {}
-    if tool.kind != "execute" or "error" in raw:
+    command = result.command
+    if command is None:  # not a command, or one that never ran (bad arguments)
         return result.content
-    if raw.get("timed_out"):
-        return f"Timed out after {raw.get('timeout_s', 0):g} s; the command was killed."
-    code = raw.get("exit_code")
-    if isinstance(code, int) and code < 0:
+    if command.timed_out:
+        return f"Timed out after {command.timeout_s:g} s; the command was killed."
+    code = command.exit_code
+    if code is not None and code < 0:
         return f"Killed by signal {-code}."
     return f"Exit code {code}."
 

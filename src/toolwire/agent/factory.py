@@ -15,7 +15,6 @@ from acp.exceptions import RequestError
 
 from toolwire.agent.compaction import meter
 from toolwire.agent.outbox import LineSink, Outbox
-from toolwire.agent.permissions import MODES
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionRecord
@@ -71,7 +70,7 @@ class SessionFactory:
         active = record.config.get(ACTIVE_KEY)
         if not isinstance(active, str) or active not in config.backends:
             active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
-        mode = record.mode if record.mode is not None and record.mode in MODES else config.mode
+        mode = record.mode or config.mode
         outbox = Outbox(self._sink, record.id, held=held)  # held: a fork, until answered
         sid = record.id
         # Images are fitted as they enter a session; one stored by an older version may be

@@ -17,13 +17,13 @@ from typing import Final
 from acp.schema import PermissionOption
 
 from toolwire.agent.notify import Notifier
-from toolwire.agent.permissions import MODES
 from toolwire.agent.session import Runtime, Session
+from toolwire.config.choices import Mode
 from toolwire.updates.builders import tool_call, tool_call_update
 
 GO_AHEAD: Final = "Go ahead with the plan."
 """The user message the turn goes on with after the user said yes."""
-AFTER_PLAN: Final = "accept-edits"
+AFTER_PLAN: Final[Mode] = "accept-edits"
 """The mode the session switches to when the user accepts the plan."""
 _GO: Final = "plan_go"
 _STAY: Final = "plan_stay"
@@ -33,10 +33,8 @@ _CHOICES: Final = (
 )
 
 
-async def set_mode(session: Session, runtime: Runtime, mode_id: str) -> None:
+async def set_mode(session: Session, runtime: Runtime, mode_id: Mode) -> None:
     """Switch the session's mode (stored), and tell the client both ways."""
-    if mode_id not in MODES:
-        raise ValueError(f"{mode_id!r}; use {', '.join(MODES)}")
     session.mode = mode_id
     await runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
     Notifier(session, runtime).mode_changed()

@@ -24,6 +24,7 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import Final, Literal, Protocol, TypeAlias
 
+from toolwire.config.choices import Mode
 from toolwire.mcp import McpTool
 from toolwire.tools import Tool
 
@@ -31,7 +32,7 @@ Decision: TypeAlias = Literal["allow", "ask", "deny"]
 Effect: TypeAlias = Literal["read", "edit", "command"]
 
 #: Modes in which edits and commands are refused (the model is told why).
-REFUSING: Final = frozenset({"read-only", "plan"})
+REFUSING: Final[frozenset[Mode]] = frozenset({"read-only", "plan"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ def mcp_traits(tool: McpTool) -> Traits:
     return Traits(tool.model_name, effect, mcp=True, trusted=tool.trusted)
 
 
-def decide(traits: Traits, mode: str, rules: Rules) -> Decision:
+def decide(traits: Traits, mode: Mode, rules: Rules) -> Decision:
     """Whether a call of the tool may run now in ``mode`` (module doc)."""
     if mode == "bypass":
         return "allow"
@@ -96,7 +97,7 @@ def decide(traits: Traits, mode: str, rules: Rules) -> Decision:
     return "ask"
 
 
-def refusal(traits: Traits, mode: str, rules: Rules) -> str:
+def refusal(traits: Traits, mode: Mode, rules: Rules) -> str:
     """The tool error for a call ``decide`` denied, for the model."""
     name = traits.name
     if name in rules.never or mode not in REFUSING:

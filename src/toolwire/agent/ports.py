@@ -60,7 +60,7 @@ class ClientFileSystem:
         except RequestError as exc:
             # Clients differ in how they say "no such file" (-32002, -32603 + text...):
             # the disk settles it, and the tools need FileNotFoundError to create files.
-            if not os.path.exists(path):
+            if not await asyncio.to_thread(os.path.exists, path):
                 raise FileNotFoundError(errno.ENOENT, "No such file", str(path)) from exc
             raise OSError(f"the editor could not read {path}: {exc}") from exc
         return response.content
@@ -124,7 +124,7 @@ class ClientTerminal:
             raise
         finally:
             await self._cleanup(self._release(terminal_id))
-        return _result(output, terminal_id, timed_out, max_output_bytes)
+        return _result(output, terminal_id, timed_out=timed_out, max_bytes=max_output_bytes)
 
     async def start_background(self, command: str, *, cwd: Path) -> BackgroundJob:
         """Local: a client terminal's output could not be read back by the model."""
@@ -165,7 +165,7 @@ class ClientTerminal:
 
 
 def _result(
-    output: TerminalOutputResponse, terminal_id: str, timed_out: bool, max_bytes: int
+    output: TerminalOutputResponse, terminal_id: str, *, timed_out: bool, max_bytes: int
 ) -> CommandResult:
     """The command's end as ``Bash`` reports it (a signal is a negative exit code)."""
     status = output.exit_status

@@ -85,7 +85,7 @@ def new_step(session: Session, runtime: Runtime, engine: UpdateEngine) -> Step:
     translator = ResponseTranslator(
         engine,
         cwd=session.cwd,
-        tail_bytes=runtime.config.limits.max_live_output_chars,
+        tail_bytes=runtime.config.limits.max_live_output_bytes,
         describers=mcp_calls.describers(session),
     )
     return Step(ResponseCollector(), translator, IdGuard(session.call_ids))
@@ -123,7 +123,7 @@ def record_issued(session: Session, runtime: Runtime, call_id: str) -> None:
     task.add_done_callback(_logged)
 
 
-def failure_text(backend: TappableBackend, exc: TransportError, overflow: bool) -> str:
+def failure_text(backend: TappableBackend, exc: TransportError, *, overflow: bool) -> str:
     """What the user is told when a request failed before its first byte."""
     text = f"The request to {backend.name} ({backend.model}) failed: {exc}"
     if overflow:

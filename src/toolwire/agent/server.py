@@ -105,7 +105,9 @@ async def _settle(agent: ToolwireAgent, deadline: float) -> None:
     """After end of input: answer what was read, let a running turn end, up to a point."""
     loop = asyncio.get_running_loop()
     await asyncio.sleep(0.05)
-    while agent.busy() and loop.time() < deadline:
+    # Polled: "busy" is several things (a turn, a store write, a permission prompt), and
+    # this runs once, at the end of input.
+    while agent.busy() and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
 
 

@@ -30,8 +30,8 @@ from toolwire.agent.permissions import MODES
 from toolwire.agent.store_worker import StoreWorker
 from toolwire.agent.turn_state import TurnState
 from toolwire.backends import TappableBackend
-from toolwire.config import Config
-from toolwire.config.choices import THOUGHT_LEVELS, ThoughtLevel
+from toolwire.config import BackendConfig, Config
+from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
@@ -48,7 +48,7 @@ class Runtime:
     store: StoreWorker
     client: Client
     capabilities: ClientCapabilities = field(default_factory=ClientCapabilities)
-    profile: str = "minimal"
+    profile: Profile = "minimal"
     record: str | None = None
     summaries: MemorySummaryCache = field(default_factory=MemorySummaryCache)
     http: httpx2.AsyncClient | None = None  # backends send with it; None: their own
@@ -76,7 +76,7 @@ class Session:
     id: str
     cwd: str
     additional_dirs: tuple[str, ...]
-    mode: str
+    mode: Mode
     active: str
     outbox: Outbox
     tools: ToolContext
@@ -85,7 +85,7 @@ class Session:
     always: set[str] = field(default_factory=set)
     never: set[str] = field(default_factory=set)
     """Tools the user chose to always reject in this session."""
-    thought: str | None = None
+    thought: ThoughtLevel | None = None
     """The ``thought_level`` the user chose; None: the active backend's default."""
     call_ids: set[str] = field(default_factory=set)
     backend_impl: TappableBackend | None = None
@@ -117,7 +117,7 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
         {
             "value": name,
             "name": f"{name} ({b.model})" if b.model else name,
-            "description": _describe_backend(b.provider, b.tool_format),
+            "description": _describe_backend(b),
         }
         for name, b in config.backends.items()
     ]
@@ -165,15 +165,16 @@ _LEVELS: Final[dict[str, tuple[str, str]]] = {
 
 def thought_level(session: Session, config: Config) -> ThoughtLevel:
     """The session's level: the user's choice, else the chosen backend's default."""
-    for level in THOUGHT_LEVELS:
-        if session.thought == level:
-            return level
-    return config.backend(session.pending).thought_level
+    return session.thought or config.backend(session.pending).thought_level
 
 
-def _describe_backend(provider: str, tool_format: str) -> str:
-    native = tool_format == "native"
-    return f"{provider} backend" if native else f"{provider} backend, {tool_format} tool calls"
+def _describe_backend(chosen: BackendConfig) -> str:
+    provider, tool_format = chosen.provider, chosen.tool_format
+    return (
+        f"{provider} backend"
+        if chosen.native_tools
+        else f"{provider} backend, {tool_format} tool calls"
+    )
 
 
 def mode_state(session: Session) -> dict[str, Any]:

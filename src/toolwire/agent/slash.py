@@ -19,6 +19,8 @@ from toolwire.agent.notify import Notifier
 from toolwire.agent.permissions import MODES
 from toolwire.agent.plan import set_mode
 from toolwire.agent.session import Runtime, Session
+from toolwire.config import choices
+from toolwire.config.choices import one_of
 from toolwire.conversation import RECORD_KEY
 
 
@@ -38,9 +40,10 @@ async def choose_model(session: Session, runtime: Runtime, name: str) -> None:
 
 async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
     """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
-    if mode not in MODES:
+    chosen = one_of(choices.MODES, mode)
+    if chosen is None:
         raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
-    await set_mode(session, runtime, mode)
+    await set_mode(session, runtime, chosen)
 
 
 async def model_command(session: Session, runtime: Runtime, name: str) -> str:

@@ -49,6 +49,7 @@ from toolwire.agent.store_schema import (
     store_error,
 )
 from toolwire.backends import encodable
+from toolwire.config.choices import MODES, Mode, one_of
 from toolwire.errors import UsageError
 from toolwire.history import Message
 from toolwire.history.jsonform import dumps, message_from_dict, message_to_dict
@@ -89,7 +90,7 @@ class SessionRecord:
     updated_at: float
     title: str | None
     backend: str | None
-    mode: str | None
+    mode: Mode | None
     config: Mapping[str, Any]
 
     @property
@@ -149,7 +150,7 @@ class SessionDatabase:
         session_id: str | None = None,
         title: str | None = None,
         backend: str | None = None,
-        mode: str | None = None,
+        mode: Mode | None = None,
         config: Mapping[str, Any] | None = None,
     ) -> SessionRecord:
         """A new session (``session_id`` defaults to a fresh UUID)."""
@@ -186,7 +187,7 @@ class SessionDatabase:
         *,
         title: str | None = _UNSET,
         backend: str | None = _UNSET,
-        mode: str | None = _UNSET,
+        mode: Mode | None = _UNSET,
         config: Mapping[str, Any] = _UNSET,
         config_values: Mapping[str, Any] | None = None,
     ) -> SessionRecord:
@@ -428,7 +429,7 @@ def _record(row: tuple[Any, ...]) -> SessionRecord:
         updated,
         title,
         backend,
-        mode,
+        one_of(MODES, mode),  # a mode this version does not know reads as None
         json.loads(config),
     )
 

@@ -196,15 +196,15 @@ class Turn:
             await self._say(config.notice)
         for line in self.untold:
             await self._say(line)
-        await self._images_notice(session.pending, has_images([message]))
+        await self._images_notice(session.pending, images=has_images([message]))
 
-    async def _images_notice(self, name: str, images: bool) -> None:
+    async def _images_notice(self, name: str, *, images: bool) -> None:
         """Tell the user, once per session, that backend ``name`` gets notes, not images."""
         session = self.session
         if session.images_noticed or not images:
             return
         chosen = self.runtime.config.backend(name)
-        if not (chosen.vision and chosen.tool_format == "native"):
+        if not chosen.takes_images:
             session.images_noticed = True
             await self._say(NO_VISION.format(name=name))
 
@@ -220,7 +220,7 @@ class Turn:
                     life = step.translator.calls[step.guard.acp_id(call.id)]
                     step.results[call.id] = await self.executor.execute(call, life)
                 images = any(r.images for r in step.results.values())
-                await self._images_notice(self.session.active, images)
+                await self._images_notice(self.session.active, images=images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):
@@ -275,10 +275,10 @@ class Turn:
                     await self._say(told)
                     request, raw = build_request(session, self.runtime, gauge)
                     continue
-                await self._failed(backend, exc, overflow)
+                await self._failed(backend, exc, overflow=overflow)
                 return None
             except TransportError as exc:  # before the first byte, by the backend contract
-                await self._failed(backend, exc, False)
+                await self._failed(backend, exc, overflow=False)
                 return None
             price = self.runtime.config.backend(session.active).price_per_mtok
             gauge.observe(raw, usage, backend.wire_format, price)
@@ -286,8 +286,10 @@ class Turn:
             return step
         return None
 
-    async def _failed(self, backend: TappableBackend, exc: TransportError, overflow: bool) -> None:
-        await self._say(failure_text(backend, exc, overflow))
+    async def _failed(
+        self, backend: TappableBackend, exc: TransportError, *, overflow: bool
+    ) -> None:
+        await self._say(failure_text(backend, exc, overflow=overflow))
         await self._close_step("the request to the model failed")
 
     def _compactor(self) -> Compactor:

@@ -14,15 +14,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolwire.backends.textformat import to_text_history
+from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import ImagePart, Message
 from toolwire.history.images import has_images, without_images
 from toolwire.history.pairing import repair
 
 
-def wire_history(messages: Sequence[Message], tool_format: str, vision: bool) -> list[Message]:
+def wire_history(
+    messages: Sequence[Message], tool_format: ToolFormat, *, vision: bool
+) -> list[Message]:
     """The history a request builder translates: repaired (or as text markup), and with
     every image as a note unless the backend takes images (native tools and ``vision``)."""
-    native = tool_format == "native"
+    native = native_tools(tool_format)
     if not (native and vision) and has_images(messages):  # else nothing to rewrite
         messages = without_images(messages)
     return repair(messages) if native else to_text_history(messages, tool_format)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from toolwire.config.choices import ThoughtLevel
+
 ANTHROPIC_BUDGETS: Final[Mapping[str, int]] = {"low": 2048, "medium": 8192, "high": 24576}
 GEMINI_BUDGETS: Final[Mapping[str, int]] = {"low": 1024, "medium": 8192, "high": 24576}
 ANTHROPIC_MIN_BUDGET: Final = 1024
@@ -28,7 +30,7 @@ ANSWER_ROOM: Final = 1024
 
 
 def anthropic_thinking(
-    level: str, max_tokens: int, messages: Sequence[Mapping[str, Any]]
+    level: ThoughtLevel, max_tokens: int, messages: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any] | None:
     """``thinking`` for a Messages body, or None to send none.
 
@@ -56,12 +58,12 @@ def _unthought_tool_loop(messages: Sequence[Mapping[str, Any]]) -> bool:
     return first not in ("thinking", "redacted_thinking")
 
 
-def openai_effort(level: str) -> str | None:
+def openai_effort(level: ThoughtLevel) -> str | None:
     """Chat ``reasoning_effort`` / Responses ``reasoning.effort``; None when off."""
     return level if level in ("low", "medium", "high") else None
 
 
-def gemini_thinking(level: str) -> dict[str, Any] | None:
+def gemini_thinking(level: ThoughtLevel) -> dict[str, Any] | None:
     """``generationConfig.thinkingConfig``; None when off (the model's own default)."""
     if level not in GEMINI_BUDGETS:
         return None

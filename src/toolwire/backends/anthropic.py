@@ -31,6 +31,7 @@ from toolwire.backends._thinking import anthropic_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import tool_prompt
+from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import (
     ImagePart,
     Message,
@@ -53,12 +54,12 @@ def build_body(
     *,
     model: str,
     backend: str,
-    tool_format: str = "native",
+    tool_format: ToolFormat = "native",
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Messages API request body for ``request`` (``stream: true``)."""
-    native = tool_format == "native"
-    history = wire_history(request.messages, tool_format, vision)
+    native = native_tools(tool_format)
+    history = wire_history(request.messages, tool_format, vision=vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)

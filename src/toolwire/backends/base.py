@@ -109,12 +109,12 @@ class TappableBackend(Backend, Protocol):
     """A backend that can hand each raw body chunk to a tap (what the recorder wraps)."""
 
     @property
-    def wire_format(self) -> str:
+    def wire_format(self) -> WireFormat:
         """The wire format of the next response body (what a cassette line names)."""
         ...
 
     @property
-    def tool_format(self) -> str:
+    def tool_format(self) -> ToolFormat:
         """``native``, or the text markup tool calls are parsed out of."""
         ...
 

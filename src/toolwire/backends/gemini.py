@@ -29,6 +29,7 @@ from toolwire.backends._thinking import gemini_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import tool_prompt
+from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import (
     ImagePart,
     Message,
@@ -52,13 +53,13 @@ def build_body(
     *,
     model: str,
     backend: str,
-    tool_format: str = "native",
+    tool_format: ToolFormat = "native",
     vision: bool = True,
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``request`` (the model goes in the URL)."""
     del model  # Gemini names the model in the URL, not the body
-    native = tool_format == "native"
-    history = wire_history(request.messages, tool_format, vision)
+    native = native_tools(tool_format)
+    history = wire_history(request.messages, tool_format, vision=vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
@@ -95,11 +96,14 @@ def _contents(history: list[Message], backend: str, names: ToolNames) -> list[di
         if message.role == "assistant":
             own_calls = message.backend == backend
             calls = message.tool_calls()
-            role, parts = "model", _model_parts(message, own_calls, names)
+            role, parts = "model", _model_parts(message, own=own_calls, names=names)
         elif message.role == "tool":
             results = [p for p in message.parts if isinstance(p, ToolResultPart)]
             role = "user"
-            parts = [_response(c, r, own_calls, names) for c, r in zip(calls, results, strict=True)]
+            parts = [
+                _response(c, r, own=own_calls, names=names)
+                for c, r in zip(calls, results, strict=True)
+            ]
         else:
             role = "user"
             parts = [
@@ -116,7 +120,7 @@ def _contents(history: list[Message], backend: str, names: ToolNames) -> list[di
     return out
 
 
-def _model_parts(message: Message, own: bool, names: ToolNames) -> list[dict[str, Any]]:
+def _model_parts(message: Message, *, own: bool, names: ToolNames) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextPart) and part.text:
@@ -153,7 +157,7 @@ def _thinking(part: ThinkingPart, parts: list[dict[str, Any]]) -> None:
 
 
 def _response(
-    call: ToolCallPart, result: ToolResultPart, own: bool, names: ToolNames
+    call: ToolCallPart, result: ToolResultPart, *, own: bool, names: ToolNames
 ) -> dict[str, Any]:
     key = "error" if result.is_error else "output"
     content = with_notes(result.content, result.images, _NO_IMAGES)

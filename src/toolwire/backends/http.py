@@ -42,6 +42,7 @@ from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
+from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
@@ -53,7 +54,7 @@ class HTTPBackend(ABC):
     """Base of the provider backends: subclasses build the URL, headers and JSON body."""
 
     provider: str = ""
-    wire_format: str = ""
+    wire_format: WireFormat
     default_base_url: str = ""
     name_rule: NameRule | None = None
     """The provider's tool name rule; names it rejects are rewritten (``_names``)."""
@@ -66,7 +67,7 @@ class HTTPBackend(ABC):
         api_key: str | None = None,
         api_key_env: str | None = None,
         base_url: str | None = None,
-        tool_format: str = "native",
+        tool_format: ToolFormat = "native",
         settings: HTTPSettings | None = None,
         client: httpx2.AsyncClient | None = None,
         vision: bool = True,
@@ -74,7 +75,7 @@ class HTTPBackend(ABC):
         self.name = name
         self.model = model
         self.tool_format = tool_format
-        self.vision = vision and tool_format == "native"
+        self.vision = vision and native_tools(tool_format)
         """Images go to the model (else each becomes a note: ``history.images``)."""
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self.settings = settings or HTTPSettings()
@@ -133,7 +134,7 @@ class HTTPBackend(ABC):
         """POST the request and yield its events as they decode (see ``base``)."""
         body = self.body_text(request).encode()
         self._body = None  # sent from here on: a long-lived backend need not hold it
-        native = self.tool_format == "native"
+        native = native_tools(self.tool_format)
         adapter = None if native else TagAdapter(self.tool_format, request.tools)
         # Names the builder rewrote for this provider come back as the ones offered.
         names = rewritten(request.tools, self.name_rule) if native else None

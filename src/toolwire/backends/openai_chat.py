@@ -27,6 +27,7 @@ from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.textformat import tool_prompt
+from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import ImagePart, Message, TextPart, ToolResultPart
 from toolwire.history.images import with_notes
 from toolwire.history.pairing import IdMap, arguments_json, own_thinking
@@ -41,13 +42,13 @@ def build_body(
     *,
     model: str,
     backend: str,
-    tool_format: str = "native",
+    tool_format: ToolFormat = "native",
     official: bool = False,
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Chat Completions body; ``official``: the server is api.openai.com."""
-    native = tool_format == "native"
-    history = wire_history(request.messages, tool_format, vision)
+    native = native_tools(tool_format)
+    history = wire_history(request.messages, tool_format, vision=vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)

@@ -27,6 +27,7 @@ from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
 from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL, parameters
 from toolwire.backends.textformat import tool_prompt
+from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import (
     ImagePart,
     Message,
@@ -43,12 +44,12 @@ def build_body(
     *,
     model: str,
     backend: str,
-    tool_format: str = "native",
+    tool_format: ToolFormat = "native",
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
-    native = tool_format == "native"
-    history = wire_history(request.messages, tool_format, vision)
+    native = native_tools(tool_format)
+    history = wire_history(request.messages, tool_format, vision=vision)
     system = request.system
     if not native and request.tools:
         system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from toolwire.backends._secrets import scrub
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
+from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.events import Event
 
 
@@ -34,11 +35,11 @@ class RecordingBackend:
         self._secrets = [s for s in secrets if s]
 
     @property
-    def wire_format(self) -> str:
+    def wire_format(self) -> WireFormat:
         return self.inner.wire_format
 
     @property
-    def tool_format(self) -> str:
+    def tool_format(self) -> ToolFormat:
         return self.inner.tool_format
 
     async def stream(
@@ -63,10 +64,10 @@ class RecordingBackend:
             if body:
                 self._append(wire_format, tool_format, bytes(body))
 
-    def _append(self, wire_format: str, tool_format: str, body: bytes) -> None:
+    def _append(self, wire_format: WireFormat, tool_format: ToolFormat, body: bytes) -> None:
         text = scrub(body.decode("utf-8", errors="replace"), self._secrets)
         row: dict[str, str] = {"provider": wire_format, "body": text}
-        if tool_format != "native":
+        if not native_tools(tool_format):
             row["tool_format"] = tool_format
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as f:

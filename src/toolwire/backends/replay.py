@@ -25,6 +25,7 @@ from typing import Any
 from toolwire.backends._names import RULES, rewritten
 from toolwire.backends.base import TOOL_FORMATS, WIRE_FORMATS, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
+from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import decoder_for
 from toolwire.errors import ProtocolError, TransportError
 from toolwire.events import Event
@@ -40,11 +41,11 @@ def demo_cassette() -> Path:
 class CassetteEntry:
     """One recorded response."""
 
-    provider: str
+    provider: WireFormat
     body: bytes
     chunk_size: int | None = None
     chunk_delay_ms: float = 0.0
-    tool_format: str | None = None
+    tool_format: ToolFormat | None = None
 
     def chunks(self) -> list[bytes]:
         size = self.chunk_size or len(self.body) or 1
@@ -96,7 +97,12 @@ class ReplayBackend:
     provider = "replay"
 
     def __init__(
-        self, *, name: str, cassette: str | Path, tool_format: str = "native", model: str = ""
+        self,
+        *,
+        name: str,
+        cassette: str | Path,
+        tool_format: ToolFormat = "native",
+        model: str = "",
     ) -> None:
         self.name = name
         self.cassette = Path(cassette)
@@ -107,7 +113,7 @@ class ReplayBackend:
         self._served = 0
 
     @property
-    def wire_format(self) -> str:
+    def wire_format(self) -> WireFormat:
         """The wire format of the next response (what a recorder of this replay writes)."""
         entries = self._load()
         return entries[self._served].provider if self._served < len(entries) else "anthropic"
@@ -136,9 +142,10 @@ class ReplayBackend:
         self.requests.append(request)
         decoder = decoder_for(entry.provider)
         fmt = entry.tool_format or self.tool_format
-        adapter = None if fmt == "native" else TagAdapter(fmt, request.tools)
+        native = native_tools(fmt)
+        adapter = None if native else TagAdapter(fmt, request.tools)
         # A recording holds the wire names the provider was offered (``_names``).
-        names = rewritten(request.tools, RULES.get(entry.provider)) if fmt == "native" else None
+        names = rewritten(request.tools, RULES.get(entry.provider)) if native else None
         for i, chunk in enumerate(entry.chunks()):
             if i and entry.chunk_delay_ms:
                 await asyncio.sleep(entry.chunk_delay_ms / 1000)

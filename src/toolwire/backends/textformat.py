@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
+from toolwire.config.choices import ToolFormat
 from toolwire.decode import TextDecoder
 from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
@@ -44,7 +45,7 @@ _SYNTAX = {
 _RESULT_TAG = {"xml-tags": "tool_result", "hermes": "tool_response", "qwen3-coder": "tool_response"}
 
 
-def tool_prompt(fmt: str, tools: Iterable[ToolSpec]) -> str:
+def tool_prompt(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> str:
     """The system-prompt section that describes the tools and how to call them."""
     syntax, rules = _SYNTAX[fmt]
     lines = [
@@ -67,7 +68,7 @@ def tool_prompt(fmt: str, tools: Iterable[ToolSpec]) -> str:
     return "\n".join(lines)
 
 
-def render_call(fmt: str, call: ToolCallPart) -> str:
+def render_call(fmt: ToolFormat, call: ToolCallPart) -> str:
     """A past call written back in the markup the model was told to use."""
     args = as_object(call.arguments)
     if fmt == "hermes":
@@ -96,14 +97,14 @@ def _xml_element(name: str, value: Any) -> str:
     return f"<{name}>{text}</{name}>"
 
 
-def render_result(fmt: str, result: ToolResultPart) -> str:
+def render_result(fmt: ToolFormat, result: ToolResultPart) -> str:
     """A tool result as user text."""
     tag = _RESULT_TAG[fmt]
     status = "error" if result.is_error else "ok"
     return f'<{tag} name="{result.name}" status="{status}">\n{result.content}\n</{tag}>'
 
 
-def to_text_history(messages: Iterable[Message], fmt: str) -> list[Message]:
+def to_text_history(messages: Iterable[Message], fmt: ToolFormat) -> list[Message]:
     """The history with every call and result turned into text in the markup ``fmt``."""
     out: list[Message] = []
     for message in repair(messages):
@@ -120,7 +121,7 @@ def to_text_history(messages: Iterable[Message], fmt: str) -> list[Message]:
     return out
 
 
-def tag_decoder(fmt: str, tools: Iterable[ToolSpec]) -> TextDecoder:
+def tag_decoder(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> TextDecoder:
     """A fresh tag decoder for ``fmt``, given the offered tools (docs/decoding.md)."""
     schemas = {t.name: t.input_schema for t in tools}
     if fmt == "hermes":
@@ -138,7 +139,7 @@ class TagAdapter:
     calls were found, a normal end becomes ``tool_use`` (a cut response stays cut).
     """
 
-    def __init__(self, fmt: str, tools: Iterable[ToolSpec]) -> None:
+    def __init__(self, fmt: ToolFormat, tools: Iterable[ToolSpec]) -> None:
         self._tags = tag_decoder(fmt, tools)
         self._prefix = f"call_{secrets.token_hex(4)}_"
         self._ids: dict[str, str] = {}

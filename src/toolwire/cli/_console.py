@@ -23,7 +23,7 @@ STDERR_TAIL = 15
 """Lines of the agent's standard error shown when a run fails."""
 
 
-def make_console(plain: bool) -> tuple[Console, bool]:
+def make_console(*, plain: bool) -> tuple[Console, bool]:
     """The one console a command prints through, and whether to render live.
 
     Live on a terminal unless ``plain``. Plain output is never re-wrapped, so pipes and

@@ -48,7 +48,7 @@ def client(
     root = (cwd or Path.cwd()).resolve()
     if not root.is_dir():
         fail(f"--cwd {root} is not a directory")
-    console, live = make_console(plain)
+    console, live = make_console(plain=plain)
     reader = LineReader()
     terminal = TerminalClient.for_terminal(console, root, live=live, auto_allow=yes, reader=reader)
     if not sys.stdin.isatty():

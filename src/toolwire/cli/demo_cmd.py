@@ -49,7 +49,7 @@ def demo(
     from toolwire.cli._console import agent_stderr, finish, make_console, one_prompt
     from toolwire.client import TerminalClient, run_agent
 
-    console, live = make_console(plain)
+    console, live = make_console(plain=plain)
     with tempfile.TemporaryDirectory(prefix="toolwire-demo-") as scratch_dir:
         scratch = Path(scratch_dir)
         project = _project(keep, scratch)

@@ -7,7 +7,9 @@ one is needed. This module imports nothing but ``typing``, so the pure update en
 
 from __future__ import annotations
 
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, get_args
+
+_C = TypeVar("_C", bound=str)
 
 Mode: TypeAlias = Literal["ask", "accept-edits", "read-only", "plan", "bypass"]
 """Who decides whether an edit or a command runs (``toolwire.agent.permissions``)."""
@@ -42,6 +44,21 @@ ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
 """Where a backend's tool calls are: the API's own fields, or a markup in the text."""
 TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
 
+
+def native_tools(tool_format: ToolFormat) -> bool:
+    """Tool calls travel in the API's own fields (else as markup in the text)."""
+    return tool_format == "native"
+
+
+def one_of(options: tuple[_C, ...], value: object) -> _C | None:
+    """``value`` as one of ``options`` (typed as their ``Literal``), None when it is not
+    one: how text from a user, a file or the store becomes a typed choice."""
+    for option in options:
+        if value == option:
+            return option
+    return None
+
+
 # ``[handoff]`` defaults: what a new backend receives after a switch (docs/handoff.md).
 DEFAULT_MAX_TOOL_CONTEXT_CHARS: Final = 40_000
 DEFAULT_MAX_TOOL_RESULT_CHARS: Final = 2_000
@@ -53,7 +70,7 @@ DEFAULT_CONNECT_TIMEOUT: Final = 10.0
 DEFAULT_READ_TIMEOUT: Final = 120.0
 DEFAULT_MAX_RETRIES: Final = 3
 DEFAULT_COMMAND_TIMEOUT: Final = 120.0
-DEFAULT_MAX_TOOL_OUTPUT_CHARS: Final = 30_000
+DEFAULT_MAX_TOOL_OUTPUT_BYTES: Final = 30_000
 
 __all__ = [
     "DEFAULT_COMMAND_TIMEOUT",
@@ -61,7 +78,7 @@ __all__ = [
     "DEFAULT_KEEP_LAST",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_MAX_TOOL_CONTEXT_CHARS",
-    "DEFAULT_MAX_TOOL_OUTPUT_CHARS",
+    "DEFAULT_MAX_TOOL_OUTPUT_BYTES",
     "DEFAULT_MAX_TOOL_RESULT_CHARS",
     "DEFAULT_MODE",
     "DEFAULT_PROFILE",
@@ -82,4 +99,6 @@ __all__ = [
     "ThoughtLevel",
     "ToolFormat",
     "WireFormat",
+    "native_tools",
+    "one_of",
 ]

@@ -8,6 +8,7 @@ through ``explain.explain``, naming the file, the key and what to do.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -33,7 +34,7 @@ from toolwire.config.choices import (
     DEFAULT_KEEP_LAST,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOOL_CONTEXT_CHARS,
-    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_READ_TIMEOUT,
     Mode,
@@ -42,6 +43,7 @@ from toolwire.config.choices import (
     Provider,
     ThoughtLevel,
     ToolFormat,
+    native_tools,
 )
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
@@ -50,6 +52,7 @@ from toolwire.config.mcp import McpServerTable
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
+log = logging.getLogger(__name__)
 
 #: The key a provider reads when it talks to its own service (no ``base_url``). Never
 #: sent to another ``base_url``: that would hand the key to a third party.
@@ -69,6 +72,12 @@ class Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+_RENAMED_LIMITS: Final = {
+    "max_tool_output_chars": "max_tool_output_bytes",
+    "max_live_output_chars": "max_live_output_bytes",
+}
+
+
 class LimitsConfig(Table):
     """``[limits]``: how far one prompt may go and how long the network may take."""
 
@@ -84,10 +93,28 @@ class LimitsConfig(Table):
     """Retries of a 429 / 5xx / overloaded answer, before the first byte only."""
     command_timeout: PositiveFloat = DEFAULT_COMMAND_TIMEOUT
     """Default seconds a ``Bash`` command may run."""
-    max_tool_output_chars: PositiveInt = DEFAULT_MAX_TOOL_OUTPUT_CHARS
-    """Characters of a tool's output sent to the model (cut head + tail beyond)."""
-    max_live_output_chars: PositiveInt = 4000
-    """Characters of a running command's output tail shown in the editor per update."""
+    max_tool_output_bytes: PositiveInt = DEFAULT_MAX_TOOL_OUTPUT_BYTES
+    """UTF-8 bytes of a tool's output sent to the model (cut head + tail beyond, on a
+    character boundary)."""
+    max_live_output_bytes: PositiveInt = 4000
+    """UTF-8 bytes of a running command's output tail shown in the editor per update."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        # The caps were named in characters and always enforced in bytes; the old names
+        # still load, for one release, as the bytes they always meant.
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for old, new in _RENAMED_LIMITS.items():
+            if old not in data:
+                continue
+            if new in data:
+                raise ValueError(f"{old} is the old name of {new}; set only {new}")
+            log.warning("limits.%s is now %s (the same value, in bytes)", old, new)
+            data[new] = data.pop(old)
+        return data
 
 
 class HandoffConfig(Table):
@@ -225,6 +252,17 @@ class BackendConfig(BackendTable):
     the environment, the demo cassette or ``--backend replay:FILE``."""
 
     name: str
+
+    @property
+    def native_tools(self) -> bool:
+        """Tool calls travel in the API's own fields (else as markup in the text)."""
+        return native_tools(self.tool_format)
+
+    @property
+    def takes_images(self) -> bool:
+        """Images reach the model: ``vision``, and native tools (a text-markup history
+        has no place for an image)."""
+        return self.vision and self.native_tools
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The key, read from the named environment variable (None when unset)."""

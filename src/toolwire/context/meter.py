@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from toolwire.config.choices import WireFormat
 from toolwire.context.windows import Window
 from toolwire.events import Usage
 from toolwire.updates.builders import UsageUpdate, usage_update
@@ -39,7 +40,7 @@ class Price(Protocol):
     def currency(self) -> str: ...
 
 
-def prompt_tokens(usage: Usage, wire_format: str) -> int:
+def prompt_tokens(usage: Usage, wire_format: WireFormat) -> int:
     """All input tokens of a response: cache reads and writes included, on every provider."""
     base = usage.input_tokens or 0
     if wire_format == "anthropic":
@@ -47,7 +48,7 @@ def prompt_tokens(usage: Usage, wire_format: str) -> int:
     return base
 
 
-def response_cost(usage: Usage, wire_format: str, price: Price) -> float:
+def response_cost(usage: Usage, wire_format: WireFormat, price: Price) -> float:
     """What one response cost: uncached input, cache reads and writes, output."""
     read = usage.cache_read_tokens or 0
     write = usage.cache_write_tokens or 0
@@ -86,7 +87,11 @@ class ContextMeter:
         return int(threshold * self.window.room)
 
     def observe(
-        self, estimated: int, usage: Usage | None, wire_format: str, price: Price | None = None
+        self,
+        estimated: int,
+        usage: Usage | None,
+        wire_format: WireFormat,
+        price: Price | None = None,
     ) -> None:
         """Take a response's usage: ``estimated`` is the raw estimate of its request."""
         if usage is None or usage.input_tokens is None:

@@ -109,12 +109,12 @@ class PartialArgs:
             value = ""
         more = bool(entry.get("willContinue")) and kind == "stringValue"
         if self._object is None:
-            text = self._write(segments, kind, value, more)
+            text = self._write(segments, kind, value, more=more)
             if text is not None:
                 self._text.append(text)
                 return text
             self._leave_order()
-        self._apply(segments, kind, value, more)
+        self._apply(segments, kind, value, more=more)
         return ""
 
     def finish(self) -> str:
@@ -139,12 +139,12 @@ class PartialArgs:
 
     # -- in document order: write text ------------------------------------------------
 
-    def _write(self, path: list[Segment], kind: str, value: Any, more: bool) -> str | None:
+    def _write(self, path: list[Segment], kind: str, value: Any, *, more: bool) -> str | None:
         """The text for one fragment, or ``None`` when it cannot extend the prefix."""
         out: list[str] = []
         if self._open_leaf is not None:
             if path == self._open_leaf and kind == "stringValue":
-                return self._string_piece(str(value), more, opening=False)
+                return self._string_piece(str(value), more=more, opening=False)
             out.append('"')
         frames = self._frames or [_Frame(is_array=False)]
         parents = path[:-1]
@@ -169,7 +169,7 @@ class PartialArgs:
                 out.append("[" if self._frames[-1].is_array else "{")
         if kind == "stringValue":
             self._open_leaf = path
-            out.append(self._string_piece(str(value), more, opening=True))
+            out.append(self._string_piece(str(value), more=more, opening=True))
         else:
             out.append(json.dumps(value))
         return "".join(out)
@@ -184,7 +184,7 @@ class PartialArgs:
         frame.keys.add(segment)
         return sep + json.dumps(segment, ensure_ascii=False) + ":"
 
-    def _string_piece(self, value: str, more: bool, *, opening: bool) -> str:
+    def _string_piece(self, value: str, *, more: bool, opening: bool) -> str:
         body = json.dumps(value, ensure_ascii=False)[1:-1]
         if not more:
             self._open_leaf = None
@@ -205,7 +205,7 @@ class PartialArgs:
             self._unfinished.add(tuple(self._open_leaf))
         self._open_leaf = None
 
-    def _apply(self, path: list[Segment], kind: str, value: Any, more: bool) -> None:
+    def _apply(self, path: list[Segment], kind: str, value: Any, *, more: bool) -> None:
         assert self._object is not None
         key = tuple(path)
         if kind != "stringValue":

@@ -45,8 +45,8 @@ class Verdict:
         return self.stale_by is not None or self.reason == "stale"
 
 
-KEEP = Verdict(True)
-SUPERSEDED = Verdict(False, "superseded")
+KEEP = Verdict(keep=True)
+SUPERSEDED = Verdict(keep=False, reason="superseded")
 
 
 def policy_of(item: ToolItem) -> Policy:
@@ -109,10 +109,10 @@ def _verdict(item: ToolItem, index: _Index) -> Verdict:
     if item.category != "read" or item.path is None:
         return KEEP
     if index.written.get(item.path, -1) > item.seq:
-        return Verdict(False, "stale")
+        return Verdict(keep=False, reason="stale")
     change = index.changed.get(item.path)
     if change is not None and change[0] > item.seq:
-        return Verdict(True, stale_by=change[1])
+        return Verdict(keep=True, stale_by=change[1])
     return KEEP
 
 

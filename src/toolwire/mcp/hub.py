@@ -150,7 +150,9 @@ class McpHub:
         else:
             return map_result(result.model_dump(by_alias=True, exclude_none=True), max_output_bytes)
         restarted = await self._died(server, link, why)
-        return error_result(died(tool.server, why, restarted, self._stderr_path))
+        return error_result(
+            died(tool.server, why, restarted=restarted, stderr_path=self._stderr_path)
+        )
 
     # -- internals ------------------------------------------------------------------------
 

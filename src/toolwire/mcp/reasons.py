@@ -51,7 +51,7 @@ def not_running(name: str, stderr_path: str | None) -> str:
     return f"MCP server {name!r} is not running{where}; its tools are unavailable"
 
 
-def died(name: str, why: str, restarted: bool, stderr_path: str | None) -> str:
+def died(name: str, why: str, *, restarted: bool, stderr_path: str | None) -> str:
     """What the model reads when the server stopped under its call."""
     why = mask_urls(why)
     if restarted:

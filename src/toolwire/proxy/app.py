@@ -119,7 +119,7 @@ class Proxy:
                 replan=partial(self._replan, body, request),
             )
         streamed = bool(body.get("stream"))
-        self._count(p, opened, streamed)
+        self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
         headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
@@ -200,7 +200,7 @@ class Proxy:
         )
         return await self._with_store(work)
 
-    def _count(self, p: Plan, opened: Opened, streamed: bool) -> None:
+    def _count(self, p: Plan, opened: Opened, *, streamed: bool) -> None:
         """The metrics of a request whose upstream answered."""
         add = self.metrics.add
         if p.switched:

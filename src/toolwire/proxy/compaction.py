@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from toolwire.config.choices import PassthroughLevel
 from toolwire.config.schema import BackendConfig
 from toolwire.context import Budget, Window, backend_window, build_compaction, restore
 from toolwire.handoff import history_digest
@@ -29,7 +30,9 @@ from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import CompactionPoint, SessionState
 
 
-def route_window(settings: ProxySettings, chosen: Route, *, level: str, client: int) -> Window:
+def route_window(
+    settings: ProxySettings, chosen: Route, *, level: PassthroughLevel, client: int
+) -> Window:
     """The window of the model a request is routed to: its backend's ``context_window``,
     else the model family's (``toolwire.context.windows``)."""
     config: BackendConfig = settings.config.backend(chosen.backend)

@@ -86,7 +86,7 @@ class Prepared:
 def prepare(
     body: Mapping[str, Any],
     *,
-    level: str,
+    level: PassthroughLevel,
     model: str,
     target: str,
     owner: Owner,
@@ -130,7 +130,7 @@ class _Fixer:
 
     def fix(self, messages: Sequence[Any]) -> list[Block]:
         out: list[Block] = []
-        for message in _merged(messages, self.core):
+        for message in _merged(messages, core=self.core):
             role = message["role"]
             if isinstance(message["content"], str) and not (role == "user" and self._calls):
                 if role == "assistant":
@@ -208,7 +208,7 @@ def _joined(head: list[Block], rest: list[Block]) -> list[Block]:
     return [*head, *rest]
 
 
-def _merged(messages: Sequence[Any], core: bool) -> list[Block]:
+def _merged(messages: Sequence[Any], *, core: bool) -> list[Block]:
     """``core`` turns system messages into user text; runs of one role become one message
     (results first), as the API would read them. A lone string content stays a string."""
     out: list[Block] = []

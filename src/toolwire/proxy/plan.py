@@ -20,6 +20,7 @@ import httpx2
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
+from toolwire.config.choices import PassthroughLevel
 from toolwire.context import Budget, Window, estimate_request
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
@@ -117,7 +118,7 @@ class _Decision:
     view: View
     switched: bool
     produced: dict[str, str]
-    level: str
+    level: PassthroughLevel
     window: Window
     compacted: bool
     before: Before
@@ -165,7 +166,7 @@ def plan(
         client_window(str(body["model"]), headers),
         failover,
     )
-    decide = partial(_decide, r, record)
+    decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
     scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
@@ -189,14 +190,14 @@ def plan(
     )
 
 
-def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
+def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
     """Route, record, and the view to send: the session's compaction if the history
     continues it, else the switch rewrite (``rewrite.py``)."""
     settings, history = r.settings, r.history
     if r.failover is None:
         chosen = route(r.body["model"], state, settings)
     else:
-        chosen = _failover(r.failover, state, settings, record)
+        chosen = _failover(r.failover, state, settings, record=record)
     before = Before(state.last_backend, len(state.switches))
     if chosen.backend not in settings.config.backends:
         raise BadRequestError(
@@ -214,7 +215,7 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
     return _Decision(chosen, view, switched, produced, level, window, point is not None, before)
 
 
-def _failover(f: Failover, state: SessionState, settings: ProxySettings, record: bool) -> Route:
+def _failover(f: Failover, state: SessionState, settings: ProxySettings, *, record: bool) -> Route:
     """The route to the fallback; with ``record``, the failed plan's record undone."""
     undo = f.failed.before
     if record and undo is not None and state.last_backend == f.failed.route.backend:
@@ -270,10 +271,10 @@ def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> Non
     state.compactions[backend] = point
 
 
-def passthrough_level(settings: ProxySettings, name: str) -> str:
+def passthrough_level(settings: ProxySettings, name: str) -> PassthroughLevel:
     """``full``, ``core`` or ``off`` for backend ``name`` (``off`` unless Anthropic)."""
     config = settings.config.backend(name)
-    if config.provider != "anthropic" or config.tool_format != "native":
+    if config.provider != "anthropic" or not config.native_tools:
         return "off"
     return config.passthrough or default_level(config.base_url)
 
@@ -282,7 +283,7 @@ def _translated(
     settings: ProxySettings, chosen: Route, model: str, built: _Built, scale: Scale | None
 ) -> Relay:
     """A relay that encodes the backend's events back into Anthropic's stream."""
-    json_args = settings.config.backend(chosen.backend).tool_format == "native"
+    json_args = settings.config.backend(chosen.backend).native_tools
     return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
 
 
@@ -291,7 +292,7 @@ def _passthrough(
     headers: Mapping[str, str],
     chosen: Route,
     view: View,
-    level: str,
+    level: PassthroughLevel,
     produced: Mapping[str, str],
 ) -> Prepared:
     start = raw_index(body, view.start) if view.prefix else 0

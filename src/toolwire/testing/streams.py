@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolwire.config.choices import ToolFormat, WireFormat
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -122,10 +123,10 @@ def anthropic_sse(events: Iterable[Event], **options: Any) -> bytes:
 def cassette_line(
     body: bytes | str,
     *,
-    provider: str = "anthropic",
+    provider: WireFormat = "anthropic",
     chunk_size: int | None = None,
     chunk_delay_ms: float | None = None,
-    tool_format: str | None = None,
+    tool_format: ToolFormat | None = None,
 ) -> str:
     """One replay-cassette line (no newline): ``body`` served as ``provider``'s stream."""
     row: dict[str, Any] = {

@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from toolwire.history import ToolSpec
 from toolwire.tools.base import (
+    CommandOutcome,
     FileDiff,
     Location,
     PlanEntry,
@@ -65,6 +66,7 @@ __all__ = [
     "TOOLS",
     "BackgroundJob",
     "BashTool",
+    "CommandOutcome",
     "CommandResult",
     "EditTool",
     "FileDiff",

@@ -68,7 +68,7 @@ def optional_number(args: Mapping[str, Any], key: str, *, minimum: float = 0) ->
     return number
 
 
-def optional_bool(args: Mapping[str, Any], key: str, default: bool = False) -> bool:
+def optional_bool(args: Mapping[str, Any], key: str, *, default: bool = False) -> bool:
     """The boolean argument ``key`` (``"true"``/``"false"`` strings are accepted)."""
     value = args.get(key)
     if value is None:

@@ -70,6 +70,29 @@ class PlanEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandOutcome:
+    """How a command (``Bash``) ended, for the agent's card; ``raw`` is its ACP
+    ``rawOutput`` form, the keys editors read."""
+
+    exit_code: int | None
+    """None when the command was killed before it exited; negative: killed by a signal."""
+    timed_out: bool
+    timeout_s: float
+    output_chars: int
+    truncated: bool
+
+    def raw(self) -> dict[str, Any]:
+        """The ``rawOutput`` fields."""
+        return {
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "timeout_s": self.timeout_s,
+            "output_chars": self.output_chars,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool run produced.
 
@@ -85,6 +108,10 @@ class ToolResult:
     plan: tuple[PlanEntry, ...] | None = None
     images: tuple[ImagePart, ...] = ()
     """Images for the model (``Read`` of an image file)."""
+    command: CommandOutcome | None = None
+    """How the command ended, set by ``Bash`` when it ran one to its end."""
+    terminal_id: str | None = None
+    """The client terminal that shows the call's output (the card embeds it)."""
 
     @classmethod
     def error(cls, message: str, **raw: Any) -> ToolResult:
@@ -142,6 +169,7 @@ def _describe_os_error(exc: OSError) -> str:
 
 
 __all__ = [
+    "CommandOutcome",
     "FileDiff",
     "Location",
     "PlanEntry",

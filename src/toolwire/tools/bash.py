@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from toolwire.tools.args import optional_bool, optional_number, optional_str, required_str
-from toolwire.tools.base import Tool, ToolResult
+from toolwire.tools.base import CommandOutcome, Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.terminal import CommandResult
 
@@ -77,10 +77,22 @@ class BashTool(Tool):
             on_output=ctx.on_output,
             max_output_bytes=ctx.limits.output_max_bytes,
         )
+        outcome = CommandOutcome(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            timeout_s=timeout_s,
+            output_chars=result.output_chars,
+            truncated=result.truncated,
+        )
+        raw = outcome.raw()
+        if result.terminal_id is not None:
+            raw["terminal_id"] = result.terminal_id
         return ToolResult(
             content=_describe(result, timeout_s),
             is_error=result.timed_out or result.exit_code != 0,
-            raw_output=_raw(result, timeout_s),
+            raw_output=raw,
+            command=outcome,
+            terminal_id=result.terminal_id,
         )
 
 
@@ -106,6 +118,7 @@ async def _start_background(command: str, ctx: ToolContext) -> ToolResult:
             "log_path": job.log_path,
             "terminal_id": job.terminal_id,
         },
+        terminal_id=job.terminal_id,
     )
 
 
@@ -119,19 +132,6 @@ def _describe(result: CommandResult, timeout_s: float) -> str:
     elif result.exit_code:
         text += f"\n\n[Exit code {result.exit_code}]"
     return text
-
-
-def _raw(result: CommandResult, timeout_s: float) -> dict[str, Any]:
-    raw: dict[str, Any] = {
-        "exit_code": result.exit_code,
-        "timed_out": result.timed_out,
-        "timeout_s": timeout_s,
-        "output_chars": result.output_chars,
-        "truncated": result.truncated,
-    }
-    if result.terminal_id is not None:
-        raw["terminal_id"] = result.terminal_id
-    return raw
 
 
 __all__ = ["BashTool"]

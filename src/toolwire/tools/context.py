@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolwire.config.choices import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_TOOL_OUTPUT_CHARS
+from toolwire.config.choices import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MAX_TOOL_OUTPUT_BYTES
 from toolwire.errors import UsageError
 from toolwire.tools.fs import FileSystem, LocalFileSystem
 from toolwire.tools.paths import resolve_path, resolve_root
@@ -54,7 +54,7 @@ class ToolLimits:
     """Longer lines are cut in ``Read`` and ``Grep`` results."""
     max_file_bytes: int = 10_000_000
     """``Read`` and ``Edit`` refuse larger files; ``Grep`` skips them."""
-    output_max_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_CHARS
+    output_max_bytes: int = DEFAULT_MAX_TOOL_OUTPUT_BYTES
     """UTF-8 bytes of command output and search results given to the model (head + tail)."""
     search_max_results: int = 200
     """Paths (``Glob``, ``Grep`` file lists) or matching lines (``Grep`` content)."""
@@ -63,10 +63,10 @@ class ToolLimits:
 
     @classmethod
     def from_config(cls, limits: LimitsConfig) -> ToolLimits:
-        """The limits ``[limits]`` sets (``max_tool_output_chars``, ``command_timeout``);
+        """The limits ``[limits]`` sets (``max_tool_output_bytes``, ``command_timeout``);
         the others as above."""
         return cls(
-            output_max_bytes=limits.max_tool_output_chars,
+            output_max_bytes=limits.max_tool_output_bytes,
             bash_default_timeout_s=limits.command_timeout,
         )
 

@@ -10,6 +10,7 @@ capped at ``ToolLimits.search_max_results``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Mapping
@@ -66,7 +67,7 @@ class GlobTool(Tool):
         base = ctx.resolve(optional_str(args, "path") or ".")
         if prefix:
             base = ctx.resolve(str(base / prefix))
-        if not os.path.isdir(base):
+        if not await asyncio.to_thread(os.path.isdir, base):
             raise ToolError(f"{ctx.show(base)} is not a directory.")
         limit = ctx.limits.search_max_results
 

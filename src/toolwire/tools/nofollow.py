@@ -82,11 +82,11 @@ def open_directory(path: Path | str, *, create: bool = False) -> int:
     full = Path(os.path.abspath(path))
     fd = os.open(full.anchor, DIRECTORY_FLAGS)
     for part in full.parts[1:]:
-        fd = _enter(fd, part, full, create)  # closes the parent's descriptor, even on error
+        fd = _enter(fd, part, full, create=create)  # closes the parent's descriptor, even on error
     return fd
 
 
-def _enter(fd: int, name: str, full: Path, create: bool) -> int:
+def _enter(fd: int, name: str, full: Path, *, create: bool) -> int:
     """The descriptor of directory ``name`` under ``fd``; ``fd`` is closed either way."""
     try:
         try:

@@ -79,7 +79,7 @@ class UpdateEngine:
         self,
         session_id: str,
         *,
-        profile: str = DEFAULT_PROFILE,
+        profile: Profile = DEFAULT_PROFILE,
         interval: float = DEFAULT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
         message_ids: Callable[[], str] | None = None,

@@ -33,7 +33,7 @@ def _as_bytes(data: str | bytes) -> bytes:
 
 def _head_text(data: bytes) -> tuple[str, int]:
     """Decode, leaving out a character cut at the end; also the bytes used."""
-    return codecs.utf_8_decode(data, "replace", False)
+    return codecs.utf_8_decode(data, "replace", False)  # noqa: FBT003 (final; positional only)
 
 
 def _tail_text(data: bytes) -> tuple[str, int]:

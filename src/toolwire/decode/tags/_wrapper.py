@@ -176,7 +176,7 @@ class Wrapper:
     def _arg_str(self, buf: str, i: int) -> int:
         j, closed = self._body(buf, i)
         if not self._bad:
-            self._decode(buf[i:j], closed)
+            self._decode(buf[i:j], closed=closed)
         if not closed:
             return j
         if self._bad:
@@ -185,7 +185,7 @@ class Wrapper:
         self._mode = _AFTER
         return j + 1
 
-    def _decode(self, piece: str, closed: bool) -> None:
+    def _decode(self, piece: str, *, closed: bool) -> None:
         raw = "".join(self._raw) + piece
         cut = len(raw) if closed else _safe_cut(raw)
         good = _STRING_OK.match(raw, 0, cut).end()  # type: ignore[union-attr]

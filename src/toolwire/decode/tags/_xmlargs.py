@@ -57,7 +57,7 @@ class Element:
         self.runs: list[tuple[bool, list[str]]] = []  # (is CDATA, pieces)
         self.children: dict[str, Any] | None = None
 
-    def add_text(self, text: str, cdata: bool) -> None:
+    def add_text(self, text: str, *, cdata: bool) -> None:
         if not text:
             return
         if self.runs and self.runs[-1][0] == cdata:
@@ -122,8 +122,8 @@ class ArgumentTree:
         source = self.value if self.done else (self._stack[0].children or {})
         return tuple(source[name] for name in fields)
 
-    def text(self, text: str, cdata: bool = False) -> None:
-        self._stack[-1].add_text(text, cdata)
+    def text(self, text: str, *, cdata: bool = False) -> None:
+        self._stack[-1].add_text(text, cdata=cdata)
 
     def open(self, name: str) -> tuple[str, ...]:
         fields: tuple[str, ...] = ()

@@ -159,8 +159,8 @@ class XmlTagsDecoder(TagDecoder):
             self._arg_text_to(start + 1, cdata=False)
         return True
 
-    def _arg_text_to(self, end: int, cdata: bool) -> None:
-        self._tree.text(self._buf[self._pos : end], cdata)
+    def _arg_text_to(self, end: int, *, cdata: bool) -> None:
+        self._tree.text(self._buf[self._pos : end], cdata=cdata)
         self._delta_to(end)
 
     def _on_tag(self) -> bool:
