@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from toolwire.config.schema import BackendConfig
-from toolwire.context import Budget, Window, backend_window, build_compaction, restore
+from toolwire.context import Budget, Window, backend_window, build_compaction
+from toolwire.conversation import Conversation
 from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
@@ -70,7 +71,9 @@ def compacted_view(
 ) -> View:
     """What ``target`` is sent for ``history`` under the compaction ``point``: the stored
     block and the tail it kept (rebuilt byte for byte), then everything after it."""
-    handoff = restore(history, point.record, target)
+    handoff = Conversation.restore(point.record, history, target).handoff
+    if handoff is None:  # the stored point no longer fits the history (logged): send it raw
+        return View([], 0, attributed(history, produced))
     later = attributed(history[handoff.switch_at :], produced)
     return View(handoff.context(), handoff.switch_at, later)
 
@@ -78,8 +81,9 @@ def compacted_view(
 def compact(history: Sequence[Message], budget: Budget, *, target: str) -> CompactionPoint:
     """The compaction of the whole ``history`` within ``budget`` (``toolwire.context``:
     deterministic, the newest steps verbatim, an oversized one cut in the middle)."""
-    done = build_compaction(history, budget, target=target)
-    return CompactionPoint(len(history), first_digest(history), done.record())
+    conversation = Conversation(history)
+    conversation.compacted(build_compaction(history, budget, target=target), target)
+    return CompactionPoint(first_digest(history), conversation.record())
 
 
 def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:

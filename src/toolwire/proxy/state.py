@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from toolwire.conversation import ConversationRecord
 from toolwire.proxy.errors import BadRequestError
 
 IMPLICIT_SESSION = "default"
@@ -73,13 +74,32 @@ class CompactionPoint(NamedTuple):
     ``history[:end]`` stands for it on every later request, rebuilt from ``record``
     byte for byte (so the upstream's prompt cache keeps working)."""
 
-    end: int
-    """The length of the neutral history that was compacted."""
     first: str
     """A digest of its first message: a history that no longer starts with it (the client
     compacted on its own) is not continued by this compaction."""
-    record: dict[str, Any]
-    """``toolwire.context.Compaction.record()``: the block and where the tail was."""
+    record: ConversationRecord
+    """The conversation as compacted (``toolwire.conversation``, as the agent keeps it):
+    its point is the block and where the tail was, for the backend it was made for."""
+
+    @property
+    def end(self) -> int:
+        """The length of the neutral history that was compacted."""
+        return -1 if self.record.point is None else self.record.point.at
+
+    def to_json(self) -> dict[str, Any]:
+        return {"first": self.first, "conversation": self.record.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Any, backend: str) -> CompactionPoint:
+        """The stored point; one stored before the conversation record (a list: the end,
+        the digest, ``Compaction.record()``) is read as the record it stands for."""
+        if isinstance(data, Mapping):
+            return cls(str(data["first"]), ConversationRecord.from_json(data["conversation"]))
+        _, first, old = data
+        record = ConversationRecord.from_config({"compaction": old})
+        if record.point is not None:  # older points were kept per backend, without one
+            record = replace(record, point=replace(record.point, target=backend))
+        return cls(str(first), record)
 
 
 @dataclass(slots=True)
@@ -111,7 +131,7 @@ class SessionState:
             "produced": self.produced,
         }
         if self.compactions:  # absent otherwise: the same JSON as before compactions
-            data["compactions"] = {k: list(v) for k, v in self.compactions.items()}
+            data["compactions"] = {k: v.to_json() for k, v in self.compactions.items()}
         return json.dumps(data)
 
     @classmethod
@@ -121,8 +141,8 @@ class SessionState:
         summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
         compactions = {
-            str(k): CompactionPoint(int(end), str(first), dict(record))
-            for k, (end, first, record) in data.get("compactions", {}).items()
+            str(k): CompactionPoint.from_json(v, str(k))
+            for k, v in data.get("compactions", {}).items()
         }
         return cls(data.get("forced"), data.get("last"), switches, summaries, produced, compactions)
 
