@@ -35,6 +35,9 @@ class Point:
     block: str
     target: str | None = None
     cuts: tuple[tuple[int, int, int], ...] = ()
+    head: str | None = None
+    """The proxy's: the cache key of the history the block stands for (its client may
+    edit that history; None for the agent, which owns its history)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,7 @@ class ConversationRecord:
                 "block": point.block,
                 "target": point.target,
                 "cuts": [list(c) for c in point.cuts],
+                **({} if point.head is None else {"head": point.head}),
             },
             "ratio": self.ratio,
             "metered": self.metered,
@@ -91,6 +95,7 @@ class ConversationRecord:
                     str(stored["block"]),
                     None if target is None else str(target),
                     tuple((int(m), int(p), int(c)) for m, p, c in stored["cuts"]),
+                    None if stored.get("head") is None else str(stored["head"]),
                 )
             ratio, metered = data["ratio"], data["metered"]
             return cls(

@@ -52,7 +52,8 @@ def continued(
     point = state.compactions.get(target)
     if point is None or point.end > len(history) or not history:
         return None
-    if state.switches and state.switches[-1][0] > point.end:
+    switch = state.conversation.point
+    if switch is not None and switch.at > point.end:
         return None  # a switch since: its handoff covers more than this compaction did
     return point if first_digest(history) == point.first else None
 

@@ -21,6 +21,7 @@ import httpx2
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.context import Budget, Window, estimate_request
+from toolwire.conversation import ConversationRecord
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
     compact,
@@ -79,10 +80,10 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class Before:
-    """The last backend and the number of switch points before a plan recorded itself."""
+    """The last backend and the switch point before a plan recorded itself."""
 
     last_backend: str | None
-    switches: int
+    conversation: ConversationRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +198,7 @@ def _decide(r: _Request, record: bool, state: SessionState) -> _Decision:
         chosen = route(r.body["model"], state, settings)
     else:
         chosen = _failover(r.failover, state, settings, record)
-    before = Before(state.last_backend, len(state.switches))
+    before = Before(state.last_backend, state.conversation)
     if chosen.backend not in settings.config.backends:
         raise BadRequestError(
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
@@ -219,7 +220,7 @@ def _failover(f: Failover, state: SessionState, settings: ProxySettings, record:
     undo = f.failed.before
     if record and undo is not None and state.last_backend == f.failed.route.backend:
         state.last_backend = undo.last_backend
-        del state.switches[undo.switches :]
+        state.conversation = undo.conversation
     if record and f.sticky:
         state.forced = f.backend
     return Route(f.backend, settings.config.backend(f.backend).model, "failover")

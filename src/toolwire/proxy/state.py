@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
-from toolwire.conversation import ConversationRecord
+from toolwire.conversation import ConversationRecord, Point
 from toolwire.proxy.errors import BadRequestError
 
 IMPLICIT_SESSION = "default"
@@ -106,10 +106,10 @@ class CompactionPoint(NamedTuple):
 class SessionState:
     """A session's routing state.
 
-    ``forced``: the backend set by ``proxy switch``; ``switches``: (switch point, backend)
-    pairs, the switch point being the length of the neutral history when it happened;
-    ``summaries``: the latest switch's handoff summary, keyed by what it summarizes
-    (``handoff.summarize.cache_key``; computed once);
+    ``forced``: the backend set by ``proxy switch``; ``conversation``: the latest switch
+    as a ``toolwire.conversation`` record, its point at the length of the neutral history
+    when it happened (its block is built by the first request to the new backend: until
+    then its ``head`` is None; ``rewrite.py``);
     ``produced``: provenance key -> the backend that produced that assistant turn
     (``provenance.py``), oldest first; ``compactions``: backend -> the proxy's latest
     compaction for it (``compaction.py``).
@@ -117,8 +117,7 @@ class SessionState:
 
     forced: str | None = None
     last_backend: str | None = None
-    switches: list[tuple[int, str]] = field(default_factory=list)
-    summaries: dict[str, str] = field(default_factory=dict)
+    conversation: ConversationRecord = field(default_factory=ConversationRecord)
     produced: dict[str, str] = field(default_factory=dict)
     compactions: dict[str, CompactionPoint] = field(default_factory=dict)
 
@@ -126,8 +125,7 @@ class SessionState:
         data: dict[str, Any] = {
             "forced": self.forced,
             "last": self.last_backend,
-            "switches": self.switches,
-            "summaries": self.summaries,
+            "conversation": self.conversation.to_json(),
             "produced": self.produced,
         }
         if self.compactions:  # absent otherwise: the same JSON as before compactions
@@ -137,14 +135,18 @@ class SessionState:
     @classmethod
     def from_json(cls, text: str) -> SessionState:
         data = json.loads(text)
-        switches = [(int(at), str(name)) for at, name in data.get("switches", [])]
-        summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
+        stored = data.get("conversation")
+        conversation = (
+            ConversationRecord.from_json(stored)
+            if stored is not None
+            else _legacy_switch(data.get("switches", []))
+        )
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
         compactions = {
             str(k): CompactionPoint.from_json(v, str(k))
             for k, v in data.get("compactions", {}).items()
         }
-        return cls(data.get("forced"), data.get("last"), switches, summaries, produced, compactions)
+        return cls(data.get("forced"), data.get("last"), conversation, produced, compactions)
 
     def remember(self, keys: list[str], backend: str) -> None:
         """Record that ``backend`` produced the turn with these provenance ``keys``."""
@@ -161,9 +163,23 @@ class SessionState:
         """
         switched = self.last_backend is not None and self.last_backend != backend
         if switched:
-            self.switches.append((position, backend))
+            self.conversation = switch_point(position, backend)
         self.last_backend = backend
         return switched
+
+
+def switch_point(at: int, backend: str) -> ConversationRecord:
+    """A switch to ``backend`` at ``at`` whose handoff is not built yet (``head`` None)."""
+    return ConversationRecord(point=Point("switch", at, at, "", backend))
+
+
+def _legacy_switch(switches: Any) -> ConversationRecord:
+    """The latest of the ``switches`` a previous version kept ((at, backend) pairs; its
+    summaries are rebuilt, the same bytes: the proxy's summary is extractive)."""
+    if not switches:
+        return ConversationRecord()
+    at, backend = switches[-1]
+    return switch_point(int(at), str(backend))
 
 
 __all__ = [
@@ -174,4 +190,5 @@ __all__ = [
     "SessionState",
     "check_session",
     "session_id",
+    "switch_point",
 ]
