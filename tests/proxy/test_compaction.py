@@ -177,7 +177,7 @@ def test_the_compaction_is_stored_as_a_conversation_record(tmp_path: Path) -> No
         (row,) = store._db.execute("SELECT state FROM sessions").fetchall()
         store.close()
     stored = json.loads(row[0])["compactions"]["local"]
-    record = ConversationRecord.from_json(stored["conversation"])
+    record = ConversationRecord.from_json(stored)
     assert record.point is not None
     assert (record.point.kind, record.point.target) == ("compaction", "local")
     sent = _text(upstream.requests[0])

@@ -39,7 +39,7 @@ from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import CompactionPoint, SessionState, session_id
+from toolwire.proxy.state import SessionState, session_id
 from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
@@ -267,7 +267,7 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
     return _Built(prepared, raw, backend, request, estimate_tokens(backend, request))
 
 
-def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> None:
+def _compacted(backend: str, point: ConversationRecord, state: SessionState) -> None:
     state.compactions[backend] = point
 
 

@@ -1,10 +1,13 @@
 """A proxy session: who it is (``session_id``) and what the proxy keeps about it.
 
 Claude Code resends the whole history on every request, so the proxy keeps what the
-history cannot say: the backend a session was switched to from outside, the switch
-points (the number of messages when the backend changed), the handoff summary of each
-switch and which backend produced each turn. ``SessionState`` is that record and its
-JSON form; where it is kept is ``stores/``.
+history cannot say: the backend a session was switched to from outside, the latest
+switch point (the number of messages when the backend changed) with its handoff, each
+backend's compaction, and which backend produced each turn. The points are
+``toolwire.conversation`` records, the agent's own format; a session stored by a
+version before them (``switches``, ``summaries``, compactions as lists) is read once
+and written in the new form. ``SessionState`` is all of it and its JSON form; where it
+is kept is ``stores/``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolwire.conversation import ConversationRecord, Point
 from toolwire.proxy.errors import BadRequestError
@@ -69,39 +72,6 @@ def _found_session(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     return IMPLICIT_SESSION
 
 
-class CompactionPoint(NamedTuple):
-    """Where the proxy compacted a session's history for one backend: the compaction of
-    ``history[:end]`` stands for it on every later request, rebuilt from ``record``
-    byte for byte (so the upstream's prompt cache keeps working)."""
-
-    first: str
-    """A digest of its first message: a history that no longer starts with it (the client
-    compacted on its own) is not continued by this compaction."""
-    record: ConversationRecord
-    """The conversation as compacted (``toolwire.conversation``, as the agent keeps it):
-    its point is the block and where the tail was, for the backend it was made for."""
-
-    @property
-    def end(self) -> int:
-        """The length of the neutral history that was compacted."""
-        return -1 if self.record.point is None else self.record.point.at
-
-    def to_json(self) -> dict[str, Any]:
-        return {"first": self.first, "conversation": self.record.to_json()}
-
-    @classmethod
-    def from_json(cls, data: Any, backend: str) -> CompactionPoint:
-        """The stored point; one stored before the conversation record (a list: the end,
-        the digest, ``Compaction.record()``) is read as the record it stands for."""
-        if isinstance(data, Mapping):
-            return cls(str(data["first"]), ConversationRecord.from_json(data["conversation"]))
-        _, first, old = data
-        record = ConversationRecord.from_config({"compaction": old})
-        if record.point is not None:  # older points were kept per backend, without one
-            record = replace(record, point=replace(record.point, target=backend))
-        return cls(str(first), record)
-
-
 @dataclass(slots=True)
 class SessionState:
     """A session's routing state.
@@ -112,14 +82,15 @@ class SessionState:
     then its ``head`` is None; ``rewrite.py``);
     ``produced``: provenance key -> the backend that produced that assistant turn
     (``provenance.py``), oldest first; ``compactions``: backend -> the proxy's latest
-    compaction for it (``compaction.py``).
+    compaction for it, a record whose point's ``head`` is the digest of the compacted
+    history's first message (``compaction.py``).
     """
 
     forced: str | None = None
     last_backend: str | None = None
     conversation: ConversationRecord = field(default_factory=ConversationRecord)
     produced: dict[str, str] = field(default_factory=dict)
-    compactions: dict[str, CompactionPoint] = field(default_factory=dict)
+    compactions: dict[str, ConversationRecord] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -143,8 +114,7 @@ class SessionState:
         )
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
         compactions = {
-            str(k): CompactionPoint.from_json(v, str(k))
-            for k, v in data.get("compactions", {}).items()
+            str(k): _compaction(v, str(k)) for k, v in data.get("compactions", {}).items()
         }
         return cls(data.get("forced"), data.get("last"), conversation, produced, compactions)
 
@@ -173,6 +143,18 @@ def switch_point(at: int, backend: str) -> ConversationRecord:
     return ConversationRecord(point=Point("switch", at, at, "", backend))
 
 
+def _compaction(data: Any, backend: str) -> ConversationRecord:
+    """A stored compaction; one stored by a previous version (a list: the end, the digest
+    of the first message, ``Compaction.record()``) is read as the record it stands for."""
+    if isinstance(data, Mapping):
+        return ConversationRecord.from_json(data)
+    _, first, old = data
+    record = ConversationRecord.from_config({"compaction": old})
+    if record.point is None:
+        return record
+    return replace(record, point=replace(record.point, target=backend, head=str(first)))
+
+
 def _legacy_switch(switches: Any) -> ConversationRecord:
     """The latest of the ``switches`` a previous version kept ((at, backend) pairs; its
     summaries are rebuilt, the same bytes: the proxy's summary is extractive)."""
@@ -186,7 +168,6 @@ __all__ = [
     "IMPLICIT_SESSION",
     "MAX_PRODUCED",
     "SESSION_HEADERS",
-    "CompactionPoint",
     "SessionState",
     "check_session",
     "session_id",
