@@ -22,9 +22,13 @@ from tests.proxy.support import (
     windowed_config,
 )
 from toolwire.context import window_for
+from toolwire.conversation import ConversationRecord
 from toolwire.proxy import load_settings
+from toolwire.proxy.compaction import first_digest
 from toolwire.proxy.scale import CLAUDE_WINDOW, Scale
-from toolwire.proxy.state import CompactionPoint, SessionState
+from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores import SQLiteStore
+from toolwire.proxy.translate import import_history
 
 WINDOW = 16_000
 ROOM = window_for("qwen3", context_window=WINDOW, max_tokens=8192).room  # [limits] max_tokens
@@ -164,12 +168,54 @@ def test_a_history_the_client_compacted_starts_afresh(tmp_path: Path) -> None:
     assert 'toolwire_proxy_compactions_total{backend="local"} 2' in metrics
 
 
-def test_a_compaction_survives_the_stores_json() -> None:
-    state = SessionState(last_backend="local")
-    state.compactions["local"] = CompactionPoint(25, "ab" * 16, {"at": 25, "block": "B"})
-    again = SessionState.from_json(state.to_json())
-    assert again == state
+def test_the_compaction_is_stored_as_a_conversation_record(tmp_path: Path) -> None:
+    with _serve(Reply(chunks=openai_text_stream("ok"))) as upstream:
+        settings = load_settings(windowed_config(tmp_path, upstream.url, local=WINDOW))
+        store = SQLiteStore(tmp_path / "s.db")
+        with running(settings, store) as url:
+            httpx2.post(f"{url}/v1/messages", json=request_body(_history(12)), timeout=10)
+        (row,) = store._db.execute("SELECT state FROM sessions").fetchall()
+        store.close()
+    stored = json.loads(row[0])["compactions"]["local"]
+    record = ConversationRecord.from_json(stored)
+    assert record.point is not None
+    assert (record.point.kind, record.point.target) == ("compaction", "local")
+    sent = _text(upstream.requests[0])
+    assert json.dumps(record.point.block)[1:-1] in sent  # the block that was sent
+    assert SessionState.from_json(row[0]).to_json() == row[0]  # read back as written
     assert "compactions" not in SessionState().to_json()  # sessions without: as before
+
+
+def test_a_compaction_stored_by_the_previous_version_still_continues(tmp_path: Path) -> None:
+    history = _history(12)
+    block = "[TOOLWIRE HANDOFF]\nAn older proxy's summary of files 0 to 10.\n[/TOOLWIRE HANDOFF]"
+    end = len(history)
+    # The format before the conversation record: [end, first digest, Compaction.record()].
+    old = {"at": end, "tail_from": end - 1, "block": block, "cuts": [], "ratio": 1.0}
+    legacy: dict[str, Any] = {
+        "forced": None,
+        "last": "local",
+        "switches": [],
+        "summaries": {},
+        "produced": {},
+    }
+    legacy["compactions"] = {
+        "local": [end, first_digest(import_history({"messages": history})), old]
+    }
+    with _serve(Reply(chunks=openai_text_stream("ok"))) as upstream:
+        settings = load_settings(windowed_config(tmp_path, upstream.url, local=WINDOW))
+        store = SQLiteStore(tmp_path / "s.db")
+        store._db.execute("INSERT INTO sessions VALUES (?, ?)", ("sess-1", json.dumps(legacy)))
+        with running(settings, store) as url:
+            later = [*history, {"role": "assistant", "content": "Done."}]
+            later.append({"role": "user", "content": "And now?"})
+            httpx2.post(f"{url}/v1/messages", json=request_body(later), timeout=10)
+            metrics = httpx2.get(f"{url}/metrics", timeout=5).text
+        store.close()
+    sent = upstream.requests[0].json()["messages"]
+    assert sent[1]["content"].startswith(block)  # the stored block, not a new one
+    assert [m["content"] for m in sent[-2:]] == ["Done.", "And now?"]
+    assert 'toolwire_proxy_compactions_total{backend="local"}' not in metrics
 
 
 def _too_long(tokens: int) -> Reply:

@@ -112,6 +112,8 @@ def test_a_failover_is_recorded_as_a_switch_made_sticky_only_if_asked(
     assert sent_on.route.reason == "failover"
     state = store.load("sess-1")
     # One switch, from the backend that produced the history: the failed try left none.
-    assert state.switches == [(3, "local")]
+    switch = state.conversation.point
+    assert switch is not None
+    assert (switch.kind, switch.at, switch.target) == ("switch", 3, "local")
     assert state.last_backend == "local"
     assert state.forced == ("local" if sticky else None)

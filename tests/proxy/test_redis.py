@@ -39,7 +39,7 @@ from tests.proxy.support import (
 from toolwire.config.schema import ConfigError
 from toolwire.proxy import ProxySettings
 from toolwire.proxy.app import Proxy
-from toolwire.proxy.state import SessionState
+from toolwire.proxy.state import SessionState, switch_point
 from toolwire.proxy.stores import MemoryStore, ProxyStore, SQLiteStore, open_store
 from toolwire.proxy.stores.redis import KEY_PREFIX, MISSING, RedisStore
 
@@ -162,18 +162,17 @@ def test_store_keeps_state(store: ProxyStore) -> None:
     assert not state.record("local", 0)
     assert state.record("claude", 2)
     state.forced = "claude"
-    state.summaries["2"] = "The user asked for src/a.py."
     store.save("s", state)
     again = store.load("s")
-    assert again == SessionState("claude", "claude", [(2, "claude")], {"2": state.summaries["2"]})
+    assert again == SessionState("claude", "claude", switch_point(2, "claude"))
     assert store.load("other") == SessionState()
 
 
 def test_store_overwrites_and_keeps_sessions_apart(store: ProxyStore) -> None:
     store.save("a", SessionState(forced="claude"))
     store.save("b", SessionState(forced="local"))
-    store.save("a", SessionState(forced=None, last_backend="local", switches=[(4, "local")]))
-    assert store.load("a") == SessionState(None, "local", [(4, "local")])
+    store.save("a", SessionState(None, "local", switch_point(4, "local")))
+    assert store.load("a") == SessionState(None, "local", switch_point(4, "local"))
     assert store.load("b") == SessionState(forced="local")
 
 
@@ -189,7 +188,7 @@ def test_store_takes_any_session_id(store: ProxyStore) -> None:
 
 def test_keys_are_namespaced_json(redis_url: str, raw: redis.Redis) -> None:
     store = RedisStore(redis_url)
-    state = SessionState(forced="claude", last_backend="claude", switches=[(2, "claude")])
+    state = SessionState("claude", "claude", switch_point(2, "claude"))
     store.save("sess-1", state)
     assert raw.keys("*") == [f"{KEY_PREFIX}sess-1".encode()]
     value = raw.get("toolwire:proxy:session:sess-1")
@@ -241,26 +240,25 @@ def test_update_is_atomic_across_clients(redis_url: str) -> None:
     stores = [RedisStore(redis_url) for _ in range(4)]
     per_thread = 25
 
-    def add_switches(store: RedisStore, name: str) -> None:
+    def add_turns(store: RedisStore, name: str) -> None:
         for i in range(per_thread):
 
             def change(state: SessionState, i: int = i) -> None:
-                state.switches.append((i, name))
+                state.remember([f"{name}-{i}"], name)
                 time.sleep(0.001)  # widen the read-write window: the others write meanwhile
 
             store.update("s", change)
 
-    threads = [
-        threading.Thread(target=add_switches, args=(s, f"b{n}")) for n, s in enumerate(stores)
-    ]
+    threads = [threading.Thread(target=add_turns, args=(s, f"b{n}")) for n, s in enumerate(stores)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
     final = stores[0].load("s")
-    assert len(final.switches) == per_thread * len(stores)  # no write was lost
+    assert len(final.produced) == per_thread * len(stores)  # no write was lost
     for n in range(len(stores)):
-        assert [at for at, name in final.switches if name == f"b{n}"] == list(range(per_thread))
+        mine = [key for key, name in final.produced.items() if name == f"b{n}"]
+        assert mine == [f"b{n}-{i}" for i in range(per_thread)]
     assert stores[0].update("s", lambda st: st.record("zz", 9)) is False  # first backend seen
     for store in stores:
         store.close()

@@ -24,7 +24,7 @@ from toolwire.config.schema import HandoffConfig
 from toolwire.history import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from toolwire.proxy.provenance import part_keys
 from toolwire.proxy.rewrite import rewrite
-from toolwire.proxy.state import SessionState
+from toolwire.proxy.state import SessionState, switch_point
 
 B_TEXT = "1\tprint('b')\n"
 
@@ -76,14 +76,16 @@ def test_rewrite_keeps_only_the_new_backends_thinking() -> None:
         Message("assistant", (ThinkingPart("mine", "sig-new"), TextPart("ok"))),
         Message("user", (TextPart("more"),)),
     ]
-    state = SessionState(last_backend="claude", switches=[(4, "claude")])
+    state = SessionState(last_backend="claude", conversation=switch_point(4, "claude"))
     # Both turns came through the proxy from claude: only the one after the switch point
     # keeps its thinking (the rewrite changed what the earlier one was produced after).
     state.remember(part_keys(history[1]) + part_keys(history[4]), "claude")
     limits = HandoffConfig(keep_last=1)
     view, changed = rewrite(history, state, "claude", limits)
     assert changed
-    assert len(state.summaries) == 1  # one summary, of the head before the switch
+    point = state.conversation.point
+    assert point is not None
+    assert point.head is not None  # built, for the head before it
     again, changed_again = rewrite(history, state, "claude", limits)
     assert again == view
     assert not changed_again
@@ -151,7 +153,7 @@ def test_a_history_rewritten_before_the_switch_gets_its_own_summary() -> None:
             Message("user", (TextPart("And now?"),)),
         ]
 
-    state = SessionState(last_backend="claude", switches=[(4, "claude")])
+    state = SessionState(last_backend="claude", conversation=switch_point(4, "claude"))
     limits = HandoffConfig(keep_last=1)
     first, _ = rewrite(history("Fix the parser in src/parse.py"), state, "claude", limits)
     assert "Fix the parser" in first.messages[0].text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -14,6 +15,7 @@ from tests.proxy.support import (
     anthropic_text_stream,
     message_text,
     openai_text_stream,
+    read_turn,
     request_body,
     running,
     settings_for,
@@ -21,10 +23,12 @@ from tests.proxy.support import (
     tool_loop_messages,
     write_config,
 )
+from toolwire.conversation import ConversationRecord
 from toolwire.proxy import load_settings
 from toolwire.proxy.routing import Route, route
-from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.state import SessionState, session_id, switch_point
 from toolwire.proxy.stores import MemoryStore, SQLiteStore
+from toolwire.proxy.translate import import_history
 
 
 @pytest.mark.parametrize(
@@ -66,7 +70,7 @@ def test_stores_keep_state(tmp_path: Path, kind: str) -> None:
     state.forced = "claude"
     store.save("s", state)
     again = store.load("s")
-    assert again == SessionState("claude", "claude", [(2, "claude")])
+    assert again == SessionState("claude", "claude", switch_point(2, "claude"))
     if isinstance(store, SQLiteStore):
         store.close()
         reopened = SQLiteStore(tmp_path / "s.db")
@@ -146,3 +150,48 @@ def test_sqlite_store_keeps_a_switch_across_restarts(tmp_path: Path) -> None:
         assert b"hello" in reply.content
         assert openai_up.requests == []
         assert len(anthropic_up.requests) == 1
+
+
+def test_a_switch_stored_by_the_previous_version_sends_the_same_bytes(tmp_path: Path) -> None:
+    history = tool_loop_messages()
+    for n in range(3):
+        history += read_turn(f"call_{n}", f"src/{n}.py", f"text of file {n}")
+    history.append({"role": "user", "content": "Now the tests."})
+    later = [*history, {"role": "assistant", "content": "I read it."}]
+    later.append({"role": "user", "content": "Quote the file."})
+    at = len(import_history({"messages": later}))  # switched at the request to claude
+    with FakeServer() as openai_up, FakeServer() as anthropic_up:
+        openai_up.script(Reply(chunks=openai_text_stream("I read it.")))
+        anthropic_up.script(*[Reply(chunks=anthropic_text_stream("ok")) for _ in range(2)])
+        settings = settings_for(tmp_path, openai_up.url, anthropic_up.url)
+        # This version, from the start: a turn on local, a switch, the next turn on claude.
+        with running(settings) as url:
+            httpx2.post(f"{url}/v1/messages", json=request_body(history), timeout=10)
+            switch = {"backend": "claude", "session": "sess-1"}
+            httpx2.post(f"{url}/control/switch", json=switch, timeout=10)
+            httpx2.post(f"{url}/v1/messages", json=request_body(later), timeout=10)
+        # The same session as the previous version stored it: the switch as (at, backend).
+        legacy: dict[str, Any] = {"forced": "claude", "last": "claude", "produced": {}}
+        legacy |= {"switches": [[at, "claude"]], "summaries": {"k": "an older summary"}}
+        store = SQLiteStore(tmp_path / "s.db")
+        store._db.execute("INSERT INTO sessions VALUES (?, ?)", ("sess-1", json.dumps(legacy)))
+        with running(settings, store) as url:
+            httpx2.post(f"{url}/v1/messages", json=request_body(later), timeout=10)
+        (row,) = store._db.execute("SELECT state FROM sessions").fetchall()
+        store.close()
+    # Read once: the session is kept as a conversation record from then on.
+    saved = json.loads(row[0])
+    assert "switches" not in saved
+    assert "summaries" not in saved
+    point = ConversationRecord.from_json(saved["conversation"]).point
+    assert point is not None
+    assert (point.kind, point.at, point.target) == ("switch", at, "claude")
+    assert point.block in restored_text(anthropic_up.requests[1].json())
+    fresh, restored = anthropic_up.requests
+    assert message_text(fresh.json()["messages"][0]["content"]).startswith("[TOOLWIRE HANDOFF]")
+    assert restored.body == fresh.body
+
+
+def restored_text(body: dict[str, Any]) -> str:
+    """The text of a request's first message (where the handoff block is)."""
+    return message_text(body["messages"][0]["content"])

@@ -4,7 +4,9 @@ The agent keeps it in a session's config values under ``RECORD_KEY``; the JSON f
 (``to_json``/``from_json``) is plain lists, numbers and strings, so any store that keeps
 JSON (SQLite, Redis, memory) keeps it as is. A session stored before the record existed
 kept its points under three keys of their own (``LEGACY_KEYS``); ``from_config`` reads
-them when the record is absent, so such a session still loads.
+them when the record is absent, so such a session still loads. The proxy keeps the same
+record for a session's switch point and for each backend's compaction
+(``toolwire.proxy.state``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ class Point:
     block: str
     target: str | None = None
     cuts: tuple[tuple[int, int, int], ...] = ()
+    head: str | None = None
+    """The proxy's: a key of the history the block stands for, since its client owns
+    that history and may change it (a switch: the summarized head's cache key; a
+    compaction: the first message's digest). None for the agent, which owns its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,7 @@ class ConversationRecord:
                 "block": point.block,
                 "target": point.target,
                 "cuts": [list(c) for c in point.cuts],
+                **({} if point.head is None else {"head": point.head}),
             },
             "ratio": self.ratio,
             "metered": self.metered,
@@ -91,6 +98,7 @@ class ConversationRecord:
                     str(stored["block"]),
                     None if target is None else str(target),
                     tuple((int(m), int(p), int(c)) for m, p, c in stored["cuts"]),
+                    None if stored.get("head") is None else str(stored["head"]),
                 )
             ratio, metered = data["ratio"], data["metered"]
             return cls(

@@ -6,7 +6,9 @@ overflows (one huge file read, a client that does not compact) is compacted here
 history becomes one handoff block (summary plus the tool context verbatim, deduplicated,
 newest first, under a budget sized from the window) and its newest steps go on verbatim
 (the call and the result just read), as the agent compacts (``toolwire.context.compact``).
-The compaction is kept in the session (``CompactionPoint``): later requests continue
+The compaction is kept in the session (a ``toolwire.conversation`` record, as the agent
+keeps its own; its point's ``head``: the digest of the compacted history's first
+message): later requests continue
 from the same block and tail, rebuilt byte for byte, so the upstream's prompt cache
 keeps working until the next compaction. With ``[proxy] compaction = false`` the
 request is refused instead, in the words Anthropic uses, so Claude Code compacts.
@@ -19,7 +21,8 @@ from dataclasses import replace
 
 from toolwire.config.choices import PassthroughLevel
 from toolwire.config.schema import BackendConfig
-from toolwire.context import Budget, Window, backend_window, build_compaction, restore
+from toolwire.context import Budget, Window, backend_window, build_compaction
+from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.handoff import history_digest
 from toolwire.history import Message
 from toolwire.proxy.errors import BadRequestError
@@ -27,7 +30,7 @@ from toolwire.proxy.rewrite import View, attributed
 from toolwire.proxy.routing import Route
 from toolwire.proxy.scale import CLAUDE_WINDOW
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import CompactionPoint, SessionState
+from toolwire.proxy.state import SessionState
 
 
 def route_window(
@@ -48,41 +51,48 @@ def route_window(
 
 def continued(
     state: SessionState, target: str, history: Sequence[Message]
-) -> CompactionPoint | None:
+) -> ConversationRecord | None:
     """The session's compaction for ``target`` if ``history`` continues the one it
     compacted: at least as long, the same first message, and no switch since."""
-    point = state.compactions.get(target)
-    if point is None or point.end > len(history) or not history:
+    record = state.compactions.get(target)
+    point = None if record is None else record.point
+    if record is None or point is None or point.at > len(history) or not history:
         return None
-    if state.switches and state.switches[-1][0] > point.end:
+    switch = state.conversation.point
+    if switch is not None and switch.at > point.at:
         return None  # a switch since: its handoff covers more than this compaction did
-    return point if first_digest(history) == point.first else None
+    return record if first_digest(history) == point.head else None
 
 
 def first_digest(history: Sequence[Message]) -> str:
-    """The digest of the history's first message (``CompactionPoint.first``)."""
+    """The digest of the history's first message (a compaction point's ``head``)."""
     return history_digest(history[:1])[:32]
 
 
 def compacted_view(
     history: Sequence[Message],
-    point: CompactionPoint,
+    record: ConversationRecord,
     *,
     target: str,
     produced: Mapping[str, str],
 ) -> View:
-    """What ``target`` is sent for ``history`` under the compaction ``point``: the stored
+    """What ``target`` is sent for ``history`` under the compaction ``record``: the stored
     block and the tail it kept (rebuilt byte for byte), then everything after it."""
-    handoff = restore(history, point.record, target)
+    handoff = Conversation.restore(record, history, target).handoff
+    if handoff is None:  # the stored point no longer fits the history (logged): send it raw
+        return View([], 0, attributed(history, produced))
     later = attributed(history[handoff.switch_at :], produced)
     return View(handoff.context(), handoff.switch_at, later)
 
 
-def compact(history: Sequence[Message], budget: Budget, *, target: str) -> CompactionPoint:
+def compact(history: Sequence[Message], budget: Budget, *, target: str) -> ConversationRecord:
     """The compaction of the whole ``history`` within ``budget`` (``toolwire.context``:
     deterministic, the newest steps verbatim, an oversized one cut in the middle)."""
-    done = build_compaction(history, budget, target=target)
-    return CompactionPoint(len(history), first_digest(history), done.record())
+    conversation = Conversation(history)
+    conversation.compacted(build_compaction(history, budget, target=target), target)
+    record = conversation.record()
+    assert record.point is not None  # compacted() just set it
+    return replace(record, point=replace(record.point, head=first_digest(history)))
 
 
 def too_long(tokens: int, window: Window, backend: str) -> BadRequestError:

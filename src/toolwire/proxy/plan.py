@@ -22,6 +22,7 @@ from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.config.choices import PassthroughLevel
 from toolwire.context import Budget, Window, estimate_request
+from toolwire.conversation import ConversationRecord
 from toolwire.history import Message
 from toolwire.proxy.compaction import (
     compact,
@@ -39,7 +40,7 @@ from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import CompactionPoint, SessionState, session_id
+from toolwire.proxy.state import SessionState, session_id
 from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
@@ -80,10 +81,10 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class Before:
-    """The last backend and the number of switch points before a plan recorded itself."""
+    """The last backend and the switch point before a plan recorded itself."""
 
     last_backend: str | None
-    switches: int
+    conversation: ConversationRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +199,7 @@ def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
         chosen = route(r.body["model"], state, settings)
     else:
         chosen = _failover(r.failover, state, settings, record=record)
-    before = Before(state.last_backend, len(state.switches))
+    before = Before(state.last_backend, state.conversation)
     if chosen.backend not in settings.config.backends:
         raise BadRequestError(
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
@@ -220,7 +221,7 @@ def _failover(f: Failover, state: SessionState, settings: ProxySettings, *, reco
     undo = f.failed.before
     if record and undo is not None and state.last_backend == f.failed.route.backend:
         state.last_backend = undo.last_backend
-        del state.switches[undo.switches :]
+        state.conversation = undo.conversation
     if record and f.sticky:
         state.forced = f.backend
     return Route(f.backend, settings.config.backend(f.backend).model, "failover")
@@ -267,7 +268,7 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
     return _Built(prepared, raw, backend, request, estimate_tokens(backend, request))
 
 
-def _compacted(backend: str, point: CompactionPoint, state: SessionState) -> None:
+def _compacted(backend: str, point: ConversationRecord, state: SessionState) -> None:
     state.compactions[backend] = point
 
 

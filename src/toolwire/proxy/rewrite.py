@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from toolwire.config.schema import HandoffConfig
-from toolwire.handoff import Summary, build_handoff
+from toolwire.conversation import Conversation
+from toolwire.handoff import build_handoff
 from toolwire.handoff.summarize import cache_key
 from toolwire.handoff.tail import tail_start
 from toolwire.history import Message
@@ -53,11 +54,12 @@ class View:
 def rewrite(
     history: Sequence[Message], state: SessionState, target: str, limits: HandoffConfig
 ) -> tuple[View, bool]:
-    """The view to send ``target``, and whether ``state`` changed (a new summary)."""
-    if not state.switches:
+    """The view to send ``target``, and whether ``state`` changed (a new handoff)."""
+    point = state.conversation.point
+    if point is None:
         return View([], 0, attributed(history, state.produced)), False
-    switch_at, switched_to = state.switches[-1]
-    if switched_to != target or switch_at > len(history):
+    switch_at = point.at
+    if point.target != target or switch_at > len(history):
         # A one-off request elsewhere (an explicit model), or a history that no longer
         # continues the one seen at the switch (the client compacted it): no handoff, and
         # no thinking for anyone, since what each turn was produced after is unknown.
@@ -65,17 +67,17 @@ def rewrite(
     # Keyed by what is summarized, as the agent keys its summaries: a history the client
     # changed before the switch point (an edited or rewound turn) gets its own.
     key = cache_key(history[: tail_start(history, switch_at, limits.keep_last)], None)
-    cached = state.summaries.get(key)
-    handoff = build_handoff(
-        history,
-        switch_at,
-        target=target,
-        **limits.model_dump(),
-        summary=Summary(cached, "extractive") if cached is not None else True,
-    )
-    changed = cached is None
-    if changed:  # only the latest switch is rewritten: its summary is the one kept
-        state.summaries = {key: handoff.summary.text if handoff.summary else ""}
+    changed = point.head != key
+    if changed:  # built once per head: later requests restore the same bytes
+        conversation = Conversation(history)
+        built = build_handoff(history, switch_at, target=target, **limits.model_dump())
+        conversation.switched(built, target)
+        record = conversation.record()
+        assert record.point is not None  # switched() just set it
+        state.conversation = replace(record, point=replace(record.point, head=key))
+    handoff = Conversation.restore(state.conversation, history, target).handoff
+    if handoff is None:  # the stored point does not fit this history (logged): send it raw
+        return View([], 0, list(history)), changed
     later = attributed(history[switch_at:], state.produced)
     return View(handoff.context(), switch_at, later), changed
 

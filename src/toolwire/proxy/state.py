@@ -1,10 +1,13 @@
 """A proxy session: who it is (``session_id``) and what the proxy keeps about it.
 
 Claude Code resends the whole history on every request, so the proxy keeps what the
-history cannot say: the backend a session was switched to from outside, the switch
-points (the number of messages when the backend changed), the handoff summary of each
-switch and which backend produced each turn. ``SessionState`` is that record and its
-JSON form; where it is kept is ``stores/``.
+history cannot say: the backend a session was switched to from outside, the latest
+switch point (the number of messages when the backend changed) with its handoff, each
+backend's compaction, and which backend produced each turn. The points are
+``toolwire.conversation`` records, the agent's own format; a session stored by a
+version before them (``switches``, ``summaries``, compactions as lists) is read once
+and written in the new form. ``SessionState`` is all of it and its JSON form; where it
+is kept is ``stores/``.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any
 
+from toolwire.conversation import ConversationRecord, Point
 from toolwire.proxy.errors import BadRequestError
 
 IMPLICIT_SESSION = "default"
@@ -68,63 +72,51 @@ def _found_session(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     return IMPLICIT_SESSION
 
 
-class CompactionPoint(NamedTuple):
-    """Where the proxy compacted a session's history for one backend: the compaction of
-    ``history[:end]`` stands for it on every later request, rebuilt from ``record``
-    byte for byte (so the upstream's prompt cache keeps working)."""
-
-    end: int
-    """The length of the neutral history that was compacted."""
-    first: str
-    """A digest of its first message: a history that no longer starts with it (the client
-    compacted on its own) is not continued by this compaction."""
-    record: dict[str, Any]
-    """``toolwire.context.Compaction.record()``: the block and where the tail was."""
-
-
 @dataclass(slots=True)
 class SessionState:
     """A session's routing state.
 
-    ``forced``: the backend set by ``proxy switch``; ``switches``: (switch point, backend)
-    pairs, the switch point being the length of the neutral history when it happened;
-    ``summaries``: the latest switch's handoff summary, keyed by what it summarizes
-    (``handoff.summarize.cache_key``; computed once);
+    ``forced``: the backend set by ``proxy switch``; ``conversation``: the latest switch
+    as a ``toolwire.conversation`` record, its point at the length of the neutral history
+    when it happened (its block is built by the first request to the new backend: until
+    then its ``head`` is None; ``rewrite.py``);
     ``produced``: provenance key -> the backend that produced that assistant turn
     (``provenance.py``), oldest first; ``compactions``: backend -> the proxy's latest
-    compaction for it (``compaction.py``).
+    compaction for it, a record whose point's ``head`` is the digest of the compacted
+    history's first message (``compaction.py``).
     """
 
     forced: str | None = None
     last_backend: str | None = None
-    switches: list[tuple[int, str]] = field(default_factory=list)
-    summaries: dict[str, str] = field(default_factory=dict)
+    conversation: ConversationRecord = field(default_factory=ConversationRecord)
     produced: dict[str, str] = field(default_factory=dict)
-    compactions: dict[str, CompactionPoint] = field(default_factory=dict)
+    compactions: dict[str, ConversationRecord] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
             "forced": self.forced,
             "last": self.last_backend,
-            "switches": self.switches,
-            "summaries": self.summaries,
+            "conversation": self.conversation.to_json(),
             "produced": self.produced,
         }
         if self.compactions:  # absent otherwise: the same JSON as before compactions
-            data["compactions"] = {k: list(v) for k, v in self.compactions.items()}
+            data["compactions"] = {k: v.to_json() for k, v in self.compactions.items()}
         return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> SessionState:
         data = json.loads(text)
-        switches = [(int(at), str(name)) for at, name in data.get("switches", [])]
-        summaries = {str(k): str(v) for k, v in data.get("summaries", {}).items()}
+        stored = data.get("conversation")
+        conversation = (
+            ConversationRecord.from_json(stored)
+            if stored is not None
+            else _legacy_switch(data.get("switches", []))
+        )
         produced = {str(k): str(v) for k, v in data.get("produced", {}).items()}
         compactions = {
-            str(k): CompactionPoint(int(end), str(first), dict(record))
-            for k, (end, first, record) in data.get("compactions", {}).items()
+            str(k): _compaction(v, str(k)) for k, v in data.get("compactions", {}).items()
         }
-        return cls(data.get("forced"), data.get("last"), switches, summaries, produced, compactions)
+        return cls(data.get("forced"), data.get("last"), conversation, produced, compactions)
 
     def remember(self, keys: list[str], backend: str) -> None:
         """Record that ``backend`` produced the turn with these provenance ``keys``."""
@@ -141,17 +133,43 @@ class SessionState:
         """
         switched = self.last_backend is not None and self.last_backend != backend
         if switched:
-            self.switches.append((position, backend))
+            self.conversation = switch_point(position, backend)
         self.last_backend = backend
         return switched
+
+
+def switch_point(at: int, backend: str) -> ConversationRecord:
+    """A switch to ``backend`` at ``at`` whose handoff is not built yet (``head`` None)."""
+    return ConversationRecord(point=Point("switch", at, at, "", backend))
+
+
+def _compaction(data: Any, backend: str) -> ConversationRecord:
+    """A stored compaction; one stored by a previous version (a list: the end, the digest
+    of the first message, ``Compaction.record()``) is read as the record it stands for."""
+    if isinstance(data, Mapping):
+        return ConversationRecord.from_json(data)
+    _, first, old = data
+    record = ConversationRecord.from_config({"compaction": old})
+    if record.point is None:
+        return record
+    return replace(record, point=replace(record.point, target=backend, head=str(first)))
+
+
+def _legacy_switch(switches: Any) -> ConversationRecord:
+    """The latest of the ``switches`` a previous version kept ((at, backend) pairs; its
+    summaries are rebuilt, the same bytes: the proxy's summary is extractive)."""
+    if not switches:
+        return ConversationRecord()
+    at, backend = switches[-1]
+    return switch_point(int(at), str(backend))
 
 
 __all__ = [
     "IMPLICIT_SESSION",
     "MAX_PRODUCED",
     "SESSION_HEADERS",
-    "CompactionPoint",
     "SessionState",
     "check_session",
     "session_id",
+    "switch_point",
 ]
