@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from toolwire.agent import mcp_calls
 from toolwire.agent.compaction import fixed_tokens
 from toolwire.agent.session import Runtime, Session
-from toolwire.backends import create_backend
+from toolwire.backends import Backend, create_backend
 from toolwire.config import ConfigError
 from toolwire.context import (
     Budget,
     Compaction,
+    Window,
     backend_window,
     estimate_messages,
     plan_compaction,
@@ -60,52 +61,8 @@ SUMMARY_ALLOWANCE = 2048
 async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     """Move the session to ``session.pending``; the notice to show the user."""
     old, new = session.active, session.pending
-    config = runtime.config
-    chosen = config.backend(new)
-    summarizer = None
-    if chosen.provider != "replay":
-        try:
-            summarizer = create_backend(chosen, config.limits, client=runtime.http)
-        except ConfigError as exc:
-            log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
-    window = backend_window(chosen, config.limits)
-    limits = config.handoff.model_dump()
-    read_only = mcp_calls.read_only_tools(session)
-    plan = plan_handoff(
-        session.history,
-        switch_at,
-        cwd=session.cwd,
-        target=new,
-        read_only_tools=read_only,
-        **limits,
-    )
-    fixed = fixed_tokens(session)
-    room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
-    stored: Compaction | None = None
-
-    async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
-        return await summarize(
-            head,
-            summarizer,
-            items=items,
-            cwd=session.cwd,
-            cache=runtime.summaries,
-            timeout=SUMMARY_TIMEOUT_S,
-        )
-
-    # One plan serves the fit check (its block without a summary) and the handoff.
-    if estimate_messages(plan.finish(None).context()) <= room:
-        handoff = plan.finish(await summary_of(plan.head, plan.head_items))
-    else:  # the new window is smaller than the handoff: compact into it instead
-        planned = plan_compaction(
-            session.history[:switch_at],
-            Budget(window, fixed),
-            cwd=session.cwd,
-            target=new,
-            read_only_tools=read_only,
-        )
-        compaction = planned.finish(await summary_of(planned.head, planned.plan.head_items))
-        handoff, stored = compaction.handoff, compaction
+    window = backend_window(runtime.config.backend(new), runtime.config.limits)
+    handoff, stored = await _handoff(session, runtime, switch_at, window)
     if stored:
         session.conversation.compacted(stored, new)
     else:
@@ -121,6 +78,62 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
     if stored is not None:
         notice += f" The conversation was compacted to fit {new}'s {window.size}-token window."
     return notice
+
+
+async def _handoff(
+    session: Session, runtime: Runtime, switch_at: int, window: Window
+) -> tuple[Handoff, Compaction | None]:
+    """What the new backend gets: the handoff, or a compaction into its window when the
+    handoff would not fit (then returned as well, to be stored)."""
+    config, new = runtime.config, session.pending
+    summarizer = _summarizer(session, runtime)
+    read_only = mcp_calls.read_only_tools(session)
+    plan = plan_handoff(
+        session.history,
+        switch_at,
+        cwd=session.cwd,
+        target=new,
+        read_only_tools=read_only,
+        **config.handoff.model_dump(),
+    )
+    fixed = fixed_tokens(session)
+    room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
+
+    async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
+        return await summarize(
+            head,
+            summarizer,
+            items=items,
+            cwd=session.cwd,
+            cache=runtime.summaries,
+            timeout=SUMMARY_TIMEOUT_S,
+        )
+
+    # One plan serves the fit check (its block without a summary) and the handoff.
+    if estimate_messages(plan.finish(None).context()) <= room:
+        return plan.finish(await summary_of(plan.head, plan.head_items)), None
+    planned = plan_compaction(
+        session.history[:switch_at],
+        Budget(window, fixed),
+        cwd=session.cwd,
+        target=new,
+        read_only_tools=read_only,
+    )
+    compaction = planned.finish(await summary_of(planned.head, planned.plan.head_items))
+    return compaction.handoff, compaction
+
+
+def _summarizer(session: Session, runtime: Runtime) -> Backend | None:
+    """The new backend, to write the summary; None for a replay backend (it would serve a
+    recorded answer) or one that cannot be created (the extractive summary then)."""
+    chosen = runtime.config.backend(session.pending)
+    if chosen.provider == "replay":
+        return None
+    try:
+        return create_backend(chosen, runtime.config.limits, client=runtime.http)
+    except ConfigError as exc:
+        log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
+        return None
 
 
 def rebuild(session: Session, runtime: Runtime, switch_at: int) -> None:
