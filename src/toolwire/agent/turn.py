@@ -33,7 +33,7 @@ from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import new_message_id
 from toolwire.agent.instructions import Refused
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.plan import GO_AHEAD, ask_to_go
+from toolwire.agent.plan import GO_AHEAD, Modes
 from toolwire.agent.request import Requests, Step, failure_text, stream_step
 from toolwire.agent.session import (
     Runtime,
@@ -145,11 +145,11 @@ class Turn:
         if name == "compact":
             await self._compactor().run(focus=argument or None, forced=True)
         elif name == "model":
-            await self._say(await slash.model_command(session, runtime, argument))
+            await self._say(await slash.Slash(session, runtime).model_command(argument))
         elif name == "mode":
-            await self._say(await slash.mode_command(session, runtime, argument))
+            await self._say(await slash.Slash(session, runtime).mode_command(argument))
         elif name == "clear":
-            await self._say(await slash.clear(session, runtime))
+            await self._say(await slash.Slash(session, runtime).clear())
         return "end_turn"
 
     async def _after_plan(self) -> PromptStopReason:
@@ -159,7 +159,7 @@ class Turn:
         if last is None or last.role != "assistant" or not last.text().strip():
             return "end_turn"
         self.ticker.send(self.engine.flush())
-        if not await ask_to_go(self.session, self.runtime):
+        if not await Modes(self.session, self.runtime).ask_to_go():
             return "end_turn"
         message = user(GO_AHEAD)
         self.session.history.append(message)
