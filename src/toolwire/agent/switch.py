@@ -85,8 +85,7 @@ async def _handoff(
 ) -> tuple[Handoff, Compaction | None]:
     """What the new backend gets: the handoff, or a compaction into its window when the
     handoff would not fit (then returned as well, to be stored)."""
-    config, new = runtime.config, session.pending
-    summarizer = _summarizer(session, runtime)
+    config, new, summarizer = runtime.config, session.pending, _summarizer(session, runtime)
     read_only = mcp_calls.read_only_tools(session)
     plan = plan_handoff(
         session.history,
