@@ -88,21 +88,7 @@ class Compactor:
         """
         session = self.session
         gauge = meter(session, self.runtime)
-        budget = Budget(
-            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
-        )
-        plan = functools.partial(
-            plan_compaction,
-            session.history,
-            budget,
-            cwd=session.cwd,
-            target=session.active,
-            focus=focus,
-            read_only_tools=mcp_calls.read_only_tools(session),
-        )
-        planned = plan()
-        if planned.empty and forced:  # asked for: keep only the last step verbatim
-            planned = plan(tail_share=0.0)
+        planned = self._plan(gauge, focus, squeeze, forced=forced)
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(
@@ -122,10 +108,7 @@ class Compactor:
                 raise
             log.exception("session %s: compaction failed", session.id)
             return None
-        session.conversation.compacted(compaction, session.active)
-        gauge.used = compaction.after_tokens
-        await self._keep(cid, compaction)
-        session.outbox.update(gauge.update())
+        await self._apply(cid, compaction, gauge)
         took = (time.perf_counter() - began) * 1000
         log.info(
             "session %s: %s (%.0f ms)",
@@ -135,6 +118,36 @@ class Compactor:
             extra={"compaction_ms": took},
         )
         return compaction
+
+    async def _apply(self, cid: str, compaction: Compaction, gauge: ContextMeter) -> None:
+        """The conversation goes on from ``compaction`` (stored, shown, the meter told)."""
+        self.session.conversation.compacted(compaction, self.session.active)
+        gauge.used = compaction.after_tokens
+        await self._keep(cid, compaction)
+        self.session.outbox.update(gauge.update())
+
+    def _plan(
+        self, gauge: ContextMeter, focus: str | None, squeeze: float, *, forced: bool
+    ) -> CompactionPlan:
+        """The compaction's plan under the session's budget; when the user asked and there
+        is nothing to cut, one that keeps only the last step verbatim."""
+        session = self.session
+        budget = Budget(
+            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
+        )
+        plan = functools.partial(
+            plan_compaction,
+            session.history,
+            budget,
+            cwd=session.cwd,
+            target=session.active,
+            focus=focus,
+            read_only_tools=mcp_calls.read_only_tools(session),
+        )
+        planned = plan()
+        if planned.empty and forced:
+            planned = plan(tail_share=0.0)
+        return planned
 
     async def _summary(self, planned: CompactionPlan) -> Summary | None:
         if planned.empty:
