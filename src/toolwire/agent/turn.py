@@ -89,19 +89,7 @@ class Turn:
         """Run the turn; always returns (exactly once) a stop reason."""
         stop: PromptStopReason
         try:
-            session, typed = self.session, prompt_text(blocks)
-            # Stats only, unless a file changed: the system prompt keeps its bytes.
-            await asyncio.to_thread(session.instructions.refresh, session.cwd)
-            custom: dict[str, Command] = {}
-            refused: list[Refused] = []
-            if typed.lstrip().startswith("/"):  # the command files are read only for one
-                custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
-            self.untold = session.instructions.untold(refused)
-            command, text = parse_command(typed, custom), typed
-            if command is not None and command[0].body is not None:
-                text, command = command[0].expand(command[1]), None  # a custom command
-            elif command is not None and command[0].name == "init":
-                text, command = slash.init_prompt(session, command[1]), None
+            text, command = await self._read(prompt_text(blocks))
             if command is not None:
                 stop = await self._command(blocks, *command)
             else:
@@ -133,6 +121,24 @@ class Turn:
         await self.session.outbox.drain()
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
+
+    async def _read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
+        """The prompt's text for the model, or the built-in command it runs (with its
+        argument); the instruction files refreshed, the command files read for a command."""
+        session = self.session
+        # Stats only, unless a file changed: the system prompt keeps its bytes.
+        await asyncio.to_thread(session.instructions.refresh, session.cwd)
+        custom: dict[str, Command] = {}
+        refused: list[Refused] = []
+        if typed.lstrip().startswith("/"):  # the command files are read only for one
+            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
+        self.untold = session.instructions.untold(refused)
+        command = parse_command(typed, custom)
+        if command is not None and command[0].body is not None:
+            return command[0].expand(command[1]), None  # a custom command
+        if command is not None and command[0].name == "init":
+            return slash.init_prompt(session, command[1]), None
+        return typed, command
 
     async def _command(
         self, blocks: list[Any], command: Command, argument: str
