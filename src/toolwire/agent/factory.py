@@ -18,7 +18,7 @@ from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import ACTIVE_KEY, rebuild
+from toolwire.agent.switch import ACTIVE_KEY, Switcher
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord
@@ -108,7 +108,7 @@ class SessionFactory:
         session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
         if stored.legacy_switch is not None:  # stored by a version that kept no block
-            rebuild(session, self._rt, stored.legacy_switch)
+            Switcher(session, self._rt).rebuild(stored.legacy_switch)
         # The estimate's correction, learned on the backend that answers (a switch not
         # yet answered starts afresh, as it does in the process that made it).
         ratio = stored.ratio

@@ -42,7 +42,7 @@ from toolwire.agent.session import (
     prompt_text,
 )
 from toolwire.agent.store import SessionDatabase
-from toolwire.agent.switch import switch
+from toolwire.agent.switch import Switcher
 from toolwire.agent.transcript import paragraph, step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
 from toolwire.backends import ModelRequest, TappableBackend
@@ -96,7 +96,7 @@ class Turn:
                 await self._begin(blocks, text)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
-                    switched = await switch(self.session, self.runtime, at)
+                    switched = await Switcher(self.session, self.runtime).switch(at)
                     await self._say(switched)
                 stop = await self._steps()
                 if stop == "end_turn" and self.session.mode == "plan":
