@@ -30,7 +30,7 @@ from toolwire.agent import mcp_calls
 from toolwire.agent.session import Runtime, Session, system_prompt
 from toolwire.agent.store import SessionDatabase
 from toolwire.backends import create_backend
-from toolwire.config import ConfigError
+from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
 from toolwire.context.tokens import estimate_text, estimate_tools
@@ -43,13 +43,12 @@ log = logging.getLogger("toolwire.agent")
 SUMMARY_TIMEOUT_S = 60.0
 
 
-def meter(session: Session, runtime: Runtime) -> ContextMeter:
+def meter(session: Session, config: Config) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
-    one; the cost so far carries over)."""
+    one; the cost so far carries over); its window from ``config``."""
     current = session.conversation.meter
     if current is not None and current.owner == session.active:
         return current
-    config = runtime.config
     fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
     fresh.owner = session.active
     if current is not None:
@@ -87,7 +86,7 @@ class Compactor:
         ``forced``: the user asked (``/compact``), so "nothing to compact" is said too.
         """
         session = self.session
-        gauge = meter(session, self.runtime)
+        gauge = meter(session, self.runtime.config)
         planned = self._plan(gauge, focus, squeeze, forced=forced)
         if planned.empty and not planned.extractive().cuts:
             if forced:

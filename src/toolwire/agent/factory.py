@@ -113,7 +113,7 @@ class SessionFactory:
         # yet answered starts afresh, as it does in the process that made it).
         ratio = stored.ratio
         if ratio is not None and stored.metered in (None, session.active) and _in_band(ratio):
-            meter(session, self._rt).ratio = ratio
+            meter(session, self._rt.config).ratio = ratio
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
         for path in (cwd, *dirs):

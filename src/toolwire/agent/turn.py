@@ -244,7 +244,7 @@ class Turn:
         except ConfigError as exc:
             await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
             return None
-        gauge = meter(session, self.runtime)
+        gauge = meter(session, self.runtime.config)
         request, raw = await self._sized(gauge)
         for retry in (False, True):
             step = self.step = self.requests.new_step(self.engine)
