@@ -246,7 +246,7 @@ class ToolwireAgent:
             Notifier(session, self._rt()).options_changed()
         elif config_id == "model" and isinstance(value, str):
             try:
-                await slash.choose_model(session, self._rt(), value)
+                await slash.Slash(session, self._rt()).choose_model(value)
             except slash.ChoiceError as exc:
                 raise RequestError.invalid_params({"value": str(exc)}) from None
         else:
@@ -387,7 +387,7 @@ class ToolwireAgent:
 
     async def _set_mode(self, session: Session, mode_id: str) -> None:
         try:
-            await slash.choose_mode(session, self._rt(), mode_id)
+            await slash.Slash(session, self._rt()).choose_mode(mode_id)
         except slash.ChoiceError as exc:
             raise RequestError.invalid_params({"modeId": str(exc)}) from None
 

@@ -30,7 +30,7 @@ from toolwire.agent import mcp_calls
 from toolwire.agent.session import Runtime, Session, system_prompt
 from toolwire.agent.store import SessionDatabase
 from toolwire.backends import create_backend
-from toolwire.config import ConfigError
+from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
 from toolwire.context.tokens import estimate_text, estimate_tools
@@ -43,13 +43,12 @@ log = logging.getLogger("toolwire.agent")
 SUMMARY_TIMEOUT_S = 60.0
 
 
-def meter(session: Session, runtime: Runtime) -> ContextMeter:
+def meter(session: Session, config: Config) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
-    one; the cost so far carries over)."""
+    one; the cost so far carries over); its window from ``config``."""
     current = session.conversation.meter
     if current is not None and current.owner == session.active:
         return current
-    config = runtime.config
     fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
     fresh.owner = session.active
     if current is not None:
@@ -87,22 +86,8 @@ class Compactor:
         ``forced``: the user asked (``/compact``), so "nothing to compact" is said too.
         """
         session = self.session
-        gauge = meter(session, self.runtime)
-        budget = Budget(
-            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
-        )
-        plan = functools.partial(
-            plan_compaction,
-            session.history,
-            budget,
-            cwd=session.cwd,
-            target=session.active,
-            focus=focus,
-            read_only_tools=mcp_calls.read_only_tools(session),
-        )
-        planned = plan()
-        if planned.empty and forced:  # asked for: keep only the last step verbatim
-            planned = plan(tail_share=0.0)
+        gauge = meter(session, self.runtime.config)
+        planned = self._plan(gauge, focus, squeeze, forced=forced)
         if planned.empty and not planned.extractive().cuts:
             if forced:
                 await self._say(
@@ -122,10 +107,7 @@ class Compactor:
                 raise
             log.exception("session %s: compaction failed", session.id)
             return None
-        session.conversation.compacted(compaction, session.active)
-        gauge.used = compaction.after_tokens
-        await self._keep(cid, compaction)
-        session.outbox.update(gauge.update())
+        await self._apply(cid, compaction, gauge)
         took = (time.perf_counter() - began) * 1000
         log.info(
             "session %s: %s (%.0f ms)",
@@ -135,6 +117,36 @@ class Compactor:
             extra={"compaction_ms": took},
         )
         return compaction
+
+    async def _apply(self, cid: str, compaction: Compaction, gauge: ContextMeter) -> None:
+        """The conversation goes on from ``compaction`` (stored, shown, the meter told)."""
+        self.session.conversation.compacted(compaction, self.session.active)
+        gauge.used = compaction.after_tokens
+        await self._keep(cid, compaction)
+        self.session.outbox.update(gauge.update())
+
+    def _plan(
+        self, gauge: ContextMeter, focus: str | None, squeeze: float, *, forced: bool
+    ) -> CompactionPlan:
+        """The compaction's plan under the session's budget; when the user asked and there
+        is nothing to cut, one that keeps only the last step verbatim."""
+        session = self.session
+        budget = Budget(
+            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
+        )
+        plan = functools.partial(
+            plan_compaction,
+            session.history,
+            budget,
+            cwd=session.cwd,
+            target=session.active,
+            focus=focus,
+            read_only_tools=mcp_calls.read_only_tools(session),
+        )
+        planned = plan()
+        if planned.empty and forced:
+            planned = plan(tail_share=0.0)
+        return planned
 
     async def _summary(self, planned: CompactionPlan) -> Summary | None:
         if planned.empty:

@@ -18,7 +18,7 @@ from toolwire.agent.outbox import LineSink, Outbox
 from toolwire.agent.ports import ClientFileSystem
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import ACTIVE_KEY, rebuild
+from toolwire.agent.switch import ACTIVE_KEY, Switcher
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord
@@ -62,15 +62,9 @@ class SessionFactory:
         makes it (in this process or any other). A backend no longer configured is
         replaced by the default, without a handoff, as before there was a switch.
         """
-        config = self._rt.config
         tools = self._tools(record.id, cwd, dirs)
-        chosen = config.default_backend
-        if record.backend is not None and record.backend in config.backends:
-            chosen = record.backend
-        active = record.config.get(ACTIVE_KEY)
-        if not isinstance(active, str) or active not in config.backends:
-            active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
-        mode = record.mode or config.mode
+        chosen, active = self._backends(record)
+        mode = record.mode or self._rt.config.mode
         outbox = Outbox(self._sink, record.id, held=held)  # held: a fork, until answered
         sid = record.id
         # Images are fitted as they enter a session; one stored by an older version may be
@@ -78,11 +72,7 @@ class SessionFactory:
         history = await self._rt.store.call(lambda db: fitted_messages(db.messages(sid)))
         used = await self._rt.store.call(lambda db: db.call_ids(sid))
         log.info("session %s: reopened (%d messages)", record.id, len(history))
-        try:
-            stored = ConversationRecord.from_config(record.config)
-        except UsageError as exc:  # not ours to read: send the raw history
-            log.warning("session %s: stored conversation not used: %s", sid, exc)
-            stored = ConversationRecord()
+        stored = _stored(record)
         conversation = Conversation.restore(stored, history, active)
         session = Session(
             sid,
@@ -96,18 +86,34 @@ class SessionFactory:
             pending=chosen,
             call_ids=used,
         )
+        session.noticed = bool(history)  # the demo notice was shown when it began
+        self._restore(session, record, stored)
+        return session
+
+    def _backends(self, record: SessionRecord) -> tuple[str, str]:
+        """The backend the user chose and the one that answers; a backend no longer
+        configured is the default."""
+        config = self._rt.config
+        chosen = config.default_backend
+        if record.backend is not None and record.backend in config.backends:
+            chosen = record.backend
+        active = record.config.get(ACTIVE_KEY)
+        if not isinstance(active, str) or active not in config.backends:
+            active = chosen  # a session stored before ACTIVE_KEY, or its backend is gone
+        return chosen, active
+
+    def _restore(self, session: Session, record: SessionRecord, stored: ConversationRecord) -> None:
+        """The rest of the stored session: its options, its switch, the meter's correction."""
         thought = record.config.get(THOUGHT_OPTION)
         session.thought = thought if thought in THOUGHT_LEVELS else None
         session.titled = record.title is not None
-        session.noticed = bool(history)  # the demo notice was shown when it began
         if stored.legacy_switch is not None:  # stored by a version that kept no block
-            rebuild(session, self._rt, stored.legacy_switch)
+            Switcher(session, self._rt).rebuild(stored.legacy_switch)
         # The estimate's correction, learned on the backend that answers (a switch not
         # yet answered starts afresh, as it does in the process that made it).
         ratio = stored.ratio
-        if ratio is not None and stored.metered in (None, active) and _in_band(ratio):
-            meter(session, self._rt).ratio = ratio
-        return session
+        if ratio is not None and stored.metered in (None, session.active) and _in_band(ratio):
+            meter(session, self._rt.config).ratio = ratio
 
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
         for path in (cwd, *dirs):
@@ -128,6 +134,16 @@ class SessionFactory:
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
         return ToolContext.create(cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits)
+
+
+def _stored(record: SessionRecord) -> ConversationRecord:
+    """The session's stored conversation record; an empty one when it is not ours to read
+    (the raw history is sent then)."""
+    try:
+        return ConversationRecord.from_config(record.config)
+    except UsageError as exc:
+        log.warning("session %s: stored conversation not used: %s", record.id, exc)
+        return ConversationRecord()
 
 
 def _in_band(ratio: float) -> bool:

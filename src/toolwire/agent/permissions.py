@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
 from acp.schema import PermissionOption
@@ -97,15 +98,9 @@ async def preview(
     note says so), and the diff is cut by ``bounded_diff``. A ``Write`` over a 63 MB
     file once sent the whole file in the preview.
     """
-    if tool.name not in ("Edit", "Write"):
+    path = _target(tool, args, ctx)
+    if path is None:
         return None
-    raw = args.get("file_path")
-    if not isinstance(raw, str) or not raw:
-        return None
-    try:
-        path = ctx.resolve(raw)
-    except (PathRefusedError, OSError, ValueError):
-        return None  # the tool will say why; nothing to preview
     try:
         found: os.stat_result | None = os.stat(path)
     except OSError:
@@ -129,6 +124,20 @@ async def preview(
     if new is None:
         return None
     return bounded_diff(str(path), new, old, ctx.limits.read_max_chars)
+
+
+def _target(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Path | None:
+    """The file an ``Edit``/``Write`` call would change; None for another tool, or a path
+    the tool will refuse (and say why)."""
+    if tool.name not in ("Edit", "Write"):
+        return None
+    raw = args.get("file_path")
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        return ctx.resolve(raw)
+    except (PathRefusedError, OSError, ValueError):
+        return None
 
 
 def bounded_diff(path: str, new: str, old: str | None, limit: int) -> list[dict[str, Any]]:

@@ -33,32 +33,43 @@ _CHOICES: Final = (
 )
 
 
-async def set_mode(session: Session, runtime: Runtime, mode_id: Mode) -> None:
-    """Switch the session's mode (stored), and tell the client both ways."""
-    session.mode = mode_id
-    await runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
-    Notifier(session, runtime).mode_changed()
+class Modes:
+    """Switching one session's mode, and plan mode's question at the end of a turn."""
+
+    __slots__ = ("runtime", "session")
+
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        self.session = session
+        self.runtime = runtime
+
+    async def set(self, mode_id: Mode) -> None:
+        """Switch the session's mode (stored), and tell the client both ways."""
+        session = self.session
+        session.mode = mode_id
+        await self.runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
+        Notifier(session, self.runtime).mode_changed()
+
+    async def ask_to_go(self) -> bool:
+        """Ask whether to carry out the plan; on yes the mode is ``AFTER_PLAN`` already.
+
+        A cancelled or failed request is a no (the caller's cancel handling still applies).
+        """
+        session = self.session
+        call_id = f"plan-{uuid.uuid4().hex[:12]}"
+        session.call_ids.add(call_id)
+        await self.runtime.store.call(lambda db: db.add_call_ids(session.id, [call_id]))
+        title = "Carry out the plan? (switches to Accept edits)"
+        card = {"toolCallId": call_id, "title": title, "kind": "switch_mode", "status": "pending"}
+        session.outbox.update(tool_call(card))
+        yes = False
+        try:
+            yes = await Notifier(session, self.runtime).ask(card, _CHOICES) == _GO
+        finally:
+            status = "completed" if yes else "failed"
+            session.outbox.update(tool_call_update(call_id, status=status))
+        if yes:
+            await self.set(AFTER_PLAN)
+        return yes
 
 
-async def ask_to_go(session: Session, runtime: Runtime) -> bool:
-    """Ask whether to carry out the plan; on yes the mode is ``AFTER_PLAN`` already.
-
-    A cancelled or failed request is a no (the caller's cancel handling still applies).
-    """
-    call_id = f"plan-{uuid.uuid4().hex[:12]}"
-    session.call_ids.add(call_id)
-    await runtime.store.call(lambda db: db.add_call_ids(session.id, [call_id]))
-    title = "Carry out the plan? (switches to Accept edits)"
-    card = {"toolCallId": call_id, "title": title, "kind": "switch_mode", "status": "pending"}
-    session.outbox.update(tool_call(card))
-    yes = False
-    try:
-        yes = await Notifier(session, runtime).ask(card, _CHOICES) == _GO
-    finally:
-        session.outbox.update(tool_call_update(call_id, status="completed" if yes else "failed"))
-    if yes:
-        await set_mode(session, runtime, AFTER_PLAN)
-    return yes
-
-
-__all__ = ["AFTER_PLAN", "GO_AHEAD", "ask_to_go", "set_mode"]
+__all__ = ["AFTER_PLAN", "GO_AHEAD", "Modes"]

@@ -2,8 +2,8 @@
 stream of its answer into the editor.
 
 ``Turn._respond`` puts them together (sizing, compaction, the one retry after a
-context-length refusal or a refused image); these functions hold no turn state of their
-own, so each says in its arguments what it reads and writes.
+context-length refusal or a refused image). ``Requests(session, runtime)`` holds no turn
+state of its own: each of its verbs says in its arguments what else it reads.
 """
 
 from __future__ import annotations
@@ -50,45 +50,84 @@ class Step:
     tail: list[dict[str, Any]] = field(default_factory=list)
 
 
-def build_request(
-    session: Session, runtime: Runtime, gauge: ContextMeter
-) -> tuple[ModelRequest, int]:
-    """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
-    chosen = runtime.config.backend(session.active)
-    request = ModelRequest(
-        system=system_prompt(session),
-        messages=tuple(session.conversation.request()),
-        tools=(*tool_specs(), *mcp_calls.specs(session)),
-        max_tokens=gauge.window.reserved,
-        cache=chosen.prompt_cache,
-        thinking=thought_level(session, runtime.config),
-    )
-    return request, estimate_request(request.system, request.messages, request.tools)
+class Requests:
+    """The model requests of one session: what is sent, to which backend (module doc)."""
 
+    __slots__ = ("runtime", "session")
 
-def session_backend(session: Session, runtime: Runtime) -> TappableBackend:
-    """The backend answering the session, made at its first request (``ConfigError``
-    when it cannot be used, e.g. its key is not set)."""
-    if session.backend_impl is None:
-        config = runtime.config
-        session.backend_impl = create_backend(
-            config.backend(session.active),
-            config.limits,
-            record=runtime.record,
-            client=runtime.http,
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        self.session = session
+        self.runtime = runtime
+
+    def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
+        """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
+        session, config = self.session, self.runtime.config
+        request = ModelRequest(
+            system=system_prompt(session),
+            messages=tuple(session.conversation.request()),
+            tools=(*tool_specs(), *mcp_calls.specs(session)),
+            max_tokens=gauge.window.reserved,
+            cache=config.backend(session.active).prompt_cache,
+            thinking=thought_level(session, config),
         )
-    return session.backend_impl
+        return request, estimate_request(request.system, request.messages, request.tools)
 
+    def backend(self) -> TappableBackend:
+        """The backend answering the session, made at its first request (``ConfigError``
+        when it cannot be used, e.g. its key is not set)."""
+        session = self.session
+        if session.backend_impl is None:
+            config = self.runtime.config
+            session.backend_impl = create_backend(
+                config.backend(session.active),
+                config.limits,
+                record=self.runtime.record,
+                client=self.runtime.http,
+            )
+        return session.backend_impl
 
-def new_step(session: Session, runtime: Runtime, engine: UpdateEngine) -> Step:
-    """A step for the next response: its translator names the session's MCP tools too."""
-    translator = ResponseTranslator(
-        engine,
-        cwd=session.cwd,
-        tail_bytes=runtime.config.limits.max_live_output_bytes,
-        describers=mcp_calls.describers(session),
-    )
-    return Step(ResponseCollector(), translator, IdGuard(session.call_ids))
+    def new_step(self, engine: UpdateEngine) -> Step:
+        """A step for the next response: its translator names the session's MCP tools too."""
+        translator = ResponseTranslator(
+            engine,
+            cwd=self.session.cwd,
+            tail_bytes=self.runtime.config.limits.max_live_output_bytes,
+            describers=mcp_calls.describers(self.session),
+        )
+        return Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
+
+    def record_issued(self, call_id: str) -> None:
+        """Record an issued id now, for a crash before the step is saved (which records it
+        again). Not awaited: a lock another window holds must not stall the stream."""
+        sid, store = self.session.id, self.runtime.store
+        task = asyncio.ensure_future(store.call(lambda db: db.add_call_ids(sid, [call_id])))
+        task.add_done_callback(_logged)
+
+    async def note_refused(
+        self, backend: TappableBackend, request: ModelRequest, exc: HTTPStatusError
+    ) -> str | None:
+        """After the provider refused an image of ``request``: that image (every image, when
+        the provider does not say which) becomes its one-line note in the history as stored,
+        so the next request, and a ``session/load`` in another process, go without it. The
+        line to tell the user; None when the refusal is about anything else."""
+        refusal = block_refusal(exc.status, exc.message, exc.code, exc.param)
+        if refusal is None:
+            return None
+        inner = backend.inner if isinstance(backend, RecordingBackend) else backend
+        body = inner.build_body(request) if isinstance(inner, HTTPBackend) else None
+        sources = None if body is None else refused_images(body, refusal)
+        session = self.session
+        history, count = noted(session.history, sources, refusal.reason)
+        if count == 0 and sources is not None:  # the block is not the history's: all images
+            sources = None
+            history, count = noted(session.history, sources, refusal.reason)
+        if count == 0:
+            return None  # no image to blame: the request is refused as it is
+        pairs = zip(session.history, history, strict=True)
+        sid, changes = session.id, [(old, new) for old, new in pairs if old != new]
+        await self.runtime.store.call(lambda db: db.replace_parts(sid, changes))
+        session.history[:] = history
+        return _refused_text(refusal.reason, count, named=sources is not None)
 
 
 async def stream_step(
@@ -115,14 +154,6 @@ async def stream_step(
     return usage
 
 
-def record_issued(session: Session, runtime: Runtime, call_id: str) -> None:
-    """Record an issued id now, for a crash before the step is saved (which records it
-    again). Not awaited: a lock another window holds must not stall the stream."""
-    sid = session.id
-    task = asyncio.ensure_future(runtime.store.call(lambda db: db.add_call_ids(sid, [call_id])))
-    task.add_done_callback(_logged)
-
-
 def failure_text(backend: TappableBackend, exc: TransportError, *, overflow: bool) -> str:
     """What the user is told when a request failed before its first byte."""
     text = f"The request to {backend.name} ({backend.model}) failed: {exc}"
@@ -134,37 +165,13 @@ def failure_text(backend: TappableBackend, exc: TransportError, *, overflow: boo
     return text
 
 
-async def note_refused(
-    session: Session,
-    runtime: Runtime,
-    backend: TappableBackend,
-    request: ModelRequest,
-    exc: HTTPStatusError,
-) -> str | None:
-    """After the provider refused an image of ``request``: that image (every image, when
-    the provider does not say which) becomes its one-line note in the history as stored,
-    so the next request, and a ``session/load`` in another process, go without it. The
-    line to tell the user; None when the refusal is about anything else."""
-    refusal = block_refusal(exc.status, exc.message, exc.code, exc.param)
-    if refusal is None:
-        return None
-    inner = backend.inner if isinstance(backend, RecordingBackend) else backend
-    body = inner.build_body(request) if isinstance(inner, HTTPBackend) else None
-    sources = None if body is None else refused_images(body, refusal)
-    history, count = noted(session.history, sources, refusal.reason)
-    if count == 0 and sources is not None:  # the block is not the history's: all images
-        sources = None
-        history, count = noted(session.history, sources, refusal.reason)
-    if count == 0:
-        return None  # no image to blame: the request is refused as it is
-    pairs = zip(session.history, history, strict=True)
-    sid, changes = session.id, [(old, new) for old, new in pairs if old != new]
-    await runtime.store.call(lambda db: db.replace_parts(sid, changes))
-    session.history[:] = history
-    said = f"The model refused an image ({refusal.reason})"
-    if sources is not None and count == 1:
+def _refused_text(reason: str, count: int, *, named: bool) -> str:
+    """What the user is told about ``count`` images replaced by notes; ``named`` when the
+    provider said which block it refused."""
+    said = f"The model refused an image ({reason})"
+    if named and count == 1:
         said += "; it was replaced by a note"
-    elif sources is not None:
+    elif named:
         said += f"; the {count} images of its block were replaced by notes"
     elif count == 1:
         said += " without saying which; the conversation's one image was replaced by a note"
@@ -179,12 +186,8 @@ def _logged(task: asyncio.Future[None]) -> None:
 
 
 __all__ = [
+    "Requests",
     "Step",
-    "build_request",
     "failure_text",
-    "new_step",
-    "note_refused",
-    "record_issued",
-    "session_backend",
     "stream_step",
 ]

@@ -9,7 +9,8 @@ The point is stored (the conversation's record: the index of the first message a
 so a session loaded or resumed later, in any process, continues after it. The
 conversation's history is the history since the last clear: a compaction or a switch
 made later is planned on it, and the earlier ones are dropped with it.
-``/init`` and custom commands are prompts (``init_prompt``, ``Command.expand``).
+``Slash(session, runtime)`` holds them for one session. ``/init`` and custom commands
+are prompts (``init_prompt``, ``Command.expand``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from toolwire.agent.instructions import repo_root
 from toolwire.agent.notify import Notifier
 from toolwire.agent.permissions import MODES
-from toolwire.agent.plan import set_mode
+from toolwire.agent.plan import Modes
 from toolwire.agent.session import Runtime, Session
 from toolwire.config import choices
 from toolwire.config.choices import one_of
@@ -28,64 +29,71 @@ class ChoiceError(ValueError):
     """An unknown model or mode; the message lists the known ones."""
 
 
-async def choose_model(session: Session, runtime: Runtime, name: str) -> None:
-    """Make ``name`` the session's model from its next prompt (stored; options sent)."""
-    backends = runtime.config.backends
-    if name not in backends:
-        raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
-    session.pending = name
-    await runtime.store.call(lambda db: db.update(session.id, backend=name))
-    Notifier(session, runtime).options_changed()
+class Slash:
+    """The built-in commands of one session, and the choices they share (module doc)."""
 
+    __slots__ = ("runtime", "session")
 
-async def choose_mode(session: Session, runtime: Runtime, mode: str) -> None:
-    """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
-    chosen = one_of(choices.MODES, mode)
-    if chosen is None:
-        raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
-    await set_mode(session, runtime, chosen)
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        self.session = session
+        self.runtime = runtime
 
+    async def choose_model(self, name: str) -> None:
+        """Make ``name`` the session's model from its next prompt (stored; options sent)."""
+        session, runtime = self.session, self.runtime
+        backends = runtime.config.backends
+        if name not in backends:
+            raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
+        session.pending = name
+        await runtime.store.call(lambda db: db.update(session.id, backend=name))
+        Notifier(session, runtime).options_changed()
 
-async def model_command(session: Session, runtime: Runtime, name: str) -> str:
-    """``/model NAME``: what the user is told."""
-    config = runtime.config
-    listed = ", ".join(f"{n} ({b.model})" if b.model else n for n, b in config.backends.items())
-    if not name:
-        return f"The model is {session.pending}. Models: {listed}. Use /model NAME."
-    try:
-        await choose_model(session, runtime, name)
-    except ChoiceError:
-        return f"There is no model {name!r}. Models: {listed}."
-    if name == session.active:
-        return f"The model stays {name}."
-    return (
-        f"The model switches to {name} at your next prompt; it gets a handoff of the "
-        "conversation so far."
-    )
+    async def choose_mode(self, mode: str) -> None:
+        """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
+        chosen = one_of(choices.MODES, mode)
+        if chosen is None:
+            raise ChoiceError(f"{mode!r}; use {', '.join(MODES)}")
+        await Modes(self.session, self.runtime).set(chosen)
 
+    async def model_command(self, name: str) -> str:
+        """``/model NAME``: what the user is told."""
+        backends = self.runtime.config.backends.items()
+        listed = ", ".join(f"{n} ({b.model})" if b.model else n for n, b in backends)
+        if not name:
+            return f"The model is {self.session.pending}. Models: {listed}. Use /model NAME."
+        try:
+            await self.choose_model(name)
+        except ChoiceError:
+            return f"There is no model {name!r}. Models: {listed}."
+        if name == self.session.active:
+            return f"The model stays {name}."
+        return (
+            f"The model switches to {name} at your next prompt; it gets a handoff of the "
+            "conversation so far."
+        )
 
-async def mode_command(session: Session, runtime: Runtime, mode: str) -> str:
-    """``/mode NAME``: what the user is told."""
-    listed = "; ".join(f"{k}: {d}" for k, (_, d) in MODES.items())
-    if not mode:
-        return f"The mode is {session.mode}. Modes: {listed}"
-    try:
-        await choose_mode(session, runtime, mode)
-    except ChoiceError:
-        return f"There is no mode {mode!r}. Modes: {listed}"
-    label, description = next(v for k, v in MODES.items() if k == mode)
-    return f"Mode: {label} ({mode}). {description}"
+    async def mode_command(self, mode: str) -> str:
+        """``/mode NAME``: what the user is told."""
+        listed = "; ".join(f"{k}: {d}" for k, (_, d) in MODES.items())
+        if not mode:
+            return f"The mode is {self.session.mode}. Modes: {listed}"
+        try:
+            await self.choose_mode(mode)
+        except ChoiceError:
+            return f"There is no mode {mode!r}. Modes: {listed}"
+        label, description = next(v for k, v in MODES.items() if k == mode)
+        return f"Mode: {label} ({mode}). {description}"
 
-
-async def clear(session: Session, runtime: Runtime) -> str:
-    """``/clear``: the model's history starts empty here; the marker for the transcript."""
-    session.conversation.cleared()
-    values = {RECORD_KEY: session.conversation.record().to_json()}
-    await runtime.store.call(lambda db: db.update(session.id, config_values=values))
-    return (
-        "── New conversation ── The model no longer sees the messages above "
-        "(they stay in this transcript)."
-    )
+    async def clear(self) -> str:
+        """``/clear``: the model's history starts empty here; the marker for the transcript."""
+        session = self.session
+        session.conversation.cleared()
+        values = {RECORD_KEY: session.conversation.record().to_json()}
+        await self.runtime.store.call(lambda db: db.update(session.id, config_values=values))
+        return (
+            "── New conversation ── The model no longer sees the messages above "
+            "(they stay in this transcript)."
+        )
 
 
 def init_prompt(session: Session, focus: str) -> str:
@@ -112,12 +120,4 @@ def init_prompt(session: Session, focus: str) -> str:
     )
 
 
-__all__ = [
-    "ChoiceError",
-    "choose_mode",
-    "choose_model",
-    "clear",
-    "init_prompt",
-    "mode_command",
-    "model_command",
-]
+__all__ = ["ChoiceError", "Slash", "init_prompt"]

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from toolwire.agent import mcp_calls
 from toolwire.agent.compaction import fixed_tokens
 from toolwire.agent.session import Runtime, Session
-from toolwire.backends import create_backend
+from toolwire.backends import Backend, create_backend
 from toolwire.config import ConfigError
 from toolwire.context import (
     Budget,
     Compaction,
+    Window,
     backend_window,
     estimate_messages,
     plan_compaction,
@@ -57,46 +58,67 @@ SUMMARY_ALLOWANCE = 2048
 """Tokens kept free for the summary when checking that a handoff fits the new window."""
 
 
-async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
-    """Move the session to ``session.pending``; the notice to show the user."""
-    old, new = session.active, session.pending
-    config = runtime.config
-    chosen = config.backend(new)
-    summarizer = None
-    if chosen.provider != "replay":
-        try:
-            summarizer = create_backend(chosen, config.limits, client=runtime.http)
-        except ConfigError as exc:
-            log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
-    window = backend_window(chosen, config.limits)
-    limits = config.handoff.model_dump()
-    read_only = mcp_calls.read_only_tools(session)
-    plan = plan_handoff(
-        session.history,
-        switch_at,
-        cwd=session.cwd,
-        target=new,
-        read_only_tools=read_only,
-        **limits,
-    )
-    fixed = fixed_tokens(session)
-    room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
-    stored: Compaction | None = None
+class Switcher:
+    """Moving one session to another backend (module doc)."""
 
-    async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
-        return await summarize(
-            head,
-            summarizer,
-            items=items,
+    __slots__ = ("runtime", "session")
+
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        self.session = session
+        self.runtime = runtime
+
+    async def switch(self, switch_at: int) -> str:
+        """Move the session to ``session.pending``; the notice to show the user."""
+        session, runtime = self.session, self.runtime
+        old, new = session.active, session.pending
+        window = backend_window(runtime.config.backend(new), runtime.config.limits)
+        handoff, stored = await self._handoff(switch_at, window)
+        if stored:
+            session.conversation.compacted(stored, new)
+        else:
+            session.conversation.switched(handoff, new)
+        session.active, session.backend_impl = new, None
+        sid = session.id
+        # One write, so the switch is made once in any process. The chosen backend (the
+        # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
+        # earlier compaction is superseded (or replaced by this one, sized to the new window).
+        done = {RECORD_KEY: session.conversation.record().to_json(), ACTIVE_KEY: new}
+        await runtime.store.call(lambda db: db.update(sid, config_values=done))
+        notice = _notice(old, new, handoff)
+        if stored is not None:
+            notice += f" The conversation was compacted to fit {new}'s {window.size}-token window."
+        return notice
+
+    async def _handoff(self, switch_at: int, window: Window) -> tuple[Handoff, Compaction | None]:
+        """What the new backend gets: the handoff, or a compaction into its window when the
+        handoff would not fit (then returned as well, to be stored)."""
+        session, runtime, summarizer = self.session, self.runtime, self._summarizer()
+        config, new = runtime.config, session.pending
+        read_only = mcp_calls.read_only_tools(session)
+        plan = plan_handoff(
+            session.history,
+            switch_at,
             cwd=session.cwd,
-            cache=runtime.summaries,
-            timeout=SUMMARY_TIMEOUT_S,
+            target=new,
+            read_only_tools=read_only,
+            **config.handoff.model_dump(),
         )
+        fixed = fixed_tokens(session)
+        room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
 
-    # One plan serves the fit check (its block without a summary) and the handoff.
-    if estimate_messages(plan.finish(None).context()) <= room:
-        handoff = plan.finish(await summary_of(plan.head, plan.head_items))
-    else:  # the new window is smaller than the handoff: compact into it instead
+        async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
+            return await summarize(
+                head,
+                summarizer,
+                items=items,
+                cwd=session.cwd,
+                cache=runtime.summaries,
+                timeout=SUMMARY_TIMEOUT_S,
+            )
+
+        # One plan serves the fit check (its block without a summary) and the handoff.
+        if estimate_messages(plan.finish(None).context()) <= room:
+            return plan.finish(await summary_of(plan.head, plan.head_items)), None
         planned = plan_compaction(
             session.history[:switch_at],
             Budget(window, fixed),
@@ -105,37 +127,35 @@ async def switch(session: Session, runtime: Runtime, switch_at: int) -> str:
             read_only_tools=read_only,
         )
         compaction = planned.finish(await summary_of(planned.head, planned.plan.head_items))
-        handoff, stored = compaction.handoff, compaction
-    if stored:
-        session.conversation.compacted(stored, new)
-    else:
-        session.conversation.switched(handoff, new)
-    session.active, session.backend_impl = new, None
-    sid = session.id
-    # One write, so the switch is made once in any process. The chosen backend (the
-    # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
-    # earlier compaction is superseded (or replaced by this one, sized to the new window).
-    done = {RECORD_KEY: session.conversation.record().to_json(), ACTIVE_KEY: new}
-    await runtime.store.call(lambda db: db.update(sid, config_values=done))
-    notice = _notice(old, new, handoff)
-    if stored is not None:
-        notice += f" The conversation was compacted to fit {new}'s {window.size}-token window."
-    return notice
+        return compaction.handoff, compaction
 
+    def _summarizer(self) -> Backend | None:
+        """The new backend, to write the summary; None for a replay backend (it would serve a
+        recorded answer) or one that cannot be created (the extractive summary then)."""
+        session, runtime = self.session, self.runtime
+        chosen = runtime.config.backend(session.pending)
+        if chosen.provider == "replay":
+            return None
+        try:
+            return create_backend(chosen, runtime.config.limits, client=runtime.http)
+        except ConfigError as exc:
+            log.warning("session %s: no model summary for the handoff: %s", session.id, exc)
+            return None
 
-def rebuild(session: Session, runtime: Runtime, switch_at: int) -> None:
-    """The handoff of a session whose switch point was stored without its block (by an
-    older version), rebuilt offline with the extractive summary."""
-    if not 0 <= switch_at <= len(session.history):
-        return
-    handoff = build_handoff(
-        session.history,
-        switch_at,
-        cwd=session.cwd,
-        target=session.active,
-        **runtime.config.handoff.model_dump(),
-    )
-    session.conversation.switched(handoff, session.active)
+    def rebuild(self, switch_at: int) -> None:
+        """The handoff of a session whose switch point was stored without its block (by an
+        older version), rebuilt offline with the extractive summary."""
+        session, runtime = self.session, self.runtime
+        if not 0 <= switch_at <= len(session.history):
+            return
+        handoff = build_handoff(
+            session.history,
+            switch_at,
+            cwd=session.cwd,
+            target=session.active,
+            **runtime.config.handoff.model_dump(),
+        )
+        session.conversation.switched(handoff, session.active)
 
 
 def _notice(old: str, new: str, handoff: Handoff) -> str:
@@ -152,4 +172,4 @@ def _notice(old: str, new: str, handoff: Handoff) -> str:
     )
 
 
-__all__ = ["ACTIVE_KEY", "rebuild", "switch"]
+__all__ = ["ACTIVE_KEY", "Switcher"]

@@ -33,17 +33,8 @@ from toolwire.agent.execute import Executor, PermissionCancelledError
 from toolwire.agent.ids import new_message_id
 from toolwire.agent.instructions import Refused
 from toolwire.agent.outbox import Ticker
-from toolwire.agent.plan import GO_AHEAD, ask_to_go
-from toolwire.agent.request import (
-    Step,
-    build_request,
-    failure_text,
-    new_step,
-    note_refused,
-    record_issued,
-    session_backend,
-    stream_step,
-)
+from toolwire.agent.plan import GO_AHEAD, Modes
+from toolwire.agent.request import Requests, Step, failure_text, stream_step
 from toolwire.agent.session import (
     Runtime,
     Session,
@@ -51,12 +42,12 @@ from toolwire.agent.session import (
     prompt_text,
 )
 from toolwire.agent.store import SessionDatabase
-from toolwire.agent.switch import switch
+from toolwire.agent.switch import Switcher
 from toolwire.agent.transcript import paragraph, step_updates, user_updates
 from toolwire.agent.turn_state import PromptStopReason
-from toolwire.backends import TappableBackend
+from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError
-from toolwire.context import is_context_overflow
+from toolwire.context import ContextMeter, is_context_overflow
 from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.conversation import RECORD_KEY
 from toolwire.errors import HTTPStatusError, TransportError
@@ -90,6 +81,7 @@ class Turn:
         )
         self.ticker = Ticker(self.engine, session.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
+        self.requests = Requests(session, runtime)
         self.step: Step | None = None
         self.untold: list[str] = []  # files not read (links out of the project), to say
 
@@ -97,26 +89,14 @@ class Turn:
         """Run the turn; always returns (exactly once) a stop reason."""
         stop: PromptStopReason
         try:
-            session, typed = self.session, prompt_text(blocks)
-            # Stats only, unless a file changed: the system prompt keeps its bytes.
-            await asyncio.to_thread(session.instructions.refresh, session.cwd)
-            custom: dict[str, Command] = {}
-            refused: list[Refused] = []
-            if typed.lstrip().startswith("/"):  # the command files are read only for one
-                custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
-            self.untold = session.instructions.untold(refused)
-            command, text = parse_command(typed, custom), typed
-            if command is not None and command[0].body is not None:
-                text, command = command[0].expand(command[1]), None  # a custom command
-            elif command is not None and command[0].name == "init":
-                text, command = slash.init_prompt(session, command[1]), None
+            text, command = await self._read(prompt_text(blocks))
             if command is not None:
                 stop = await self._command(blocks, *command)
             else:
                 await self._begin(blocks, text)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
-                    switched = await switch(self.session, self.runtime, at)
+                    switched = await Switcher(self.session, self.runtime).switch(at)
                     await self._say(switched)
                 stop = await self._steps()
                 if stop == "end_turn" and self.session.mode == "plan":
@@ -142,6 +122,24 @@ class Turn:
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
 
+    async def _read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
+        """The prompt's text for the model, or the built-in command it runs (with its
+        argument); the instruction files refreshed, the command files read for a command."""
+        session = self.session
+        # Stats only, unless a file changed: the system prompt keeps its bytes.
+        await asyncio.to_thread(session.instructions.refresh, session.cwd)
+        custom: dict[str, Command] = {}
+        refused: list[Refused] = []
+        if typed.lstrip().startswith("/"):  # the command files are read only for one
+            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
+        self.untold = session.instructions.untold(refused)
+        command = parse_command(typed, custom)
+        if command is not None and command[0].body is not None:
+            return command[0].expand(command[1]), None  # a custom command
+        if command is not None and command[0].name == "init":
+            return slash.init_prompt(session, command[1]), None
+        return typed, command
+
     async def _command(
         self, blocks: list[Any], command: Command, argument: str
     ) -> PromptStopReason:
@@ -153,11 +151,11 @@ class Turn:
         if name == "compact":
             await self._compactor().run(focus=argument or None, forced=True)
         elif name == "model":
-            await self._say(await slash.model_command(session, runtime, argument))
+            await self._say(await slash.Slash(session, runtime).model_command(argument))
         elif name == "mode":
-            await self._say(await slash.mode_command(session, runtime, argument))
+            await self._say(await slash.Slash(session, runtime).mode_command(argument))
         elif name == "clear":
-            await self._say(await slash.clear(session, runtime))
+            await self._say(await slash.Slash(session, runtime).clear())
         return "end_turn"
 
     async def _after_plan(self) -> PromptStopReason:
@@ -167,7 +165,7 @@ class Turn:
         if last is None or last.role != "assistant" or not last.text().strip():
             return "end_turn"
         self.ticker.send(self.engine.flush())
-        if not await ask_to_go(self.session, self.runtime):
+        if not await Modes(self.session, self.runtime).ask_to_go():
             return "end_turn"
         message = user(GO_AHEAD)
         self.session.history.append(message)
@@ -242,39 +240,24 @@ class Turn:
         """
         session = self.session
         try:
-            backend = session_backend(session, self.runtime)
+            backend = self.requests.backend()
         except ConfigError as exc:
             await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
             return None
-        gauge = meter(session, self.runtime)
-        compaction = self.runtime.config.compaction
-        await mcp_calls.ready(session)  # its servers' tools are in the request
-        request, raw = build_request(session, self.runtime, gauge)
-        over = compaction.enabled and gauge.estimate(raw) > gauge.limit(compaction.threshold)
-        if over and await self._compactor().run() is not None:
-            request, raw = build_request(session, self.runtime, gauge)
+        gauge = meter(session, self.runtime.config)
+        request, raw = await self._sized(gauge)
         for retry in (False, True):
-            step = self.step = new_step(session, self.runtime, self.engine)
+            step = self.step = self.requests.new_step(self.engine)
             try:
                 usage = await stream_step(
-                    backend, request, step, self.ticker, session, self._issued
+                    backend, request, step, self.ticker, session, self.requests.record_issued
                 )
             except HTTPStatusError as exc:
-                overflow = is_context_overflow(exc.status, exc.message, exc.code)
-                if overflow and not retry:
-                    self.step = None  # nothing was streamed: the retry is a step of its own
-                    said = exc.message
-                    gauge.refused(raw, counted_tokens(said), window_limit(said))
-                    if await self._compactor().run(squeeze=0.75) is not None:
-                        request, raw = build_request(session, self.runtime, gauge)
-                        continue
-                if not retry and (
-                    told := await note_refused(session, self.runtime, backend, request, exc)
-                ):  # an image the provider refuses: its note goes instead, once
-                    self.step = None
-                    await self._say(told)
-                    request, raw = build_request(session, self.runtime, gauge)
+                again = None if retry else await self._retried(exc, backend, request, raw, gauge)
+                if again is not None:
+                    request, raw = again
                     continue
+                overflow = is_context_overflow(exc.status, exc.message, exc.code)
                 await self._failed(backend, exc, overflow=overflow)
                 return None
             except TransportError as exc:  # before the first byte, by the backend contract
@@ -286,6 +269,38 @@ class Turn:
             return step
         return None
 
+    async def _sized(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
+        """The request to send, compacted first when it would come too close to the window."""
+        compaction = self.runtime.config.compaction
+        await mcp_calls.ready(self.session)  # its servers' tools are in the request
+        request, raw = self.requests.build(gauge)
+        over = compaction.enabled and gauge.estimate(raw) > gauge.limit(compaction.threshold)
+        if over and await self._compactor().run() is not None:
+            return self.requests.build(gauge)
+        return request, raw
+
+    async def _retried(
+        self,
+        exc: HTTPStatusError,
+        backend: TappableBackend,
+        request: ModelRequest,
+        raw: int,
+        gauge: ContextMeter,
+    ) -> tuple[ModelRequest, int] | None:
+        """The request to send again after the provider refused the first one: compacted
+        when it was too long, or with a refused image as its note; None when neither helps.
+        Nothing was streamed, so the retry is a step of its own."""
+        if is_context_overflow(exc.status, exc.message, exc.code):
+            self.step = None
+            gauge.refused(raw, counted_tokens(exc.message), window_limit(exc.message))
+            if await self._compactor().run(squeeze=0.75) is not None:
+                return self.requests.build(gauge)
+        if told := await self.requests.note_refused(backend, request, exc):
+            self.step = None
+            await self._say(told)
+            return self.requests.build(gauge)
+        return None
+
     async def _failed(
         self, backend: TappableBackend, exc: TransportError, *, overflow: bool
     ) -> None:
@@ -294,9 +309,6 @@ class Turn:
 
     def _compactor(self) -> Compactor:
         return Compactor(self.session, self.runtime, self._tell)
-
-    def _issued(self, call_id: str) -> None:
-        record_issued(self.session, self.runtime, call_id)
 
     async def _tell(self, text: str) -> None:
         """``_say`` for a message the transcript keeps in another form (a compaction)."""

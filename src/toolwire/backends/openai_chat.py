@@ -63,23 +63,28 @@ def build_body(
         "max_completion_tokens" if official else "max_tokens": request.max_tokens,
     }
     if native and request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": names.wire(t.name),
-                    "description": t.description,
-                    "parameters": parameters(t.input_schema, local=not official),
-                },
-            }
-            for t in request.tools
-        ]
+        body["tools"] = _tools(request, names, official=official)
     if request.temperature is not None:
         body["temperature"] = request.temperature
     effort = openai_effort(request.thinking)
     if effort is not None:
         body["reasoning_effort"] = effort
     return body
+
+
+def _tools(request: ModelRequest, names: ToolNames, *, official: bool) -> list[dict[str, Any]]:
+    """The request's tools as Chat Completions functions, under their wire names."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": names.wire(t.name),
+                "description": t.description,
+                "parameters": parameters(t.input_schema, local=not official),
+            },
+        }
+        for t in request.tools
+    ]
 
 
 def parameters(schema: dict[str, Any], *, local: bool = False) -> dict[str, Any]:

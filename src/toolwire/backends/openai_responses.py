@@ -64,18 +64,7 @@ def build_body(
     if system:
         body["instructions"] = system
     if native and request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": names.wire(t.name),
-                "description": t.description,
-                "parameters": parameters(t.input_schema),
-                # Never strict: strict mode would require every property to be required
-                # and refuses most MCP schemas; the API's default is strict, so say so.
-                "strict": False,
-            }
-            for t in request.tools
-        ]
+        body["tools"] = _tools(request, names)
     if request.temperature is not None:
         body["temperature"] = request.temperature
     effort = openai_effort(request.thinking)
@@ -83,6 +72,22 @@ def build_body(
         body["reasoning"] = {"effort": effort, "summary": "auto"}
         body["include"] = ["reasoning.encrypted_content"]
     return body
+
+
+def _tools(request: ModelRequest, names: ToolNames) -> list[dict[str, Any]]:
+    """The request's tools as Responses functions, under their wire names."""
+    return [
+        {
+            "type": "function",
+            "name": names.wire(t.name),
+            "description": t.description,
+            "parameters": parameters(t.input_schema),
+            # Never strict: strict mode would require every property to be required
+            # and refuses most MCP schemas; the API's default is strict, so say so.
+            "strict": False,
+        }
+        for t in request.tools
+    ]
 
 
 def _items(history: list[Message], names: ToolNames, backend: str) -> list[dict[str, Any]]:

@@ -40,14 +40,29 @@ def client(
 ) -> None:
     """Run an ACP agent: initialize, session/new, then --prompt or prompts typed (Ctrl-C
     cancels a turn, Ctrl-D ends)."""
+    root = (cwd or Path.cwd()).resolve()
+    if not root.is_dir():
+        fail(f"--cwd {root} is not a directory")
+    if not _run(command, root, yes=yes, prompt=prompt, plain=plain, agent_log=agent_log):
+        raise typer.Exit(1)
+
+
+def _run(
+    command: list[str],
+    root: Path,
+    *,
+    yes: bool,
+    prompt: str | None,
+    plain: bool,
+    agent_log: Path | None,
+) -> bool:
+    """Drive the agent through its session with the terminal client; whether it went
+    without an error."""
     import asyncio
 
     from toolwire.cli._console import agent_stderr, finish, make_console, one_prompt, typed_prompts
     from toolwire.client import AgentCommand, LineReader, TerminalClient, run_agent
 
-    root = (cwd or Path.cwd()).resolve()
-    if not root.is_dir():
-        fail(f"--cwd {root} is not a directory")
     console, live = make_console(plain=plain)
     reader = LineReader()
     terminal = TerminalClient.for_terminal(console, root, live=live, auto_allow=yes, reader=reader)
@@ -60,8 +75,7 @@ def client(
     with agent_stderr(agent_log) as log:
         outcome = asyncio.run(run_agent(agent, terminal, prompts, stderr=log))
         finish(console, terminal, outcome, log, agent_log)
-    if outcome.error:
-        raise typer.Exit(1)
+    return not outcome.error
 
 
 __all__ = ["client"]

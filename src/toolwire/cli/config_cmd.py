@@ -111,26 +111,10 @@ def _server_rows(
     """One MCP server's keys; env and header values masked unless they only name
     variables (then whether those are set)."""
     from toolwire.backends._secrets import mask_urls
-    from toolwire.config.mcp import VARIABLE, mask_args, mask_keys
-    from toolwire.config.schema import mask
+    from toolwire.config.mcp import mask_args
 
     def source(key: str) -> str:
         return cfg.sources.get(f"mcp_servers.{name}.{key}", "default")
-
-    def masked(values: dict[str, str]) -> str:
-        shown = []
-        for key, value in values.items():
-            names = VARIABLE.findall(value)
-            if names and mask_keys(value) != value:  # a key beside the names
-                shown.append(f'{key} = "{mask_keys(value)}"')
-            elif names:
-                unset = [n for n in names if not environ.get(n)]
-                note = f" (not set: {', '.join(unset)})" if unset else ""
-                # Only names: the schema rejected literal secrets beside them.
-                shown.append(f'{key} = "{value}"{note}')
-            else:
-                shown.append(f'{key} = "{mask(value)}"')
-        return "{" + ", ".join(shown) + "}"
 
     rows: list[tuple[str, str, str]] = [("transport", f'"{server.kind}"', source("transport"))]
     for key in ("command", "args", "cwd", "url"):
@@ -143,7 +127,7 @@ def _server_rows(
     for key in ("env", "headers"):
         values = getattr(server, key)
         if values:
-            rows.append((key, masked(values), source(key)))
+            rows.append((key, _masked(values, environ), source(key)))
     rows += [(key, _show(getattr(server, key)), source(key)) for key in ("enabled", "timeout")]
     tools = server.tools
     if tools.allow or tools.deny:
@@ -151,6 +135,27 @@ def _server_rows(
         rows.append(("tools", shown, source("tools")))
     rows.append(("trusted", _show(server.trusted), source("trusted")))
     return rows
+
+
+def _masked(values: dict[str, str], environ: Any) -> str:
+    """An env or headers table with its secrets masked; a value that only names
+    variables is shown, with those not set in ``environ``."""
+    from toolwire.config.mcp import VARIABLE, mask_keys
+    from toolwire.config.schema import mask
+
+    shown = []
+    for key, value in values.items():
+        names = VARIABLE.findall(value)
+        if names and mask_keys(value) != value:  # a key beside the names
+            shown.append(f'{key} = "{mask_keys(value)}"')
+        elif names:
+            unset = [n for n in names if not environ.get(n)]
+            note = f" (not set: {', '.join(unset)})" if unset else ""
+            # Only names: the schema rejected literal secrets beside them.
+            shown.append(f'{key} = "{value}"{note}')
+        else:
+            shown.append(f'{key} = "{mask(value)}"')
+    return "{" + ", ".join(shown) + "}"
 
 
 def _show(value: Any) -> str:

@@ -63,23 +63,40 @@ def handoff(
     ] = None,
 ) -> None:
     """Print what a new backend would receive for TRANSCRIPT: the block, then the last turns."""
+    cfg = _config(config_file)
+    loaded = _load(transcript)
+    result = _make(loaded, summarizer, cfg, _limits(cfg, cwd, budget, keep_last))
+    if as_json:
+        typer.echo(json.dumps(report(loaded, result), indent=2, ensure_ascii=False))
+    else:
+        _print(result)
+
+
+def _config(config_file: str | None) -> Config:
+    """The configuration, or the command fails with the reason."""
     from toolwire.config import ConfigError, load_config
 
     try:
-        cfg = load_config(config_file)
+        return load_config(config_file)
     except ConfigError as e:
         fail(str(e))
-    loaded = _load(transcript)
-    limits: dict[str, Any] = {
+
+
+def _limits(
+    cfg: Config, cwd: str | None, budget: int | None, keep_last: int | None
+) -> dict[str, Any]:
+    """The handoff's limits: the options given, else the ``[handoff]`` configuration."""
+    return {
         "cwd": cwd,
         "max_tool_context_chars": cfg.handoff.max_tool_context_chars if budget is None else budget,
         "max_tool_result_chars": cfg.handoff.max_tool_result_chars,
         "keep_last": cfg.handoff.keep_last if keep_last is None else keep_last,
     }
-    result = _make(loaded, summarizer, cfg, limits)
-    if as_json:
-        typer.echo(json.dumps(report(loaded, result), indent=2, ensure_ascii=False))
-        return
+
+
+def _print(result: Handoff) -> None:
+    """What the new backend receives, for a person; on standard error, why it is empty
+    or has no block."""
     received = received_text(result)
     if not received:
         typer.echo(

@@ -111,20 +111,11 @@ def load_config(
     chosen_mode, sources["mode"] = _pick(
         ("--mode", mode), ("$TOOLWIRE_MODE", env.get("TOOLWIRE_MODE")), (where, data.mode)
     )
+    env_profile = env.get("TOOLWIRE_PROFILE")
     chosen_profile, sources["profile"] = _pick(
-        ("--profile", profile),
-        ("$TOOLWIRE_PROFILE", env.get("TOOLWIRE_PROFILE")),
-        (where, data.profile),
+        ("--profile", profile), ("$TOOLWIRE_PROFILE", env_profile), (where, data.profile)
     )
-    for section, table in (
-        ("limits", data.limits),
-        ("handoff", data.handoff),
-        ("compaction", data.compaction),
-        ("tools", data.tools),
-    ):
-        sources.update({f"{section}.{key}": where for key in table.model_fields_set})
-    for name, server in data.mcp_servers.items():
-        sources.update({f"mcp_servers.{name}.{key}": where for key in server.model_fields_set})
+    sources.update(_file_sources(data, where))
     return Config(
         backends=backends,
         default_backend=default,
@@ -141,6 +132,21 @@ def load_config(
         proxy=data.proxy,
         mcp_servers=data.mcp_servers,
     )
+
+
+def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
+    """Where each setting the file sets came from (``toolwire config`` shows it)."""
+    sources: dict[str, str] = {}
+    for section, table in (
+        ("limits", data.limits),
+        ("handoff", data.handoff),
+        ("compaction", data.compaction),
+        ("tools", data.tools),
+    ):
+        sources.update({f"{section}.{key}": where for key in table.model_fields_set})
+    for name, server in data.mcp_servers.items():
+        sources.update({f"mcp_servers.{name}.{key}": where for key in server.model_fields_set})
+    return sources
 
 
 def _backends(

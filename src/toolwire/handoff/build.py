@@ -169,14 +169,9 @@ def plan_handoff(
     message, which belongs with the call before it. ``read_only_tools`` names the
     session's tools that only read (they dedupe like reads). No model is called.
     """
-    end = len(history) if switch_at is None else switch_at
-    if not 0 <= end <= len(history):
-        raise UsageError(f"switch_at {end} is outside the history (0..{len(history)})")
     if min(max_tool_context_chars, max_tool_result_chars, keep_last) < 0:
         raise UsageError("handoff limits must not be negative")
-    start = tail_start(history, end, keep_last) if tail_from is None else tail_from
-    if not 0 <= start <= end or (start < end and history[start].role == "tool"):
-        raise UsageError(f"tail_from {start} does not start a step of history[:{end}]")
+    end, start = _bounds(history, switch_at, keep_last, tail_from)
     items = extract_items(history, end, cwd=cwd, read_only=read_only_tools)
     verdicts = dedupe(items)
     in_head = [(i, v) for i, v in zip(items, verdicts, strict=True) if i.message_index < start]
@@ -192,6 +187,20 @@ def plan_handoff(
     )
     tail = tuple(sanitize_tail(history[start:end], target))
     return HandoffPlan(history[:start], tail, end, start, context, reports)
+
+
+def _bounds(
+    history: Sequence[Message], switch_at: int | None, keep_last: int, tail_from: int | None
+) -> tuple[int, int]:
+    """Where the handoff's history ends and its verbatim tail starts (``UsageError``
+    when either is not a place in ``history`` it can be)."""
+    end = len(history) if switch_at is None else switch_at
+    if not 0 <= end <= len(history):
+        raise UsageError(f"switch_at {end} is outside the history (0..{len(history)})")
+    start = tail_start(history, end, keep_last) if tail_from is None else tail_from
+    if not 0 <= start <= end or (start < end and history[start].role == "tool"):
+        raise UsageError(f"tail_from {start} does not start a step of history[:{end}]")
+    return end, start
 
 
 def _report(item: ToolItem, verdict: Verdict, placed: Placed | None, start: int) -> ItemReport:

@@ -156,24 +156,11 @@ def plan(
     request as too long though the estimate said it fits). ``failover``: the route is that
     backend, and the record the failed plan made is undone first (so a switch, if any, is
     from the backend that produced the history, not from the one that failed)."""
-    body = parse_request(body)
-    r = _Request(
-        body,
-        headers,
-        settings,
-        client,
-        session_id(body, headers),
-        import_history(body),
-        client_window(str(body["model"]), headers),
-        failover,
-    )
+    r = _read(body, headers, settings, client, failover)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
-    scale = scale_for(r.client_window, d.window) if settings.scale_usage else None
-    if built.raw is not None:
-        built.raw.scale = scale
-    relay: Relay = built.raw or _translated(settings, d.chosen, str(body["model"]), built, scale)
+    relay, scale = _relay(r, d, built)
     return Plan(
         r.session,
         d.chosen,
@@ -188,6 +175,27 @@ def plan(
         compacted_now=now,
         before=d.before,
         failover=failover,
+    )
+
+
+def _read(
+    raw: Any,
+    headers: Mapping[str, str],
+    settings: ProxySettings,
+    client: httpx2.AsyncClient | None,
+    failover: Failover | None,
+) -> _Request:
+    """The request's inputs: its body checked, its session, history and client window."""
+    body = parse_request(raw)
+    return _Request(
+        body,
+        headers,
+        settings,
+        client,
+        session_id(body, headers),
+        import_history(body),
+        client_window(str(body["model"]), headers),
+        failover,
     )
 
 
@@ -278,6 +286,16 @@ def passthrough_level(settings: ProxySettings, name: str) -> PassthroughLevel:
     if config.provider != "anthropic" or not config.native_tools:
         return "off"
     return config.passthrough or default_level(config.base_url)
+
+
+def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | None]:
+    """What streams the answer back (the raw relay, or a translation into Anthropic's
+    stream), and the usage scale from the backend's window to the client's."""
+    scale = scale_for(r.client_window, d.window) if r.settings.scale_usage else None
+    if built.raw is not None:
+        built.raw.scale = scale
+        return built.raw, scale
+    return _translated(r.settings, d.chosen, str(r.body["model"]), built, scale), scale
 
 
 def _translated(

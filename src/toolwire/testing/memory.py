@@ -91,16 +91,9 @@ async def connect_in_memory(
     ACP v1, still "unstable" in the SDK), as ``toolwire acp`` does.
     """
     agent_sock, client_sock = socket.socketpair()
-    agent_reader, agent_writer = await asyncio.open_connection(sock=agent_sock, limit=LINE_LIMIT)
+    served, agent_conn = await _agent_side(agent, agent_sock, unstable=use_unstable_protocol)
     client_reader, client_writer = await asyncio.open_connection(
         sock=client_sock, limit=_CLIENT_LIMIT
-    )
-    transport = StdioTransport(agent_reader, agent_writer)
-    served = agent(transport) if callable(agent) else agent
-    transport.on_sent = getattr(served, "on_sent", None)
-    transport.on_received = getattr(served, "on_received", None)
-    agent_conn = AgentSideConnection(
-        served, transport, listening=False, use_unstable_protocol=use_unstable_protocol
     )
     listening = asyncio.create_task(agent_conn.listen(), name="toolwire.testing.agent")
     wire: list[StreamEvent] = []
@@ -119,13 +112,33 @@ async def connect_in_memory(
         client_writer.close()  # end of input for the agent
         with contextlib.suppress(asyncio.TimeoutError, ConnectionError):
             await asyncio.wait_for(asyncio.shield(listening), 5)
-        shutdown = getattr(served, "shutdown", None)
-        if shutdown is not None:
-            await shutdown()
-        listening.cancel()
-        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
-            await listening
-        await agent_conn.close()
+        await _stop(served, listening, agent_conn)
+
+
+async def _agent_side(
+    agent: Callable[[LineSink], Agent] | Agent, sock: socket.socket, *, unstable: bool
+) -> tuple[Agent, AgentSideConnection]:
+    """The agent on its end of the pair, on toolwire's transport (its hooks attached)."""
+    reader, writer = await asyncio.open_connection(sock=sock, limit=LINE_LIMIT)
+    transport = StdioTransport(reader, writer)
+    served = agent(transport) if callable(agent) else agent
+    transport.on_sent = getattr(served, "on_sent", None)
+    transport.on_received = getattr(served, "on_received", None)
+    conn = AgentSideConnection(served, transport, listening=False, use_unstable_protocol=unstable)
+    return served, conn
+
+
+async def _stop(
+    served: Agent, listening: asyncio.Task[None], agent_conn: AgentSideConnection
+) -> None:
+    """The agent shut down (its own ``shutdown`` first, if it has one), then its loop."""
+    shutdown = getattr(served, "shutdown", None)
+    if shutdown is not None:
+        await shutdown()
+    listening.cancel()
+    with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+        await listening
+    await agent_conn.close()
 
 
 __all__ = ["InMemoryConnection", "connect_in_memory"]

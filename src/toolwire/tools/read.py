@@ -73,37 +73,41 @@ class ReadTool(Tool):
             text = await ctx.fs.read_text(path)
         except FileNotFoundError:
             raise ToolError(f"File does not exist: {ctx.show(path)}") from None
-        lines = split_lines(text)
-        shown = ctx.show(path)
-        location = (Location(str(path), offset),)
-        if not lines:
-            return ToolResult(
-                content=f"(The file {shown} exists but is empty.)",
-                locations=location,
-                raw_output={"path": str(path), "total_lines": 0, "lines": 0},
-            )
-        if offset > len(lines):
-            raise ToolError(
-                f"offset {offset} is past the end of {shown}, which has {len(lines)} lines."
-            )
-        selected = _fit(lines[offset - 1 : offset - 1 + limit], ctx)
-        last = offset + len(selected) - 1
-        body = numbered(selected, offset, ctx.limits.line_max_chars)
-        if last < len(lines):
-            body += (
-                f"\n\n[Showing lines {offset}-{last} of {len(lines)}. "
-                f"Use offset={last + 1} to read on.]"
-            )
+        return _page(path, split_lines(text), offset, limit, ctx)
+
+
+def _page(path: Path, lines: list[str], offset: int, limit: int, ctx: ToolContext) -> ToolResult:
+    """Lines ``offset`` on of a file, numbered and fitted, with how to read on."""
+    shown = ctx.show(path)
+    location = (Location(str(path), offset),)
+    if not lines:
         return ToolResult(
-            content=body,
+            content=f"(The file {shown} exists but is empty.)",
             locations=location,
-            raw_output={
-                "path": str(path),
-                "start_line": offset,
-                "lines": len(selected),
-                "total_lines": len(lines),
-            },
+            raw_output={"path": str(path), "total_lines": 0, "lines": 0},
         )
+    if offset > len(lines):
+        raise ToolError(
+            f"offset {offset} is past the end of {shown}, which has {len(lines)} lines."
+        )
+    selected = _fit(lines[offset - 1 : offset - 1 + limit], ctx)
+    last = offset + len(selected) - 1
+    body = numbered(selected, offset, ctx.limits.line_max_chars)
+    if last < len(lines):
+        body += (
+            f"\n\n[Showing lines {offset}-{last} of {len(lines)}. "
+            f"Use offset={last + 1} to read on.]"
+        )
+    return ToolResult(
+        content=body,
+        locations=location,
+        raw_output={
+            "path": str(path),
+            "start_line": offset,
+            "lines": len(selected),
+            "total_lines": len(lines),
+        },
+    )
 
 
 def _check_size(path: Path, info: os.stat_result | None, ctx: ToolContext) -> None:

@@ -162,15 +162,7 @@ class LocalTerminal:
         # Our own pipe rather than the subprocess transport's: the transport's wait()
         # also waits for its pipes to close, which a leftover background child can hold
         # open for as long as it lives; here wait() ends when the command does.
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await self._spawn(command, cwd, write_fd)
-        except BaseException:
-            os.close(read_fd)
-            raise
-        finally:
-            os.close(write_fd)
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        proc, pipe = await self._spawn_piped(command, cwd)
         pump = _Pump(OutputWindow(tail_bytes=1, result_bytes=max_output_bytes), on_output)
         reader = asyncio.create_task(pump.read(pipe))
         try:
@@ -198,6 +190,20 @@ class LocalTerminal:
             proc = await self._spawn(command, cwd, log.fileno())
         self._background.append(proc)
         return BackgroundJob(pid=proc.pid, log_path=log_path)
+
+    async def _spawn_piped(
+        self, command: str, cwd: Path
+    ) -> tuple[asyncio.subprocess.Process, BinaryIO]:
+        """The command started with its output on a new pipe; the pipe's reading end."""
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await self._spawn(command, cwd, write_fd)
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        return proc, os.fdopen(read_fd, "rb", buffering=0)
 
     async def _spawn(self, command: str, cwd: Path, output: int) -> asyncio.subprocess.Process:
         """``bash -c command`` in a new session, stdout and stderr both to fd ``output``."""
