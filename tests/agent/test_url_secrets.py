@@ -24,9 +24,9 @@ from tests.agent.support import (
     text_of,
 )
 from tests.fakes.http import FakeServer, Reply
-from toolwire.backends._secrets import mask_urls
 from toolwire.cli.config_cmd import render as render_config
 from toolwire.config import load_config
+from toolwire.secrets import mask_urls
 
 PASSWORD = "SECRETPW-4d1e"
 QUERY_KEY = "SECRETKEY-88b0"

@@ -12,7 +12,8 @@ from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.replay import ReplayBackend
 from toolwire.cli import app
 from toolwire.config import config_path, load_config
-from toolwire.config.schema import ConfigError, mask
+from toolwire.config.schema import ConfigError
+from toolwire.secrets import mask
 
 KEY = "sk-ant-api03-abcdefghijklmnopqrstuf3"
 

@@ -37,7 +37,6 @@ from toolwire.backends._failures import (
     retry_after,
 )
 from toolwire.backends._names import NameRule, rewritten
-from toolwire.backends._secrets import mask_urls, scrub
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
@@ -46,6 +45,7 @@ from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
+from toolwire.secrets import mask_urls, scrub
 
 _MAX_ERROR_BODY = 65536
 

@@ -15,10 +15,10 @@ from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
 
-from toolwire.backends._secrets import scrub
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.events import Event
+from toolwire.secrets import scrub
 
 
 class RecordingBackend:

@@ -48,7 +48,7 @@ class _Masked(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         # Imported at the first line logged, not at start-up: the package loads httpx2.
-        from toolwire.backends._secrets import mask_urls
+        from toolwire.secrets import mask_urls
 
         return mask_urls(super().format(record))
 

@@ -110,8 +110,8 @@ def _server_rows(
 ) -> list[tuple[str, str, str]]:
     """One MCP server's keys; env and header values masked unless they only name
     variables (then whether those are set)."""
-    from toolwire.backends._secrets import mask_urls
     from toolwire.config.mcp import mask_args
+    from toolwire.secrets import mask_urls
 
     def source(key: str) -> str:
         return cfg.sources.get(f"mcp_servers.{name}.{key}", "default")
@@ -140,8 +140,8 @@ def _server_rows(
 def _masked(values: dict[str, str], environ: Any) -> str:
     """An env or headers table with its secrets masked; a value that only names
     variables is shown, with those not set in ``environ``."""
-    from toolwire.config.mcp import VARIABLE, mask_keys
-    from toolwire.config.schema import mask
+    from toolwire.config.mcp import VARIABLE
+    from toolwire.secrets import mask, mask_keys
 
     shown = []
     for key, value in values.items():
@@ -170,7 +170,7 @@ def _show(value: Any) -> str:
 
 
 def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tuple[str, str, str]]:
-    from toolwire.backends._secrets import mask_urls
+    from toolwire.secrets import mask_urls
 
     whole = cfg.sources.get(f"backends.{backend.name}")
     rows = []
@@ -221,7 +221,7 @@ def _key(backend: BackendConfig, environ: Any) -> tuple[str, str]:
     key = backend.api_key(environ)
     if key is None:
         return "(not set)", f"${backend.api_key_env} is empty"
-    from toolwire.config.schema import mask
+    from toolwire.secrets import mask
 
     return mask(key), f"from ${backend.api_key_env}"
 

@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from toolwire.secrets import mask, mask_keys
+
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 VARIABLE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SENSITIVE_NAME = re.compile(
@@ -47,12 +49,6 @@ def looks_secret(name: str, value: str, *, shape: bool = True) -> bool:
 # Showing a command line: a flag whose name says it carries a key, and values shaped
 # like one (known prefixes, a bearer credential, a long run mixing cases and digits).
 _SECRET_FLAG = re.compile(r"(?i)^--?[a-z0-9_-]*(key|token|secret|passw(or)?d|credential|auth)")
-_PREFIXED = re.compile(
-    r"\b(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abeprs]-|AIza|AKIA|ASIA)"
-    r"[A-Za-z0-9_\-]{8,}"
-)
-_CREDENTIAL = re.compile(r"(?i)\b(?:bearer|basic|token)\s+([^\s\"']{8,})")
-_RUN = re.compile(r"[A-Za-z0-9_\-+/=]{24,}")
 
 
 def mask_args(args: list[str]) -> list[str]:
@@ -64,37 +60,13 @@ def mask_args(args: list[str]) -> list[str]:
     for arg in args:
         flag, eq, value = arg.partition("=")
         if follows_flag and not arg.startswith("-"):
-            shown.append(_hide(arg))
+            shown.append(mask(arg))
         elif eq and _SECRET_FLAG.match(flag):
-            shown.append(f"{flag}={_hide(value)}")
+            shown.append(f"{flag}={mask(value)}")
         else:
             shown.append(mask_keys(arg))
         follows_flag = not eq and bool(_SECRET_FLAG.match(arg))
     return shown
-
-
-def mask_keys(text: str) -> str:
-    """``text`` with each part shaped like a key hidden (``${VAR}`` names are kept)."""
-    pieces = re.split(f"({VARIABLE.pattern})", text)
-    # Split on a group holding a group: literal, reference, its name, literal, ...
-    kept = [_mask_literal(p) if i % 3 == 0 else p for i, p in enumerate(pieces) if i % 3 != 2]
-    return "".join(kept)
-
-
-def _mask_literal(text: str) -> str:
-    text = _PREFIXED.sub(lambda m: _hide(m.group(0)), text)
-    text = _CREDENTIAL.sub(lambda m: m.group(0).replace(m.group(1), _hide(m.group(1))), text)
-    return _RUN.sub(lambda m: _hide(m.group(0)) if _random(m.group(0)) else m.group(0), text)
-
-
-def _random(run: str) -> bool:
-    # Keys mix cases and digits, or are long hex; names, paths and versions do not.
-    mixed = all(any(test(c) for c in run) for test in (str.isupper, str.islower, str.isdigit))
-    return mixed or bool(re.fullmatch(r"[0-9a-fA-F]{32,}", run))
-
-
-def _hide(secret: str) -> str:
-    return f"{secret[:4]}…" if len(secret) >= 16 else "…"
 
 
 class Table(BaseModel):
@@ -188,5 +160,4 @@ __all__ = [
     "expand",
     "looks_secret",
     "mask_args",
-    "mask_keys",
 ]

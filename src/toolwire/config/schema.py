@@ -297,13 +297,6 @@ def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str
         raise explain(e, model, where, section) from None
 
 
-def mask(secret: str) -> str:
-    """A key shown without giving it away: ``sk-a…f3``; short keys show nothing."""
-    if len(secret) < 12:
-        return "…"
-    return f"{secret[:4]}…{secret[-2:]}"
-
-
 __all__ = [
     "DEFAULT_KEY_ENV",
     "BackendConfig",
@@ -316,6 +309,5 @@ __all__ = [
     "PriceTable",
     "Table",
     "ToolsConfig",
-    "mask",
     "validate",
 ]

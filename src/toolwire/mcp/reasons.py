@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import shlex
 
-from toolwire.backends._secrets import mask_urls
 from toolwire.config.mcp import mask_args
 from toolwire.mcp.link import UnreadableAnswerError
 from toolwire.mcp.spec import ServerSpec
+from toolwire.secrets import mask_urls
 
 
 def _leaf(error: BaseException) -> BaseException:

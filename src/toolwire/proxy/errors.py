@@ -8,7 +8,7 @@ message never carries a URL's credentials (``user:password@``, ``?key=``): an up
 
 from __future__ import annotations
 
-from toolwire.backends._secrets import mask_urls
+from toolwire.secrets import mask_urls
 
 
 class ProxyError(Exception):
