@@ -173,4 +173,5 @@ def _diff(mine: bytes, theirs: bytes) -> str:
     """Where two bodies first differ, with some context."""
     pairs = zip(mine, theirs, strict=False)
     at = next((i for i, (x, y) in enumerate(pairs) if x != y), min(len(mine), len(theirs)))
-    return f"at byte {at}: {mine[at - 60 : at + 60]!r} vs {theirs[at - 60 : at + 60]!r}"
+    start = max(at - 60, 0)
+    return f"at byte {at}: {mine[start : at + 60]!r} vs {theirs[start : at + 60]!r}"
