@@ -15,6 +15,7 @@ SUITES = [
     "handoff.py",
     "proxy.py",
     "context.py",
+    "checkpoints.py",
 ]
 
 
