@@ -26,25 +26,26 @@ import asyncio
 import logging
 from typing import Any
 
-from toolwire.agent import mcp_calls, slash
-from toolwire.agent.commands import Command, custom_commands, parse_command
-from toolwire.agent.compaction import Compactor, meter
-from toolwire.agent.execute import Executor, PermissionCancelledError
-from toolwire.agent.ids import new_message_id
-from toolwire.agent.instructions import Refused
-from toolwire.agent.outbox import Ticker
-from toolwire.agent.plan import GO_AHEAD, Modes
-from toolwire.agent.request import Requests, Step, failure_text, stream_step
-from toolwire.agent.session import (
+from toolwire.agent.features import slash
+from toolwire.agent.features.commands import Command, custom_commands, parse_command
+from toolwire.agent.features.compaction import Compactor, meter
+from toolwire.agent.features.plan import GO_AHEAD, Modes
+from toolwire.agent.features.switch import Switcher
+from toolwire.agent.protocol.ids import new_message_id
+from toolwire.agent.protocol.outbox import Ticker
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.instructions import Refused
+from toolwire.agent.session.state import (
     Runtime,
     Session,
     prompt_message,
     prompt_text,
 )
-from toolwire.agent.store import SessionDatabase
-from toolwire.agent.switch import Switcher
-from toolwire.agent.transcript import paragraph, step_updates, user_updates
-from toolwire.agent.turn_state import PromptStopReason
+from toolwire.agent.session.turn_state import PromptStopReason
+from toolwire.agent.store.database import SessionDatabase
+from toolwire.agent.store.transcript import paragraph, step_updates, user_updates
+from toolwire.agent.turn.execute import Executor, PermissionCancelledError
+from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError
 from toolwire.context import ContextMeter, is_context_overflow

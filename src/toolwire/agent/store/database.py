@@ -39,7 +39,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from toolwire.agent.store_schema import (
+from toolwire.agent.store.schema import (
     SCHEMA_VERSION,
     StoreError,
     default_db_path,
