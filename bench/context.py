@@ -45,7 +45,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from toolwire.agent.session import system_prompt
+from toolwire.agent.session.state import system_prompt
 from toolwire.backends.anthropic import build_body
 from toolwire.backends.base import ModelRequest
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart, user

@@ -32,7 +32,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, text_block
 
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.config import load_config
 from toolwire.handoff.render import OPEN
 from toolwire.testing import connect_in_memory, streams

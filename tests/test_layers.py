@@ -196,10 +196,37 @@ def _components(graph: dict[str, set[str]]) -> list[set[str]]:
     return groups
 
 
+AGENT = "toolwire.agent"
+
+
+def read_parts(text: str) -> list[Layer]:
+    """The rows of the agent's own table: ``| order | `toolwire.agent...` | owns |``."""
+    rows = re.findall(rf"^\| (\d+) \| `({re.escape(AGENT)}[\w.]*)` \|[^|]*\|$", text, re.M)
+    return [Layer(int(order), package, ()) for order, package in rows]
+
+
+def inward(all_edges: list[Edge], parts: list[Layer]) -> dict[str, list[Edge]]:
+    """Imports between two parts of the agent that go up the agent's own order."""
+    found: dict[str, list[Edge]] = {}
+    for edge in all_edges:
+        if not (edge.source.startswith(AGENT) and edge.target.startswith(AGENT)):
+            continue
+        source, target = layer_of(edge.source, parts), layer_of(edge.target, parts)
+        assert source is not None, f"{edge.source} has no row in the agent's table"
+        assert target is not None, f"{edge.target} has no row in the agent's table"
+        if target.rank > source.rank:
+            found.setdefault(f"up in the agent: {edge.source} -> {edge.target}", []).append(edge)
+    return found
+
+
 def violations() -> dict[str, list[Edge]]:
-    layers = read_layers(DOC.read_text(encoding="utf-8"))
+    text = DOC.read_text(encoding="utf-8")
     all_edges = edges(modules())
-    return {**upward(all_edges, layers), **cycles(all_edges)}
+    return {
+        **upward(all_edges, read_layers(text)),
+        **inward(all_edges, read_parts(text)),
+        **cycles(all_edges),
+    }
 
 
 def _describe(found: dict[str, list[Edge]], keys: set[str]) -> str:
@@ -230,6 +257,34 @@ def test_every_module_has_a_layer_and_every_layer_exists() -> None:
     known = modules()
     assert not [m for m in known if layer_of(m, layers) is None]
     assert not [layer.package for layer in layers if layer.package not in known]
+
+
+def test_every_part_of_the_agent_has_a_row_in_its_table() -> None:
+    parts = read_parts(DOC.read_text(encoding="utf-8"))
+    known = modules()
+    assert [p.package for p in parts if p.package != AGENT] == [
+        "toolwire.agent.protocol",
+        "toolwire.agent.store",
+        "toolwire.agent.session",
+        "toolwire.agent.features",
+        "toolwire.agent.turn",
+    ]
+    assert max(parts, key=lambda p: p.rank).package == AGENT  # the top sits above all
+    assert not [p.package for p in parts if p.package not in known]
+    # Every subpackage of the agent is a row: a new one cannot slip in at the top's rank.
+    subpackages = {m for m, path in known.items() if m.startswith(AGENT + ".")}
+    subpackages = {m for m in subpackages if known[m].name == "__init__.py"}
+    assert subpackages <= {p.package for p in parts}
+
+
+def test_an_upward_import_inside_the_agent_is_found() -> None:
+    parts = read_parts(DOC.read_text(encoding="utf-8"))
+    path = SRC / "toolwire" / "agent" / "store" / "database.py"
+    edge = Edge("toolwire.agent.store.database", "toolwire.agent.turn.loop", path, 1)
+    assert list(inward([edge], parts)) == [
+        "up in the agent: toolwire.agent.store.database -> toolwire.agent.turn.loop"
+    ]
+    assert not inward([Edge(edge.target, edge.source, path, 1)], parts)
 
 
 def test_the_graph_sees_local_and_type_checking_imports() -> None:

@@ -50,8 +50,8 @@ from referencing import Registry, Resource
 
 from tests.acp_check import schema
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.outbox import LineSink
-from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.config import load_config
 from toolwire.events import Event, StopReason
 from toolwire.testing import InMemoryConnection, connect_in_memory, streams

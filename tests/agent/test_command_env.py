@@ -23,7 +23,7 @@ from tests.agent.support import (
     start,
     write_config,
 )
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.testing.streams import write_cassette
 
 SECRETS = {

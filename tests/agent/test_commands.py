@@ -25,7 +25,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Received, Reply
-from toolwire.agent.commands import (
+from toolwire.agent.features.commands import (
     BUILTINS,
     custom_commands,
     front_matter,

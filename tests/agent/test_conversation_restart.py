@@ -28,7 +28,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Received, Reply
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.conversation import RECORD_KEY, ConversationRecord
 
 

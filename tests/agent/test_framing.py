@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.agent.support import ScriptedClient, agent, check_wire, response
-from toolwire.agent.envelope import MAX_DEPTH
-from toolwire.agent.transport import StdioTransport
+from toolwire.agent.protocol.envelope import MAX_DEPTH
+from toolwire.agent.protocol.transport import StdioTransport
 from toolwire.testing.streams import write_cassette
 
 PENDING = object()

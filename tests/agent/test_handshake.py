@@ -21,10 +21,10 @@ from acp.connection import StreamDirection
 
 from tests.agent.support import ScriptedClient, _valid, environment
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.handshake import PROTOCOL_VERSION as OURS
-from toolwire.agent.handshake import early_answer, initialize_result
-from toolwire.agent.outbox import LineSink
-from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.protocol.handshake import PROTOCOL_VERSION as OURS
+from toolwire.agent.protocol.handshake import early_answer, initialize_result
+from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.config import load_config
 from toolwire.testing import connect_in_memory
 

@@ -37,7 +37,7 @@ from tests.agent.support import (
 from tests.fakes.http import Reply
 from tests.imaging.images import b64, encode, screenshot_4k
 from tests.mcp.support import EDGE
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.history import ImagePart, Message, TextPart
 
 pytestmark = pytest.mark.e2e

@@ -25,8 +25,8 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Received, Reply
-from toolwire.agent.commands import custom_commands
-from toolwire.agent.instructions import Instructions, instruction_files
+from toolwire.agent.features.commands import custom_commands
+from toolwire.agent.session.instructions import Instructions, instruction_files
 from toolwire.cli.config_cmd import render as render_config
 from toolwire.config import load_config
 

@@ -23,7 +23,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
-from toolwire.agent.instructions import (
+from toolwire.agent.session.instructions import (
     MAX_BYTES,
     Instructions,
     instruction_files,

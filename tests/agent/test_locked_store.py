@@ -25,7 +25,7 @@ from tests.agent.support import (
     response,
     start,
 )
-from toolwire.agent.store_schema import default_db_path
+from toolwire.agent.store.schema import default_db_path
 from toolwire.testing.streams import write_cassette
 
 #: The longest pause of the event loop we accept while the database is locked (the

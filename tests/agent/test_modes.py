@@ -24,7 +24,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Received, Reply
-from toolwire.agent.plan import GO_AHEAD
+from toolwire.agent.features.plan import GO_AHEAD
 from toolwire.config import ConfigError, load_config
 
 EDIT = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}

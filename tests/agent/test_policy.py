@@ -1,4 +1,4 @@
-"""The permission rule (``toolwire.agent.policy``) over every mode, kind of tool and
+"""The permission rule (``toolwire.agent.turn.policy``) over every mode, kind of tool and
 session rule: built-in and MCP tools are decided by one function, and a refused call is
 told in the same words whichever kind of tool it was."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.agent.policy import (
+from toolwire.agent.turn.policy import (
     SessionRules,
     Traits,
     builtin_traits,

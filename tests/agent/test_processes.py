@@ -37,7 +37,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.testing.streams import write_cassette
 
 pytestmark = pytest.mark.e2e

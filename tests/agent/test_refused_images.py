@@ -37,7 +37,7 @@ from tests.agent.support import (
 from tests.agent.support import agent as in_process
 from tests.fakes.http import FakeServer, Received, Reply
 from tests.helpers import path_to, tiny_png
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.history import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
 
 # A valid image (it passes toolwire's own checks) that the fake provider refuses.

@@ -28,7 +28,7 @@ from tests.agent.support import (
     text_of,
     write_config,
 )
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.conversation import ConversationRecord
 from toolwire.testing.streams import write_cassette
 

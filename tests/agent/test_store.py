@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.agent.ids import IdGuard
-from toolwire.agent.store import SessionDatabase, SessionNotFoundError, default_db_path
-from toolwire.agent.store_schema import MIGRATIONS, SCHEMA_VERSION, SchemaVersionError, migrate
-from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.protocol.ids import IdGuard
+from toolwire.agent.store.database import SessionDatabase, SessionNotFoundError, default_db_path
+from toolwire.agent.store.schema import MIGRATIONS, SCHEMA_VERSION, SchemaVersionError, migrate
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.events import ToolCallEnd, ToolCallStart
 from toolwire.history import (
     ImagePart,

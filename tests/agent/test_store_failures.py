@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.agent.store import SessionDatabase, StoreError
+from toolwire.agent.store.database import SessionDatabase, StoreError
 from toolwire.history import user
 
 
@@ -70,7 +70,7 @@ def test_a_full_disk_is_one_clear_line_and_the_store_goes_on(tmp_path: Path) -> 
 
 _KILLED_WRITER = """
 import os, signal, sys
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.history import user
 
 db = SessionDatabase(sys.argv[1])

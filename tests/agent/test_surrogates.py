@@ -29,7 +29,7 @@ from tests.agent.support import (
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import encodable
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.agent.collect import ResponseCollector
-from toolwire.agent.ids import IdGuard
-from toolwire.agent.permissions import bounded_diff, preview
-from toolwire.agent.turn_state import PromptStopReason, TurnState, TurnStateError
+from toolwire.agent.protocol.ids import IdGuard
+from toolwire.agent.session.permissions import bounded_diff, preview
+from toolwire.agent.session.turn_state import PromptStopReason, TurnState, TurnStateError
+from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.events import (
     Event,
     MessageEnd,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.backends import anthropic, gemini, openai_chat, openai_responses
 from toolwire.backends._thinking import ANTHROPIC_BUDGETS, GEMINI_BUDGETS
 from toolwire.backends.base import ModelRequest

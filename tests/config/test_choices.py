@@ -13,7 +13,7 @@ import pytest
 import toolwire.backends
 import toolwire.config
 import toolwire.updates
-from toolwire.agent.permissions import MODES as MODE_LABELS
+from toolwire.agent.session.permissions import MODES as MODE_LABELS
 from toolwire.config import choices
 from toolwire.config.schema import BackendTable, ConfigFile, HandoffConfig
 from toolwire.handoff import build_handoff, plan_handoff, prepare_handoff

@@ -16,8 +16,8 @@ from acp.schema import (
 )
 
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.outbox import LineSink
-from toolwire.agent.store_worker import StoreWorker
+from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.config import load_config
 from toolwire.testing import InMemoryConnection, connect_in_memory
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import pytest
 
 from tests.tools.support import make_project
-from toolwire.agent.permissions import preview
+from toolwire.agent.session.permissions import preview
 from toolwire.tools import LocalFileSystem, ToolContext, ToolResult, atomic_write, get_tool
 from toolwire.tools.search import in_thread
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.tools.support import make_project, run
-from toolwire.agent.permissions import preview
+from toolwire.agent.session.permissions import preview
 from toolwire.tools import LocalFileSystem, ToolContext, atomic_write, get_tool
 
 SECRET = "top secret\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from toolwire.agent.collect import ResponseCollector
+from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.translate import ResponseTranslator

@@ -49,19 +49,20 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from toolwire.agent import mcp_calls, slash
-from toolwire.agent.commands import commands_update, custom_commands
 from toolwire.agent.factory import SessionFactory
-from toolwire.agent.fork import copy_session
-from toolwire.agent.notify import Notifier
-from toolwire.agent.outbox import LineSink
+from toolwire.agent.features import slash
+from toolwire.agent.features.commands import commands_update, custom_commands
+from toolwire.agent.features.fork import copy_session
+from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
-from toolwire.agent.store import SessionDatabase
-from toolwire.agent.store_worker import StoreWorker
-from toolwire.agent.transcript import replayed
-from toolwire.agent.turn import Turn
-from toolwire.agent.turn_state import PromptStopReason
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.turn_state import PromptStopReason
+from toolwire.agent.store.database import SessionDatabase
+from toolwire.agent.store.transcript import replayed
+from toolwire.agent.store.worker import StoreWorker
+from toolwire.agent.turn.loop import Turn
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.errors import UsageError

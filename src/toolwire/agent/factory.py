@@ -13,12 +13,12 @@ import os
 
 from acp.exceptions import RequestError
 
-from toolwire.agent.compaction import meter
-from toolwire.agent.outbox import LineSink, Outbox
-from toolwire.agent.ports import ClientFileSystem
-from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
-from toolwire.agent.store import SessionRecord
-from toolwire.agent.switch import ACTIVE_KEY, Switcher
+from toolwire.agent.features.compaction import meter
+from toolwire.agent.features.switch import ACTIVE_KEY, Switcher
+from toolwire.agent.protocol.outbox import LineSink, Outbox
+from toolwire.agent.protocol.ports import ClientFileSystem
+from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.store.database import SessionRecord
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord

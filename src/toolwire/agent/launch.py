@@ -5,7 +5,7 @@ SDK's models (``acp.schema``) take about 0.4 s of CPU to import, the configurati
 (pydantic models) and asyncio each a good part of a tenth of that: together many times a
 bare interpreter's start-up. So ``serve`` starts loading the SDK and the configuration
 in threads at once and, on the main thread meanwhile, reads the first line with plain
-blocking reads: a plain ``initialize`` is answered at once (``toolwire.agent.handshake``)
+blocking reads: a plain ``initialize`` is answered at once (``toolwire.agent.protocol.handshake``)
 and the agent takes in what the client said once everything is there. Any other first
 line goes back, byte for byte, to the transport, which reads it first (it answers a bad
 line; the SDK answers anything else exactly as it would have).
@@ -26,8 +26,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from toolwire.agent import envelope
-from toolwire.agent.handshake import early_answer
+from toolwire.agent.protocol import envelope
+from toolwire.agent.protocol.handshake import early_answer
 
 if TYPE_CHECKING:
     from toolwire.config import Config
@@ -80,7 +80,7 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
 
     async def main() -> None:
         server.stop_on_signals()
-        from toolwire.agent.transport import StdioTransport, open_stdio
+        from toolwire.agent.protocol.transport import StdioTransport, open_stdio
 
         transport = StdioTransport(*await open_stdio(read))
         await server.serve_on(transport, config, record=record, initialized=initialized)

@@ -10,9 +10,9 @@ from acp.schema import (
     SessionModeState,
 )
 
-from toolwire.agent.handshake import initialize_result
-from toolwire.agent.session import Session, config_options, mode_state
-from toolwire.agent.store import SessionRecord
+from toolwire.agent.protocol.handshake import initialize_result
+from toolwire.agent.session.state import Session, config_options, mode_state
+from toolwire.agent.store.database import SessionRecord
 from toolwire.config import Config
 
 

@@ -1,6 +1,6 @@
 """``toolwire acp``'s server: the official SDK's connection on toolwire's stdio transport.
 
-The transport (``toolwire.agent.transport``) does the framing and guards the wire; the
+The transport (``toolwire.agent.protocol.transport``) does the framing and guards the wire; the
 SDK (``acp``) routes requests to ``ToolwireAgent``. Loading the SDK's models takes longer
 than an editor should wait for ``initialize`` (about 0.4 s of CPU), so ``toolwire acp``
 starts through ``toolwire.agent.launch``, which answers ``initialize`` while this module
@@ -19,14 +19,14 @@ from acp.agent.connection import AgentSideConnection
 from acp.schema import InitializeRequest
 
 from toolwire.agent.agent import ToolwireAgent
-from toolwire.agent.store_worker import StoreWorker
-from toolwire.agent.transport import (
+from toolwire.agent.protocol.transport import (
     LINE_LIMIT,
     FileWriter,
     StdioTransport,
     Writer,
     open_stdio,
 )
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.backends import http_client
 from toolwire.config import Config
 

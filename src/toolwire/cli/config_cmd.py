@@ -80,8 +80,8 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
 
 def _session_files(cwd: str, environ: Any) -> list[str]:
     """The instruction files (in prompt order) and custom commands of a session in ``cwd``."""
-    from toolwire.agent.commands import custom_commands
-    from toolwire.agent.instructions import MAX_BYTES, NAMES, Refused, scan
+    from toolwire.agent.features.commands import custom_commands
+    from toolwire.agent.session.instructions import MAX_BYTES, NAMES, Refused, scan
 
     files, refused = scan(cwd, environ)
     lines = [

@@ -12,7 +12,7 @@ from typing import Final, Literal, TypeAlias, TypeVar, get_args
 _C = TypeVar("_C", bound=str)
 
 Mode: TypeAlias = Literal["ask", "accept-edits", "read-only", "plan", "bypass"]
-"""Who decides whether an edit or a command runs (``toolwire.agent.permissions``)."""
+"""Who decides whether an edit or a command runs (``toolwire.agent.session.permissions``)."""
 MODES: Final[tuple[Mode, ...]] = get_args(Mode)
 DEFAULT_MODE: Final[Mode] = "ask"
 SESSION_ONLY_MODES: Final[tuple[Mode, ...]] = ("bypass",)

@@ -12,7 +12,7 @@ so a test can check what went over the wire, in order::
     import asyncio
     from acp import PROTOCOL_VERSION, text_block
     from toolwire.agent.agent import ToolwireAgent
-    from toolwire.agent.store_worker import StoreWorker
+    from toolwire.agent.store.worker import StoreWorker
     from toolwire.config import load_config
     from toolwire.testing import connect_in_memory
 
@@ -47,8 +47,8 @@ from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 from acp.interfaces import Agent, Client
 
-from toolwire.agent.outbox import LineSink
-from toolwire.agent.transport import LINE_LIMIT, StdioTransport
+from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.protocol.transport import LINE_LIMIT, StdioTransport
 
 #: The client's read buffer (a session/load replay or a big diff is one long line).
 _CLIENT_LIMIT = 64 * 1024 * 1024

@@ -1,7 +1,7 @@
 """Builders for every ``session/update`` toolwire writes outside the engine's streaming path.
 
 Modes, config options, commands, a session's title, usage, notices, compaction markers
-and the stored transcript's updates (``toolwire.agent.transcript``): each shape is built
+and the stored transcript's updates (``toolwire.agent.store.transcript``): each shape is built
 by one function here, as a typed dict, in the key order the wire has always had, so no
 module builds one by hand. The streaming path (text deltas, tool-call updates) writes its
 own lines in ``render`` for speed.

@@ -10,7 +10,7 @@ changed. A delete removes the stored session with its history and transcript
 
 from __future__ import annotations
 
-from toolwire.agent.store import SessionDatabase, SessionRecord
+from toolwire.agent.store.database import SessionDatabase, SessionRecord
 
 
 def copy_session(db: SessionDatabase, source: str, new_id: str, cwd: str) -> SessionRecord | None:

@@ -26,9 +26,9 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
-from toolwire.agent import mcp_calls
-from toolwire.agent.session import Runtime, Session, system_prompt
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.state import Runtime, Session, system_prompt
+from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction

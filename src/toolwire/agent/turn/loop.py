@@ -26,25 +26,23 @@ import asyncio
 import logging
 from typing import Any
 
-from toolwire.agent import mcp_calls, slash
-from toolwire.agent.commands import Command, custom_commands, parse_command
-from toolwire.agent.compaction import Compactor, meter
-from toolwire.agent.execute import Executor, PermissionCancelledError
-from toolwire.agent.ids import new_message_id
-from toolwire.agent.instructions import Refused
-from toolwire.agent.outbox import Ticker
-from toolwire.agent.plan import GO_AHEAD, Modes
-from toolwire.agent.request import Requests, Step, failure_text, stream_step
-from toolwire.agent.session import (
+from toolwire.agent.features.compaction import Compactor, meter
+from toolwire.agent.features.plan import GO_AHEAD, Modes
+from toolwire.agent.features.switch import Switcher
+from toolwire.agent.protocol.ids import new_message_id
+from toolwire.agent.protocol.outbox import Ticker
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.state import (
     Runtime,
     Session,
-    prompt_message,
     prompt_text,
 )
-from toolwire.agent.store import SessionDatabase
-from toolwire.agent.switch import Switcher
-from toolwire.agent.transcript import paragraph, step_updates, user_updates
-from toolwire.agent.turn_state import PromptStopReason
+from toolwire.agent.session.turn_state import PromptStopReason
+from toolwire.agent.store.database import SessionDatabase
+from toolwire.agent.store.transcript import paragraph, step_updates
+from toolwire.agent.turn.execute import Executor, PermissionCancelledError
+from toolwire.agent.turn.prompt import Prompt
+from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError
 from toolwire.context import ContextMeter, is_context_overflow
@@ -52,18 +50,10 @@ from toolwire.context.overflow import counted_tokens, window_limit
 from toolwire.conversation import RECORD_KEY
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.history import Message, ToolResultPart, tool_results, user
-from toolwire.history.images import has_images
-from toolwire.tools.threads import off_loop
-from toolwire.updates.builders import info_update
 from toolwire.updates.engine import UpdateEngine
-from toolwire.updates.titles import shorten
 
 log = logging.getLogger("toolwire.agent")
 
-NO_VISION = (
-    "The model {name} takes no images (vision = false, or tools as text): it gets a "
-    "one-line note in place of each image."
-)
 _STOPS: dict[str | None, PromptStopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 _CANCELLED = "Cancelled by the user before it ran."
 
@@ -83,17 +73,17 @@ class Turn:
         self.executor = Executor(session, runtime, self.engine, self.ticker)
         self.requests = Requests(session, runtime)
         self.step: Step | None = None
-        self.untold: list[str] = []  # files not read (links out of the project), to say
+        self.prompt = Prompt(session, runtime, self._say, self._tell)
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
         stop: PromptStopReason
         try:
-            text, command = await self._read(prompt_text(blocks))
+            text, command = await self.prompt.read(prompt_text(blocks))
             if command is not None:
-                stop = await self._command(blocks, *command)
+                stop = await self.prompt.command(blocks, *command)
             else:
-                await self._begin(blocks, text)
+                await self.prompt.begin(blocks, text)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
                     switched = await Switcher(self.session, self.runtime).switch(at)
@@ -122,42 +112,6 @@ class Turn:
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
 
-    async def _read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
-        """The prompt's text for the model, or the built-in command it runs (with its
-        argument); the instruction files refreshed, the command files read for a command."""
-        session = self.session
-        # Stats only, unless a file changed: the system prompt keeps its bytes.
-        await asyncio.to_thread(session.instructions.refresh, session.cwd)
-        custom: dict[str, Command] = {}
-        refused: list[Refused] = []
-        if typed.lstrip().startswith("/"):  # the command files are read only for one
-            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
-        self.untold = session.instructions.untold(refused)
-        command = parse_command(typed, custom)
-        if command is not None and command[0].body is not None:
-            return command[0].expand(command[1]), None  # a custom command
-        if command is not None and command[0].name == "init":
-            return slash.init_prompt(session, command[1]), None
-        return typed, command
-
-    async def _command(
-        self, blocks: list[Any], command: Command, argument: str
-    ) -> PromptStopReason:
-        """A built-in command run by toolwire: kept in the transcript, never sent to the
-        model (``/init`` and custom commands are prompts instead, see ``run``)."""
-        session, runtime, updates = self.session, self.runtime, user_updates(blocks)
-        await runtime.store.call(lambda db: db.append(session.id, updates=updates))
-        name = command.name
-        if name == "compact":
-            await self._compactor().run(focus=argument or None, forced=True)
-        elif name == "model":
-            await self._say(await slash.Slash(session, runtime).model_command(argument))
-        elif name == "mode":
-            await self._say(await slash.Slash(session, runtime).mode_command(argument))
-        elif name == "clear":
-            await self._say(await slash.Slash(session, runtime).clear())
-        return "end_turn"
-
     async def _after_plan(self) -> PromptStopReason:
         """Plan mode's end of turn: on the user's yes, go on in ``accept-edits``. Asked
         only when the model's last message has text (a plan), not after a failure."""
@@ -173,39 +127,6 @@ class Turn:
         await self.runtime.store.call(lambda db: db.append(sid, messages=[message]))
         return await self._steps()
 
-    async def _begin(self, blocks: list[Any], text: str) -> None:
-        """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
-        model, the blocks as typed for the transcript and the title."""
-        session, store = self.session, self.runtime.store
-        message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
-        session.history.append(message)
-        updates = user_updates(blocks)
-        await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
-        # Another window may have the session open too, and issued ids since it was opened.
-        session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
-        if not session.titled:
-            session.titled = True
-            title = shorten(prompt_text(blocks), 60) or "Untitled"
-            record = await store.call(lambda db: db.update(session.id, title=title))
-            session.outbox.update(info_update(record.title, record.updated_at_iso))
-        config = self.runtime.config
-        if config.notice and not session.noticed and session.active == config.default_backend:
-            session.noticed = True
-            await self._say(config.notice)
-        for line in self.untold:
-            await self._say(line)
-        await self._images_notice(session.pending, images=has_images([message]))
-
-    async def _images_notice(self, name: str, *, images: bool) -> None:
-        """Tell the user, once per session, that backend ``name`` gets notes, not images."""
-        session = self.session
-        if session.images_noticed or not images:
-            return
-        chosen = self.runtime.config.backend(name)
-        if not chosen.takes_images:
-            session.images_noticed = True
-            await self._say(NO_VISION.format(name=name))
-
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
         for _ in range(limit):
@@ -218,7 +139,7 @@ class Turn:
                     life = step.translator.calls[step.guard.acp_id(call.id)]
                     step.results[call.id] = await self.executor.execute(call, life)
                 images = any(r.images for r in step.results.values())
-                await self._images_notice(self.session.active, images=images)
+                await self.prompt.images_notice(self.session.active, images=images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):

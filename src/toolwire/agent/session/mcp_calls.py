@@ -12,7 +12,7 @@ like a built-in tool's. Kind comes from the tool's annotations: ``readOnlyHint``
 ``read`` (``search`` for a searching name), ``destructiveHint`` ``delete`` or ``edit``,
 ``openWorldHint`` ``fetch``, anything else ``other``.
 
-Permission is the built-in tools' rule (``toolwire.agent.policy``): in ``ask`` and
+Permission is the built-in tools' rule (``toolwire.agent.turn.policy``): in ``ask`` and
 ``accept-edits`` every MCP call asks, unless the tool is read-only and its server trusted
 (``trusted = true`` in its config table); ``read-only`` runs read-only tools and refuses
 the rest; "always allow" and "always reject" hold for the tool for the session. Progress
@@ -28,9 +28,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.agent.notify import Notifier
-from toolwire.agent.session import Runtime, Session
-from toolwire.agent.store_schema import default_db_path
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.store.schema import default_db_path
 from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
 from toolwire.imaging import SHOWN_BASE64, fitted
 from toolwire.mcp import McpHub, McpTool

@@ -15,11 +15,11 @@ are prompts (``init_prompt``, ``Command.expand``).
 
 from __future__ import annotations
 
-from toolwire.agent.instructions import repo_root
-from toolwire.agent.notify import Notifier
-from toolwire.agent.permissions import MODES
-from toolwire.agent.plan import Modes
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.features.plan import Modes
+from toolwire.agent.session.instructions import repo_root
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.permissions import MODES
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.config import choices
 from toolwire.config.choices import one_of
 from toolwire.conversation import RECORD_KEY

@@ -16,8 +16,8 @@ from typing import Final
 
 from acp.schema import PermissionOption
 
-from toolwire.agent.notify import Notifier
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.config.choices import Mode
 from toolwire.updates.builders import tool_call, tool_call_update
 

@@ -13,94 +13,34 @@ Two records per session, each authoritative for its reader:
 Next to them, ``tool_call_ids``: every ``toolCallId`` the session ever issued, written
 as it is issued, so no later process issues one again (``ids.IdGuard``).
 
-One connection per store, WAL, foreign keys on; use a store from the thread that opened
-it (the agent's: ``store_worker``, off the event loop). Schema and file: ``store_schema``.
-
-Every text it writes is encodable (``toolwire.backends.encodable``: a lone surrogate
-from a prompt becomes U+FFFD; the JSON columns keep it escaped), so nothing a client or
-a model sends can make a write, or a later read, fail. SQLite's own failures leave as
-one ``StoreError`` line saying what happened ("locked by another process", "the disk
-... is full"), never "cannot rollback".
+The connection, its transactions and its errors: ``connection``; the rows: ``records``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import update_wrapper
-from pathlib import Path
-from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-from toolwire.agent.store_schema import (
-    SCHEMA_VERSION,
-    StoreError,
-    default_db_path,
-    migrate,
-    prepare_file,
-    rollback,
-    store_error,
+from toolwire.agent.store.connection import (
+    BUSY_TIMEOUT_S,
+    Connection,
+    encodable_row,
+    sqlite_errors,
 )
-from toolwire.backends import encodable
-from toolwire.config.choices import MODES, Mode, one_of
-from toolwire.errors import UsageError
+from toolwire.agent.store.records import SessionNotFoundError, SessionRecord, session_record
+from toolwire.agent.store.schema import SCHEMA_VERSION, StoreError, default_db_path
+from toolwire.config.choices import Mode
 from toolwire.history import Message
 from toolwire.history.jsonform import dumps, message_from_dict, message_to_dict
 
 _UNSET: Any = object()
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-BUSY_TIMEOUT_S = 5.0  # how long a write waits for another process's lock
 
 
-def _sqlite_errors(
-    method: Callable[Concatenate[SessionDatabase, _P], _R],
-) -> Callable[Concatenate[SessionDatabase, _P], _R]:
-    """Let SQLite's errors out of ``method`` as one clear ``StoreError`` line."""
-
-    def translated(self: SessionDatabase, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise store_error(exc, self.path, self.busy_timeout) from exc
-
-    update_wrapper(translated, method)  # its name and docstring
-    return translated
-
-
-class SessionNotFoundError(UsageError):
-    """No session has that id."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    """A stored session's fields (not its history). Times are Unix seconds."""
-
-    id: str
-    cwd: str
-    additional_dirs: tuple[str, ...]
-    created_at: float
-    updated_at: float
-    title: str | None
-    backend: str | None
-    mode: Mode | None
-    config: Mapping[str, Any]
-
-    @property
-    def updated_at_iso(self) -> str:
-        """``updated_at`` in ISO 8601 (UTC, ``Z``), as ACP ``session/list`` gives it."""
-        moment = datetime.fromtimestamp(self.updated_at, UTC)
-        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class SessionDatabase:
+class SessionDatabase(Connection):
     """The agent's SQLite session database.
 
     ``path=None`` is ``default_db_path()``; ``":memory:"`` works. ``busy_timeout``: the
@@ -114,33 +54,8 @@ class SessionDatabase:
         clock: Callable[[], float] = time.time,
         busy_timeout: float = BUSY_TIMEOUT_S,
     ) -> None:
-        self.path = str(default_db_path() if path is None else path)
-        self.busy_timeout = busy_timeout
         self._clock = clock
-        if self.path != ":memory:":
-            prepare_file(Path(self.path))
-        try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise store_error(exc, self.path, busy_timeout) from exc
-        try:
-            self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            migrate(self._db)
-        except sqlite3.Error as exc:
-            self._db.close()
-            raise store_error(exc, self.path, busy_timeout) from exc
-        except BaseException:
-            self._db.close()
-            raise
-
-    @property
-    @_sqlite_errors
-    def schema_version(self) -> int:
-        """The schema version of the open database (``SCHEMA_VERSION`` once open)."""
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        super().__init__(path, busy_timeout=busy_timeout)
 
     def create(
         self,
@@ -165,13 +80,13 @@ class SessionDatabase:
             )  # fmt: skip
         return self._require(sid)
 
-    @_sqlite_errors
+    @sqlite_errors
     def get(self, session_id: str) -> SessionRecord | None:
         """The session, or None when there is none with that id."""
         row = self._sql(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else session_record(row)
 
-    @_sqlite_errors
+    @sqlite_errors
     def list_sessions(
         self, *, cwd: str | None = None, limit: int | None = None, offset: int = 0
     ) -> list[SessionRecord]:
@@ -179,7 +94,7 @@ class SessionDatabase:
         where, params = ("WHERE cwd = ?", [cwd]) if cwd is not None else ("", [])
         sql = f"{_SELECT} {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?"
         rows = self._sql(sql, (*params, -1 if limit is None else limit, offset))
-        return [_record(row) for row in rows]
+        return [session_record(row) for row in rows]
 
     def update(
         self,
@@ -219,7 +134,7 @@ class SessionDatabase:
             self._touch(session_id)
             self._add_call_ids(session_id, ids)
 
-    @_sqlite_errors
+    @sqlite_errors
     def call_ids(self, session_id: str) -> set[str]:
         """Every ``toolCallId`` the session issued, in any process."""
         rows = self._sql("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
@@ -252,7 +167,7 @@ class SessionDatabase:
         """Add messages at the end of the session's history."""
         self.append(session_id, messages=messages)
 
-    @_sqlite_errors
+    @sqlite_errors
     def messages(self, session_id: str) -> list[Message]:
         """The session's history, in order."""
         rows = self._sql(
@@ -294,7 +209,7 @@ class SessionDatabase:
         """Add ``session/update`` payloads to the transcript."""
         self.append(session_id, updates=updates)
 
-    @_sqlite_errors
+    @sqlite_errors
     def updates(self, session_id: str) -> list[dict[str, Any]]:
         """The transcript to replay on ``session/load``, in order."""
         rows = self._sql(
@@ -333,55 +248,10 @@ class SessionDatabase:
             cursor = self._sql("DELETE FROM sessions WHERE id = ?", (session_id,))
         return cursor.rowcount > 0
 
-    def close(self) -> None:
-        """Close the connection (the store cannot be used afterwards)."""
-        self._db.close()
-
-    def __enter__(self) -> SessionDatabase:
-        return self
-
-    def __exit__(
-        self, exc: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        # IMMEDIATE takes the write lock at once: the MAX(seq) read and the inserts that
-        # follow it cannot interleave with another writer's.
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-                self._db.execute("COMMIT")
-            except BaseException:
-                rollback(self._db)
-                raise
-        except sqlite3.Error as exc:
-            raise store_error(exc, self.path, self.busy_timeout) from exc
-
-    def _sql(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        """``execute`` with every text parameter made encodable (module doc)."""
-        return self._db.execute(sql, _encodable(params))
-
-    def _insert(
-        self, table: str, columns: str, session_id: str, rows: list[tuple[Any, ...]]
-    ) -> None:
-        if not rows:
-            return
-        (last,) = self._sql(
-            f"SELECT COALESCE(MAX(seq), -1) FROM {table} WHERE session_id = ?", (session_id,)
-        ).fetchone()
-        marks = ", ".join("?" * (len(rows[0]) + 2))
-        self._db.executemany(
-            f"INSERT INTO {table} (session_id, seq, {columns}) VALUES ({marks})",
-            [_encodable((session_id, last + 1 + i, *row)) for i, row in enumerate(rows)],
-        )
-
     def _add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
         self._db.executemany(
             "INSERT OR IGNORE INTO tool_call_ids (session_id, id) VALUES (?, ?)",
-            [_encodable((session_id, i)) for i in ids],
+            [encodable_row((session_id, i)) for i in ids],
         )
 
     def _touch(self, session_id: str) -> None:
@@ -411,27 +281,8 @@ _SELECT = (
 )
 
 
-def _encodable(params: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(encodable(p) if isinstance(p, str) else p for p in params)
-
-
 def _message_row(message: Message) -> tuple[str, str | None, str]:
     return (message.role, message.backend, dumps(message_to_dict(message)["parts"]))
-
-
-def _record(row: tuple[Any, ...]) -> SessionRecord:
-    sid, cwd, dirs, created, updated, title, backend, mode, config = row
-    return SessionRecord(
-        sid,
-        cwd,
-        tuple(json.loads(dirs)),
-        created,
-        updated,
-        title,
-        backend,
-        one_of(MODES, mode),  # a mode this version does not know reads as None
-        json.loads(config),
-    )
 
 
 __all__ = [

@@ -24,11 +24,11 @@ import httpx2
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
-from toolwire.agent.instructions import Instructions
-from toolwire.agent.outbox import Outbox
-from toolwire.agent.permissions import MODES
-from toolwire.agent.store_worker import StoreWorker
-from toolwire.agent.turn_state import TurnState
+from toolwire.agent.protocol.outbox import Outbox
+from toolwire.agent.session.instructions import Instructions
+from toolwire.agent.session.permissions import MODES
+from toolwire.agent.session.turn_state import TurnState
+from toolwire.agent.store.worker import StoreWorker
 from toolwire.backends import TappableBackend
 from toolwire.config import BackendConfig, Config
 from toolwire.config.choices import Mode, Profile, ThoughtLevel

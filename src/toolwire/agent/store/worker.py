@@ -26,7 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from toolwire.agent.store import SessionDatabase
+from toolwire.agent.store.database import SessionDatabase
 
 _T = TypeVar("_T")
 

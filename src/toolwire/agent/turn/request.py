@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire.agent import mcp_calls
-from toolwire.agent.collect import ResponseCollector
-from toolwire.agent.ids import IdGuard
-from toolwire.agent.outbox import Ticker
-from toolwire.agent.session import Runtime, Session, system_prompt, thought_level
+from toolwire.agent.protocol.ids import IdGuard
+from toolwire.agent.protocol.outbox import Ticker
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.state import Runtime, Session, system_prompt, thought_level
+from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.backends import (
     HTTPBackend,
     ModelRequest,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolwire.agent.instructions import (
+from toolwire.agent.session.instructions import (
     Refused,
     leads_out,
     project_dirs,

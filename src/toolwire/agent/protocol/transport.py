@@ -8,7 +8,7 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
   bad line is answered with ``-32700 Parse error`` (``-32600 Invalid request`` for JSON
   that is not an object, which the SDK would crash its receive loop on), and the agent
   keeps serving. So is a line nested too deeply to parse, and a message whose JSON-RPC
-  envelope is invalid (``toolwire.agent.envelope``: the SDK trusts it).
+  envelope is invalid (``toolwire.agent.protocol.envelope``: the SDK trusts it).
 * **Written means written.** ``on_sent`` sees each message once it is in the output
   buffer, in wire order (and ``on_received`` each request as it arrives): the agent
   opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO, Final, Protocol
 
-from toolwire.agent import envelope
+from toolwire.agent.protocol import envelope
 from toolwire.updates.wire import encode
 
 log = logging.getLogger("toolwire.agent")

@@ -22,14 +22,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from toolwire.agent import mcp_calls
-from toolwire.agent.collect import CollectedCall
-from toolwire.agent.notify import Notifier
-from toolwire.agent.outbox import Ticker
-from toolwire.agent.permissions import answer, bounded_diff, options, preview
-from toolwire.agent.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
-from toolwire.agent.ports import ClientTerminal
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.protocol.outbox import Ticker
+from toolwire.agent.protocol.ports import ClientTerminal
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.permissions import answer, bounded_diff, options, preview
+from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.turn.collect import CollectedCall
+from toolwire.agent.turn.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
 from toolwire.history import ImagePart, ToolResultPart
 from toolwire.imaging import SHOWN_BASE64
 from toolwire.mcp import McpTool

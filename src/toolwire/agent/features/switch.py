@@ -25,9 +25,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from toolwire.agent import mcp_calls
-from toolwire.agent.compaction import fixed_tokens
-from toolwire.agent.session import Runtime, Session
+from toolwire.agent.features.compaction import fixed_tokens
+from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.backends import Backend, create_backend
 from toolwire.config import ConfigError
 from toolwire.context import (

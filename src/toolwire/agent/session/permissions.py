@@ -13,7 +13,7 @@ Reads, searches and ``TodoWrite`` never ask (``Tool.needs_permission`` is False)
 always" and "always reject" hold for the tool's name for the rest of the session (every
 later ``Edit``, every later ``Bash``), not across sessions; a tool rejected for good is
 refused without asking, in every mode but ``bypass``. The rule itself, for built-in and
-MCP tools alike, is ``toolwire.agent.policy``.
+MCP tools alike, is ``toolwire.agent.turn.policy``.
 
 The request follows the rules peers broke (docs/design.md, "ACP rules that bite"): its
 ``tool_call`` is already on the wire (google-gemini/gemini-cli#21783); the ``toolCall``

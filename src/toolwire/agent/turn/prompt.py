@@ -1,0 +1,113 @@
+"""What a prompt starts: the text for the model or the built-in command it runs, the
+prompt stored, and the notices a session gives once.
+
+``Turn`` (``loop``) runs it first; a built-in command ends the turn here, anything else
+goes on to the model requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from toolwire.agent.features import slash
+from toolwire.agent.features.commands import Command, custom_commands, parse_command
+from toolwire.agent.features.compaction import Compactor
+from toolwire.agent.session.instructions import Refused
+from toolwire.agent.session.state import Runtime, Session, prompt_message, prompt_text
+from toolwire.agent.session.turn_state import PromptStopReason
+from toolwire.agent.store.transcript import user_updates
+from toolwire.history.images import has_images
+from toolwire.tools.threads import off_loop
+from toolwire.updates.builders import info_update
+from toolwire.updates.titles import shorten
+
+NO_VISION = (
+    "The model {name} takes no images (vision = false, or tools as text): it gets a "
+    "one-line note in place of each image."
+)
+Say = Callable[[str], Awaitable[None]]
+
+
+class Prompt:
+    """The start of one prompt turn; ``say`` and ``tell`` are the turn's (stored, and
+    kept in another form by a compaction)."""
+
+    def __init__(self, session: Session, runtime: Runtime, say: Say, tell: Say) -> None:
+        self.session = session
+        self.runtime = runtime
+        self.say = say
+        self.tell = tell
+        self.untold: list[str] = []  # files not read (links out of the project), to say
+
+    async def read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
+        """The prompt's text for the model, or the built-in command it runs (with its
+        argument); the instruction files refreshed, the command files read for a command."""
+        session = self.session
+        # Stats only, unless a file changed: the system prompt keeps its bytes.
+        await asyncio.to_thread(session.instructions.refresh, session.cwd)
+        custom: dict[str, Command] = {}
+        refused: list[Refused] = []
+        if typed.lstrip().startswith("/"):  # the command files are read only for one
+            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
+        self.untold = session.instructions.untold(refused)
+        command = parse_command(typed, custom)
+        if command is not None and command[0].body is not None:
+            return command[0].expand(command[1]), None  # a custom command
+        if command is not None and command[0].name == "init":
+            return slash.init_prompt(session, command[1]), None
+        return typed, command
+
+    async def command(self, blocks: list[Any], command: Command, argument: str) -> PromptStopReason:
+        """A built-in command run by toolwire: kept in the transcript, never sent to the
+        model (``/init`` and custom commands are prompts instead, see ``read``)."""
+        session, runtime, updates = self.session, self.runtime, user_updates(blocks)
+        await runtime.store.call(lambda db: db.append(session.id, updates=updates))
+        name = command.name
+        if name == "compact":
+            compactor = Compactor(session, runtime, self.tell)
+            await compactor.run(focus=argument or None, forced=True)
+        elif name == "model":
+            await self.say(await slash.Slash(session, runtime).model_command(argument))
+        elif name == "mode":
+            await self.say(await slash.Slash(session, runtime).mode_command(argument))
+        elif name == "clear":
+            await self.say(await slash.Slash(session, runtime).clear())
+        return "end_turn"
+
+    async def begin(self, blocks: list[Any], text: str) -> None:
+        """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
+        model, the blocks as typed for the transcript and the title."""
+        session, store = self.session, self.runtime.store
+        message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
+        session.history.append(message)
+        updates = user_updates(blocks)
+        await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
+        # Another window may have the session open too, and issued ids since it was opened.
+        session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
+        if not session.titled:
+            session.titled = True
+            title = shorten(prompt_text(blocks), 60) or "Untitled"
+            record = await store.call(lambda db: db.update(session.id, title=title))
+            session.outbox.update(info_update(record.title, record.updated_at_iso))
+        config = self.runtime.config
+        if config.notice and not session.noticed and session.active == config.default_backend:
+            session.noticed = True
+            await self.say(config.notice)
+        for line in self.untold:
+            await self.say(line)
+        await self.images_notice(session.pending, images=has_images([message]))
+
+    async def images_notice(self, name: str, *, images: bool) -> None:
+        """Tell the user, once per session, that backend ``name`` gets notes, not images."""
+        session = self.session
+        if session.images_noticed or not images:
+            return
+        chosen = self.runtime.config.backend(name)
+        if not chosen.takes_images:
+            session.images_noticed = True
+            await self.say(NO_VISION.format(name=name))
+
+
+__all__ = ["NO_VISION", "Prompt"]
