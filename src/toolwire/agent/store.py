@@ -404,6 +404,8 @@ _COPIED = (  # what a copy takes besides the session row (table, its columns)
     ("messages", f"seq, {_MESSAGE_COLUMNS}"),
     ("transcript", "seq, ts, payload"),
     ("tool_call_ids", "id"),
+    ("prompts", "number, first_line, ts, message_index, transcript_len, record"),
+    ("rewind_undo", "state"),
 )
 _SELECT = (
     "SELECT id, cwd, additional_dirs, created_at, updated_at, title, backend, mode, config"
