@@ -49,13 +49,14 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from toolwire.agent import mcp_calls, slash
+from toolwire.agent import checkpointing, mcp_calls, slash
 from toolwire.agent.commands import commands_update, custom_commands
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.fork import copy_session
 from toolwire.agent.notify import Notifier
 from toolwire.agent.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
+from toolwire.agent.rewind_method import REWIND_METHOD, rewind_method
 from toolwire.agent.session import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store import SessionDatabase
 from toolwire.agent.store_worker import StoreWorker
@@ -302,6 +303,7 @@ class ToolwireAgent:
         copied = await self._store_call(lambda db: copy_session(db, session_id, new_id, cwd))
         if copied is None:
             raise RequestError.resource_not_found(session_id)
+        await checkpointing.fork(session_id, new_id)
         session = await self._reopen(new_id, cwd, additional_directories, mcp_servers, held=True)
         session.outbox.update(commands_update())
         return ForkSessionResponse(
@@ -317,6 +319,7 @@ class ToolwireAgent:
             await _stop(session, cancel=True)
         if not await self._store_call(lambda db: db.delete(session_id)) and session is None:
             raise RequestError.resource_not_found(session_id)
+        await checkpointing.delete(session_id)
         return {}
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -326,6 +329,8 @@ class ToolwireAgent:
             if not isinstance(session_id, str):
                 raise RequestError.invalid_params({"sessionId": "a session id is required"})
             return await self.delete_session(session_id)
+        if method == REWIND_METHOD:
+            return await rewind_method(self._live_for(params), self._rt(), params)
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -355,6 +360,12 @@ class ToolwireAgent:
 
     def _factory(self) -> SessionFactory:
         return SessionFactory(self._rt(), self._sink)
+
+    def _live_for(self, params: dict[str, Any]) -> Session:
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str):
+            raise RequestError.invalid_params({"sessionId": "a session id is required"})
+        return self._live(session_id)
 
     def _live(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)

@@ -86,14 +86,26 @@ def prompts(db: SessionDatabase, session_id: str) -> list[PromptRow]:
 def cut(
     db: SessionDatabase,
     session_id: str,
-    at: PromptRow,
+    at: PromptRow | None,
     replaced: Mapping[str, Any],
     snapshot: str | None,
 ) -> None:
     """Cut history, transcript and index to before prompt ``at``, put its record back,
-    and keep what was cut (with ``replaced``, the record now) as the undo state."""
+    and keep what was cut (with ``replaced``, the record now) as the undo state.
+
+    ``at=None`` cuts nothing (a rewind of the files only): the undo state then holds the
+    record now and the files' ``snapshot``."""
     with db._transaction():
         db._touch(session_id)
+        if at is None:
+            (last,) = db._sql(
+                "SELECT COALESCE(MAX(number), 0) FROM prompts WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+            at = PromptRow(
+                last + 1, "", 0.0, _count(db, "messages", session_id),
+                _count(db, "transcript", session_id), replaced,
+            )  # fmt: skip
         undo = Undo(
             at.number, at.message_index, at.transcript_len,
             _take(db, "messages", "role, backend, parts", session_id, at.message_index),

@@ -35,6 +35,7 @@ from toolwire.agent.instructions import Refused
 from toolwire.agent.outbox import Ticker
 from toolwire.agent.plan import GO_AHEAD, Modes
 from toolwire.agent.request import Requests, Step, failure_text, stream_step
+from toolwire.agent.rewind import Rewinder
 from toolwire.agent.session import (
     Runtime,
     Session,
@@ -84,6 +85,7 @@ class Turn:
         self.requests = Requests(session, runtime)
         self.step: Step | None = None
         self.untold: list[str] = []  # files not read (links out of the project), to say
+        self.prompt: int | None = None  # its number in the prompt index, if it reached the model
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
@@ -93,6 +95,7 @@ class Turn:
             if command is not None:
                 stop = await self._command(blocks, *command)
             else:
+                self.prompt = await self._rewinder().prompt_started(prompt_text(blocks))
                 await self._begin(blocks, text)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
@@ -119,6 +122,8 @@ class Turn:
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
         await self.session.outbox.drain()
+        if self.prompt is not None:  # however the turn ended: what it left on disk
+            await self._rewinder().prompt_ended(self.prompt)
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
 
@@ -156,6 +161,8 @@ class Turn:
             await self._say(await slash.Slash(session, runtime).mode_command(argument))
         elif name == "clear":
             await self._say(await slash.Slash(session, runtime).clear())
+        elif name == "rewind":
+            await self._say(await self._rewinder().command(argument))
         return "end_turn"
 
     async def _after_plan(self) -> PromptStopReason:
@@ -306,6 +313,9 @@ class Turn:
     ) -> None:
         await self._say(failure_text(backend, exc, overflow=overflow))
         await self._close_step("the request to the model failed")
+
+    def _rewinder(self) -> Rewinder:
+        return Rewinder(self.session, self.runtime)
 
     def _compactor(self) -> Compactor:
         return Compactor(self.session, self.runtime, self._tell)
