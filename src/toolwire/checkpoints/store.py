@@ -100,7 +100,7 @@ class Checkpoints:
 
     def snapshots(self) -> list[Snapshot]:
         """Every snapshot, oldest first."""
-        fmt = "--format=%(objectname)%00%(contents)%00"
+        fmt = "--format=%(objectname)%00%(contents:body)%00"
         out = run(self.store, ["for-each-ref", fmt, _REFS]).split(b"\0")
         found = [
             _snapshot(commit.decode().strip(), json.loads(body))

@@ -23,6 +23,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     [limits]                           # see schema.LimitsConfig
     [handoff]                          # see schema.HandoffConfig
     [compaction]                       # see schema.CompactionConfig
+    [checkpoints]                      # see schema.CheckpointsConfig
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
 
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from toolwire.config.load import DETECTED, Config, config_path, load_config
     from toolwire.config.schema import (
         BackendConfig,
+        CheckpointsConfig,
         CompactionConfig,
         HandoffConfig,
         LimitsConfig,
@@ -67,6 +69,7 @@ _LAZY = {
     "config_path": "load",
     "load_config": "load",
     "BackendConfig": "schema",
+    "CheckpointsConfig": "schema",
     "CompactionConfig": "schema",
     "HandoffConfig": "schema",
     "LimitsConfig": "schema",
@@ -84,6 +87,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DETECTED",
     "BackendConfig",
+    "CheckpointsConfig",
     "CompactionConfig",
     "Config",
     "ConfigError",

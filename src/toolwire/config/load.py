@@ -29,6 +29,7 @@ from toolwire.config.explain import invalid_choice
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.schema import (
     BackendConfig,
+    CheckpointsConfig,
     CompactionConfig,
     ConfigFile,
     HandoffConfig,
@@ -59,6 +60,7 @@ class Config:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     handoff: HandoffConfig = field(default_factory=HandoffConfig)
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
+    checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     file: Path | None = None
     file_found: bool = False
@@ -124,6 +126,7 @@ def load_config(
         limits=data.limits,
         handoff=data.handoff,
         compaction=data.compaction,
+        checkpoints=data.checkpoints,
         tools=data.tools,
         file=file,
         file_found=file.exists(),
@@ -141,6 +144,7 @@ def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
         ("limits", data.limits),
         ("handoff", data.handoff),
         ("compaction", data.compaction),
+        ("checkpoints", data.checkpoints),
         ("tools", data.tools),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})

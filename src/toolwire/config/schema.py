@@ -142,6 +142,19 @@ class CompactionConfig(Table):
     stands in when its call fails), or always the offline one (no model call, instant)."""
 
 
+class CheckpointsConfig(Table):
+    """``[checkpoints]``: snapshots of the session's directories, for ``/rewind``
+    (docs/checkpoints.md)."""
+
+    enabled: bool = True
+    """Snapshot the directories before each prompt and when its turn ends."""
+    keep: PositiveInt = 50
+    """Prompts whose snapshots a session keeps; older ones are collected. A snapshot
+    costs only the files that changed, so 50 is about a long working day of prompts."""
+    max_file_bytes: PositiveInt = 10_000_000
+    """Files larger than this are neither saved nor restored (the restore names them)."""
+
+
 class ToolsConfig(Table):
     """``[tools]``: what the agent's tools may do."""
 
@@ -282,6 +295,7 @@ class ConfigFile(Table):
     handoff: HandoffConfig = Field(default_factory=HandoffConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
@@ -301,6 +315,7 @@ __all__ = [
     "DEFAULT_KEY_ENV",
     "BackendConfig",
     "BackendTable",
+    "CheckpointsConfig",
     "CompactionConfig",
     "ConfigError",
     "ConfigFile",
