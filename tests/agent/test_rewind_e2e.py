@@ -42,6 +42,15 @@ EDIT = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
 WRITE = {"file_path": "new.py", "content": "print('new')\n"}
 BASH = {"command": "sed -i 's/one/ONE/' lib.txt && touch made.txt && rm old.txt"}
 Tree = dict[str, tuple[bytes, int]]
+ANSWERS: list[tuple[tuple[Any, ...], ...]] = [
+    (("tool", "Edit", EDIT, "toolu_edit"),),
+    (("text", "Edited."),),
+    (("tool", "Write", WRITE, "toolu_write"),),
+    (("text", "Written."),),
+    (("tool", "Bash", BASH, "toolu_bash"),),
+    (("text", "Ran it."),),
+    (("text", "Starting over from prompt 2."),),
+]
 
 
 def _git(root: Path, *args: str) -> bytes:
@@ -95,22 +104,7 @@ def test_rewind_two_then_undo_after_a_restart(tmp_path: Path) -> None:
     before_session = _repo_state(root)
     status_before = _git(root, "status", "--porcelain")
     with FakeServer() as server:
-        server.script(
-            *(
-                Reply(chunks=[response(*blocks, n=n).encode()])
-                for n, blocks in enumerate(
-                    [
-                        [("tool", "Edit", EDIT, "toolu_edit")],
-                        [("text", "Edited.")],
-                        [("tool", "Write", WRITE, "toolu_write")],
-                        [("text", "Written.")],
-                        [("tool", "Bash", BASH, "toolu_bash")],
-                        [("text", "Ran it.")],
-                        [("text", "Starting over from prompt 2.")],
-                    ]
-                )
-            )
-        )
+        server.script(*(Reply(chunks=[response(*b, n=n).encode()]) for n, b in enumerate(ANSWERS)))
         config = write_config(tmp_path, fake_backend(server.url))
         env = environment(tmp_path, TEST_KEY=KEY)
         asyncio.run(_scenario(tmp_path, root, server, str(config), env, before_session))
