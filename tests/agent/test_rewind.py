@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp.exceptions import RequestError
 from acp.schema import ClientCapabilities
 
 from tests.agent.pair import AgentUnderTest
@@ -211,3 +212,34 @@ async def test_checkpoints_off_says_why(acp: AgentUnderTest, tmp_path: Path) -> 
         patch.setattr(checkpointing, "unavailable", lambda: "git was not found on PATH")
         told = await _ask(acp, sid, "/rewind 1 code")
     assert "Files: not rewound: git was not found on PATH" in told
+
+
+async def test_extension_method_is_advertised_and_answers_the_report(acp: AgentUnderTest) -> None:
+    acp.model.function = lambda request: "ok"
+    sid = await acp.start()
+    answered = [e.message.get("result", {}) for e in acp.run.wire]
+    caps = next(r["agentCapabilities"] for r in answered if "agentCapabilities" in r)
+    method = caps["_meta"]["toolwire"]["rewind"]["method"]
+    assert method == "_toolwire/session/rewind"
+    for line in ("one", "two"):
+        await _ask(acp, sid, line)
+    (acp.root / "scratch.txt").write_text("made between prompts\n", encoding="utf-8")
+    since = len(acp.run.notifications())
+    # The SDK client adds the leading underscore of an extension method.
+    report = await acp.run.conn.ext_method(
+        method.removeprefix("_"), {"sessionId": sid, "prompt": 2, "scope": "both"}
+    )
+    assert report["prompt"] == 2
+    assert report["conversation"] is True
+    assert report["conflicts"] == [str((acp.root / "scratch.txt").resolve())]
+    assert "Rewound to before prompt 2" in _said(acp, since)  # the marker, sent and stored
+    with _db(acp) as db:
+        assert [r.number for r in prompt_index.prompts(db, sid)] == [1]
+    await _ask(acp, sid, "three")
+    assert _messages(acp.model.bodies[-1])[:-1] == _messages(acp.model.bodies[1])[:-1]
+    with pytest.raises(RequestError) as refused:
+        await acp.run.conn.ext_method(method[1:], {"sessionId": sid, "prompt": 7})
+    assert "there is no prompt 7" in str(refused.value.data)
+    undone = await acp.run.conn.ext_method(method[1:], {"sessionId": sid, "prompt": "undo"})
+    assert undone["prompt"] is None
+    check_wire(acp.run.wire)
