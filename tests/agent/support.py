@@ -70,6 +70,7 @@ RESPONSES = {
     "session/set_mode": "SetSessionModeResponse",
     "session/set_config_option": "SetSessionConfigOptionResponse",
     "session/prompt": "PromptResponse",
+    "_toolwire/session/rewind": "ExtResponse",
 }
 REQUESTS = {
     "session/request_permission": "RequestPermissionRequest",

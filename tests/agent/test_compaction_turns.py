@@ -102,7 +102,7 @@ def test_usage_update_after_each_response_and_commands_after_the_new_session(
                 assert usage[1]["cost"] == {"amount": total, "currency": "USD"}
                 (commands,) = _updates(run.notifications(), "available_commands_update")
                 names = [c["name"] for c in commands["availableCommands"]]
-                assert names == ["compact", "model", "mode", "init", "clear"]
+                assert names == ["compact", "model", "mode", "init", "clear", "rewind"]
                 # the update follows the session/new response on the wire
                 sent = [e.message for e in run.wire if e.direction == StreamDirection.INCOMING]
                 answered = next(i for i, m in enumerate(sent) if "sessionId" in m.get("result", {}))

@@ -50,9 +50,10 @@ from acp.schema import (
 )
 
 from toolwire.agent.factory import SessionFactory
-from toolwire.agent.features import slash
+from toolwire.agent.features import checkpointing, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
+from toolwire.agent.features.rewind_method import REWIND_METHOD, rewind_method
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import mcp_calls
@@ -151,6 +152,7 @@ class ToolwireAgent:
         session = await self._factory().new(session_id, cwd, dirs)
         self._sessions[session_id] = session
         mcp_calls.start(session, self._rt(), list(mcp_servers or ()))
+        checkpointing.warm(self._config, session_id, (cwd, *dirs))
         Notifier(session, self._rt()).options_changed()
         session.outbox.update(_commands(session))
         return NewSessionResponse(
@@ -303,6 +305,7 @@ class ToolwireAgent:
         copied = await self._store_call(lambda db: copy_session(db, session_id, new_id, cwd))
         if copied is None:
             raise RequestError.resource_not_found(session_id)
+        await checkpointing.fork(session_id, new_id)
         session = await self._reopen(new_id, cwd, additional_directories, mcp_servers, held=True)
         session.outbox.update(commands_update())
         return ForkSessionResponse(
@@ -318,6 +321,7 @@ class ToolwireAgent:
             await _stop(session, cancel=True)
         if not await self._store_call(lambda db: db.delete(session_id)) and session is None:
             raise RequestError.resource_not_found(session_id)
+        await checkpointing.delete(session_id)
         return {}
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -327,6 +331,8 @@ class ToolwireAgent:
             if not isinstance(session_id, str):
                 raise RequestError.invalid_params({"sessionId": "a session id is required"})
             return await self.delete_session(session_id)
+        if method == REWIND_METHOD:
+            return await rewind_method(self._live_for(params), self._rt(), params)
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -357,6 +363,12 @@ class ToolwireAgent:
     def _factory(self) -> SessionFactory:
         return SessionFactory(self._rt(), self._sink)
 
+    def _live_for(self, params: dict[str, Any]) -> Session:
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str):
+            raise RequestError.invalid_params({"sessionId": "a session id is required"})
+        return self._live(session_id)
+
     def _live(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
@@ -384,6 +396,7 @@ class ToolwireAgent:
         session = await self._factory().reopen(record, cwd, extra, held=held)
         self._sessions[session_id] = session
         mcp_calls.start(session, self._rt(), list(servers or ()))
+        checkpointing.warm(self._config, session_id, (cwd, *extra))
         return session
 
     async def _set_mode(self, session: Session, mode_id: str) -> None:

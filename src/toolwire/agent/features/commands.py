@@ -90,6 +90,12 @@ BUILTINS: dict[str, Command] = {
             "Start a fresh conversation in this session: the model no longer sees the "
             "earlier messages (the transcript keeps them).",
         ),
+        Command(
+            "rewind",
+            "Go back to just before prompt N: its files, its conversation or both "
+            "(empty: list the prompts; undo: take the last rewind back).",
+            "N [code|conversation|both] [force], or undo (empty: list the prompts)",
+        ),
     )
 }
 

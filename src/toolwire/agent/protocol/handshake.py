@@ -13,12 +13,15 @@ from toolwire import __version__
 
 #: The ACP protocol version toolwire speaks (the SDK's ``acp.PROTOCOL_VERSION``).
 PROTOCOL_VERSION: Final = 1
+#: The extension method behind ``/rewind`` (``agent.rewind_method``), as a client sends it.
+REWIND_METHOD: Final = "_toolwire/session/rewind"
 
 
 def initialize_result() -> dict[str, Any]:
     """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
     ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
-    servers over stdio (always), HTTP and SSE; images. Not: audio."""
+    servers over stdio (always), HTTP and SSE; images; in ``_meta``, the rewind extension
+    method. Not: audio."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
@@ -32,6 +35,9 @@ def initialize_result() -> dict[str, Any]:
                 "delete": {},
                 "additionalDirectories": {},
             },
+            # Extensions live under _meta (ACP's extensibility rule): a client that wants
+            # a rewind button finds the method here.
+            "_meta": {"toolwire": {"rewind": {"method": REWIND_METHOD, "version": 1}}},
         },
         "agentInfo": {"name": "toolwire", "title": "toolwire", "version": __version__},
         "authMethods": [],
@@ -55,4 +61,4 @@ def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result()}
 
 
-__all__ = ["PROTOCOL_VERSION", "early_answer", "initialize_result"]
+__all__ = ["PROTOCOL_VERSION", "REWIND_METHOD", "early_answer", "initialize_result"]

@@ -104,7 +104,9 @@ class Connection:
         self.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; the store's modules (``database``, ``prompt_index``)
+        compose their statements in it."""
         # IMMEDIATE takes the write lock at once: the MAX(seq) read and the inserts that
         # follow it cannot interleave with another writer's.
         try:
@@ -118,16 +120,17 @@ class Connection:
         except sqlite3.Error as exc:
             raise store_error(exc, self.path, self.busy_timeout) from exc
 
-    def _sql(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+    def sql(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """``execute`` with every text parameter made encodable (module doc)."""
         return self._db.execute(sql, encodable_row(params))
 
-    def _insert(
+    def insert(
         self, table: str, columns: str, session_id: str, rows: list[tuple[Any, ...]]
     ) -> None:
+        """Append ``rows`` to a per-session table, numbered after its last ``seq``."""
         if not rows:
             return
-        (last,) = self._sql(
+        (last,) = self.sql(
             f"SELECT COALESCE(MAX(seq), -1) FROM {table} WHERE session_id = ?", (session_id,)
         ).fetchone()
         marks = ", ".join("?" * (len(rows[0]) + 2))

@@ -54,7 +54,7 @@ class SessionDatabase(Connection):
         clock: Callable[[], float] = time.time,
         busy_timeout: float = BUSY_TIMEOUT_S,
     ) -> None:
-        self._clock = clock
+        self.clock = clock
         super().__init__(path, busy_timeout=busy_timeout)
 
     def create(
@@ -70,9 +70,9 @@ class SessionDatabase(Connection):
     ) -> SessionRecord:
         """A new session (``session_id`` defaults to a fresh UUID)."""
         sid = session_id or str(uuid.uuid4())
-        now = self._clock()
-        with self._transaction():
-            self._sql(
+        now = self.clock()
+        with self.transaction():
+            self.sql(
                 "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
                 " title, backend, mode, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (sid, cwd, dumps(list(additional_dirs)), now, now, title, backend, mode,
@@ -83,7 +83,7 @@ class SessionDatabase(Connection):
     @sqlite_errors
     def get(self, session_id: str) -> SessionRecord | None:
         """The session, or None when there is none with that id."""
-        row = self._sql(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
+        row = self.sql(f"{_SELECT} WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else session_record(row)
 
     @sqlite_errors
@@ -93,7 +93,7 @@ class SessionDatabase(Connection):
         """Sessions, most recently updated first, optionally only those in ``cwd``."""
         where, params = ("WHERE cwd = ?", [cwd]) if cwd is not None else ("", [])
         sql = f"{_SELECT} {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?"
-        rows = self._sql(sql, (*params, -1 if limit is None else limit, offset))
+        rows = self.sql(sql, (*params, -1 if limit is None else limit, offset))
         return [session_record(row) for row in rows]
 
     def update(
@@ -113,15 +113,15 @@ class SessionDatabase(Connection):
         """
         changes = {"title": title, "backend": backend, "mode": mode}
         columns = {k: v for k, v in changes.items() if v is not _UNSET}
-        with self._transaction():
-            self._touch(session_id)
+        with self.transaction():
+            self.touch(session_id)
             if config_values:
                 base = self._require(session_id).config if config is _UNSET else config
                 config = {**base, **config_values}
             if config is not _UNSET:
                 columns["config"] = dumps(dict(config))
             for column, value in columns.items():  # column names come from the code above
-                self._sql(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
+                self.sql(f"UPDATE sessions SET {column} = ? WHERE id = ?", (value, session_id))
         return self._require(session_id)
 
     def set_config_value(self, session_id: str, key: str, value: Any) -> SessionRecord:
@@ -130,14 +130,14 @@ class SessionDatabase(Connection):
 
     def add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
         """Record ``toolCallId``s the session issued (each is kept once)."""
-        with self._transaction():
-            self._touch(session_id)
+        with self.transaction():
+            self.touch(session_id)
             self._add_call_ids(session_id, ids)
 
     @sqlite_errors
     def call_ids(self, session_id: str) -> set[str]:
         """Every ``toolCallId`` the session issued, in any process."""
-        rows = self._sql("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
+        rows = self.sql("SELECT id FROM tool_call_ids WHERE session_id = ?", (session_id,))
         return {call_id for (call_id,) in rows}
 
     def append(
@@ -155,12 +155,12 @@ class SessionDatabase(Connection):
         way is on disk whole or not at all.
         """
         message_rows = [_message_row(m) for m in messages]
-        now = self._clock()
+        now = self.clock()
         update_rows = [(now, dumps(dict(u))) for u in updates]
-        with self._transaction():
-            self._touch(session_id)
-            self._insert("messages", _MESSAGE_COLUMNS, session_id, message_rows)
-            self._insert("transcript", "ts, payload", session_id, update_rows)
+        with self.transaction():
+            self.touch(session_id)
+            self.insert("messages", _MESSAGE_COLUMNS, session_id, message_rows)
+            self.insert("transcript", "ts, payload", session_id, update_rows)
             self._add_call_ids(session_id, call_ids)
 
     def append_messages(self, session_id: str, messages: Iterable[Message]) -> None:
@@ -170,7 +170,7 @@ class SessionDatabase(Connection):
     @sqlite_errors
     def messages(self, session_id: str) -> list[Message]:
         """The session's history, in order."""
-        rows = self._sql(
+        rows = self.sql(
             "SELECT role, backend, parts FROM messages WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
@@ -182,10 +182,10 @@ class SessionDatabase(Connection):
     def replace_messages(self, session_id: str, messages: Iterable[Message]) -> None:
         """Replace the whole history (after a compaction, say) in one transaction."""
         rows = [_message_row(m) for m in messages]
-        with self._transaction():
-            self._touch(session_id)
-            self._sql("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            self._insert("messages", _MESSAGE_COLUMNS, session_id, rows)
+        with self.transaction():
+            self.touch(session_id)
+            self.sql("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            self.insert("messages", _MESSAGE_COLUMNS, session_id, rows)
 
     def replace_parts(self, session_id: str, changes: Iterable[tuple[Message, Message]]) -> int:
         """Rewrite stored messages in place: a message whose parts are ``old``'s gets
@@ -193,15 +193,15 @@ class SessionDatabase(Connection):
         meanwhile, and its messages stay); how many were rewritten."""
         pairs = [(message_to_dict(old)["parts"], _message_row(new)[2]) for old, new in changes]
         done = 0
-        with self._transaction():
-            self._touch(session_id)
+        with self.transaction():
+            self.touch(session_id)
             query = "SELECT seq, parts FROM messages WHERE session_id = ? ORDER BY seq"
-            for seq, parts in self._sql(query, (session_id,)).fetchall():
+            for seq, parts in self.sql(query, (session_id,)).fetchall():
                 stored = json.loads(parts)
                 new = next((n for o, n in pairs if o == stored), None)
                 if new is not None:
                     sql = "UPDATE messages SET parts = ? WHERE session_id = ? AND seq = ?"
-                    self._sql(sql, (new, session_id, seq))
+                    self.sql(sql, (new, session_id, seq))
                     done += 1
         return done
 
@@ -212,7 +212,7 @@ class SessionDatabase(Connection):
     @sqlite_errors
     def updates(self, session_id: str) -> list[dict[str, Any]]:
         """The transcript to replay on ``session/load``, in order."""
-        rows = self._sql(
+        rows = self.sql(
             "SELECT payload FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         return [json.loads(payload) for (payload,) in rows]
@@ -224,9 +224,9 @@ class SessionDatabase(Connection):
         One transaction, so a failure or a killed process part way leaves no session
         with the source's title and no history: the copy is there whole or not at all.
         """
-        now = self._clock()
-        with self._transaction():
-            cursor = self._sql(
+        now = self.clock()
+        with self.transaction():
+            cursor = self.sql(
                 "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
                 " title, backend, mode, config) SELECT ?, ?, additional_dirs, ?, ?, title,"
                 " backend, mode, config FROM sessions WHERE id = ?",
@@ -235,7 +235,7 @@ class SessionDatabase(Connection):
             if cursor.rowcount == 0:
                 return None
             for table, columns in _COPIED:
-                self._sql(
+                self.sql(
                     f"INSERT INTO {table} (session_id, {columns})"
                     f" SELECT ?, {columns} FROM {table} WHERE session_id = ?",
                     (new_id, source),
@@ -244,8 +244,8 @@ class SessionDatabase(Connection):
 
     def delete(self, session_id: str) -> bool:
         """Remove the session with its history and transcript; False when there was none."""
-        with self._transaction():
-            cursor = self._sql("DELETE FROM sessions WHERE id = ?", (session_id,))
+        with self.transaction():
+            cursor = self.sql("DELETE FROM sessions WHERE id = ?", (session_id,))
         return cursor.rowcount > 0
 
     def _add_call_ids(self, session_id: str, ids: Iterable[str]) -> None:
@@ -254,10 +254,11 @@ class SessionDatabase(Connection):
             [encodable_row((session_id, i)) for i in ids],
         )
 
-    def _touch(self, session_id: str) -> None:
-        cursor = self._sql(
+    def touch(self, session_id: str) -> None:
+        """Mark the session updated now (``session/list`` orders by it)."""
+        cursor = self.sql(
             "UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?",
-            (self._clock(), session_id),
+            (self.clock(), session_id),
         )
         if cursor.rowcount == 0:
             raise SessionNotFoundError(f"no session {session_id!r}")
@@ -274,6 +275,8 @@ _COPIED = (  # what a copy takes besides the session row (table, its columns)
     ("messages", f"seq, {_MESSAGE_COLUMNS}"),
     ("transcript", "seq, ts, payload"),
     ("tool_call_ids", "id"),
+    ("prompts", "number, first_line, ts, message_index, transcript_len, record"),
+    ("rewind_undo", "state"),
 )
 _SELECT = (
     "SELECT id, cwd, additional_dirs, created_at, updated_at, title, backend, mode, config"

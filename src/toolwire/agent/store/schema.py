@@ -61,6 +61,25 @@ MIGRATIONS: tuple[str, ...] = (
         THEN json_extract(payload, '$.toolCallId') END AS call_id
     FROM transcript WHERE call_id IS NOT NULL
     """,
+    # 2 -> 3: the prompt index /rewind reads (one row per prompt that reached the model:
+    # where its message and transcript start, the conversation record before it), and
+    # the state one /rewind undo puts back (JSON: the cut messages, lines, rows, record).
+    """
+    CREATE TABLE prompts (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        first_line TEXT NOT NULL,
+        ts REAL NOT NULL,
+        message_index INTEGER NOT NULL,
+        transcript_len INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (session_id, number)
+    ) WITHOUT ROWID;
+    CREATE TABLE rewind_undo (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        state TEXT NOT NULL
+    ) WITHOUT ROWID
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

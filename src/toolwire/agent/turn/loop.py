@@ -28,6 +28,7 @@ from typing import Any
 
 from toolwire.agent.features.compaction import Compactor, meter
 from toolwire.agent.features.plan import GO_AHEAD, Modes
+from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.features.switch import Switcher
 from toolwire.agent.protocol.ids import new_message_id
 from toolwire.agent.protocol.outbox import Ticker
@@ -109,6 +110,8 @@ class Turn:
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
         await self.session.outbox.drain()
+        if self.prompt.number is not None:  # however the turn ended: what it left on disk
+            await Rewinder(self.session, self.runtime).prompt_ended(self.prompt.number)
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
         return "cancelled" if self.state.cancelling else stop
 

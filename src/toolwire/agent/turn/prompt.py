@@ -14,6 +14,7 @@ from typing import Any
 from toolwire.agent.features import slash
 from toolwire.agent.features.commands import Command, custom_commands, parse_command
 from toolwire.agent.features.compaction import Compactor
+from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.session.instructions import Refused
 from toolwire.agent.session.state import Runtime, Session, prompt_message, prompt_text
 from toolwire.agent.session.turn_state import PromptStopReason
@@ -40,6 +41,7 @@ class Prompt:
         self.say = say
         self.tell = tell
         self.untold: list[str] = []  # files not read (links out of the project), to say
+        self.number: int | None = None  # in the prompt index, once it reaches the model
 
     async def read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
         """The prompt's text for the model, or the built-in command it runs (with its
@@ -74,12 +76,16 @@ class Prompt:
             await self.say(await slash.Slash(session, runtime).mode_command(argument))
         elif name == "clear":
             await self.say(await slash.Slash(session, runtime).clear())
+        elif name == "rewind":
+            await self.say(await Rewinder(session, runtime).command(argument))
         return "end_turn"
 
     async def begin(self, blocks: list[Any], text: str) -> None:
         """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
-        model, the blocks as typed for the transcript and the title."""
+        model, the blocks as typed for the transcript and the title; numbered, and the
+        session's files checkpointed, first (what ``/rewind`` goes back to)."""
         session, store = self.session, self.runtime.store
+        self.number = await Rewinder(session, self.runtime).prompt_started(prompt_text(blocks))
         message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
         session.history.append(message)
         updates = user_updates(blocks)
