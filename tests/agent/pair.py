@@ -1,11 +1,12 @@
 """``AgentUnderTest``: what the ``acp`` fixture (tests/agent/conftest.py) hands a test,
-and ``agent_under_test``, the pair it runs."""
+and ``agent_under_test``, the pair it runs (call it for a configuration or environment
+of the test's own, or ``acp.again()`` for a second agent on the same store)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
@@ -13,12 +14,12 @@ from acp import text_block
 from acp.schema import ClientCapabilities, PromptResponse
 
 from tests.agent.support import (
+    APP,
     KEY,
     ScriptedClient,
     agent,
     environment,
     fake_backend,
-    project,
     start,
     write_config,
 )
@@ -35,6 +36,9 @@ class AgentUnderTest:
     client: ScriptedClient
     model: FunctionBackend
     root: Path
+    tmp_path: Path
+    config: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
 
     async def start(self, caps: ClientCapabilities | None = None) -> str:
         """initialize, then session/new in ``root``; the session id."""
@@ -43,17 +47,37 @@ class AgentUnderTest:
     async def prompt(self, session_id: str, text: str) -> PromptResponse:
         return await self.run.conn.prompt(session_id=session_id, prompt=[text_block(text)])
 
+    def again(self) -> AbstractAsyncContextManager[AgentUnderTest]:
+        """Another agent on the same store, configuration, model and project, with a
+        client of its own (a restart, or a second editor window)."""
+        return agent_under_test(self.tmp_path, config=self.config, env=self.env, model=self.model)
+
 
 @asynccontextmanager
-async def agent_under_test(tmp_path: Path) -> AsyncIterator[AgentUnderTest]:
+async def agent_under_test(
+    tmp_path: Path,
+    *,
+    config: str = "",
+    env: Mapping[str, str] | None = None,
+    model: FunctionBackend | None = None,
+) -> AsyncIterator[AgentUnderTest]:
     """The agent ``toolwire acp`` runs, its default backend Anthropic's, answered by a
-    ``FunctionBackend`` (no function set yet) over its HTTP transport."""
-    model = FunctionBackend(model="claude-test")
+    ``FunctionBackend`` (no function set yet) over its HTTP transport.
+
+    ``config``: TOML added to the configuration (it follows the backend's table, so a
+    bare key lands there: ``context_window = 30000``); ``env``: variables in force while
+    it runs (``TOOLWIRE_PROFILE``, say); ``model``: a backend to share with another pair.
+    """
+    model = model or FunctionBackend(model="claude-test")
     client = ScriptedClient()
-    config = write_config(tmp_path, fake_backend("http://model.test"))
-    env = environment(tmp_path, TEST_KEY=KEY)
+    path = write_config(tmp_path, fake_backend("http://model.test") + config)
+    environ = environment(tmp_path, TEST_KEY=KEY, **(env or {}))
+    root = tmp_path / "project"
+    if not root.exists():
+        root.mkdir()
+        (root / "app.py").write_text(APP, encoding="utf-8")
     async with (
         httpx2.AsyncClient(transport=model.transport()) as http,
-        agent(tmp_path, client, "--config", str(config), env=env, http=http) as run,
+        agent(tmp_path, client, "--config", str(path), env=environ, http=http) as run,
     ):
-        yield AgentUnderTest(run, client, model, project(tmp_path))
+        yield AgentUnderTest(run, client, model, root, tmp_path, config, dict(env or {}))

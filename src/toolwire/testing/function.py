@@ -27,6 +27,7 @@ decoder run. There the function gets the request read back from the body the age
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
@@ -54,6 +55,8 @@ class FunctionBackend:
     ``requests`` keeps every request the function was asked, ``bodies`` every JSON body
     the HTTP transport received. ``chunk_size``: the stream is cut into pieces of this
     many bytes, so the decoder sees a field split across reads as it would on a network.
+    ``pace``: seconds between two pieces, for a test that acts while the answer streams
+    (a cancel); read when an answer starts, so the function may set it for its own.
     """
 
     provider = "anthropic"
@@ -67,11 +70,13 @@ class FunctionBackend:
         name: str = "function",
         model: str = "function-model",
         chunk_size: int = 64,
+        pace: float = 0.0,
     ) -> None:
         self.function = function
         self.name = name
         self.model = model
         self.chunk_size = chunk_size
+        self.pace = pace
         self.requests: list[ModelRequest] = []
         self.bodies: list[dict[str, Any]] = []
 
@@ -110,7 +115,7 @@ class FunctionBackend:
         """The answer's events, decoded from its stream piece by piece (``Backend``)."""
         body = await self.body(request)
         decoder = decoder_for(self.wire_format)
-        for chunk in _pieces(body, self.chunk_size):
+        async for chunk in _stream(_pieces(body, self.chunk_size), self.pace):
             if tap is not None:
                 tap(chunk)
             for event in decoder.feed(chunk):
@@ -131,7 +136,7 @@ class FunctionBackend:
         return httpx2.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            content=_stream(_pieces(body, self.chunk_size)),
+            content=_stream(_pieces(body, self.chunk_size), self.pace),
         )
 
 
@@ -147,8 +152,10 @@ def _pieces(body: bytes, size: int) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), max(size, 1))]
 
 
-async def _stream(pieces: list[bytes]) -> AsyncIterator[bytes]:
-    for piece in pieces:
+async def _stream(pieces: list[bytes], pace: float) -> AsyncIterator[bytes]:
+    for n, piece in enumerate(pieces):
+        if pace and n:
+            await asyncio.sleep(pace)
         yield piece
 
 
