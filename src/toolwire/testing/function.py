@@ -30,20 +30,42 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import httpx2
 
 from toolwire.backends.base import ModelRequest, Tap
 from toolwire.decode import decoder_for
+from toolwire.errors import HTTPStatusError
 from toolwire.events import Event, MessageEnd, ToolCallStart
 from toolwire.handoff.importers import import_anthropic
 from toolwire.history import ToolSpec
 from toolwire.testing.streams import anthropic_sse, end, text
 
-Answer: TypeAlias = str | Sequence[Event]
-"""What the model says: plain text, or events (a ``MessageEnd`` is added when missing)."""
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    """An answer that is the provider refusing the request: an HTTP ``status`` and its
+    JSON ``body`` (a context-length error, an overload). The transport sends it as is, so
+    toolwire's HTTP path reads it; ``stream`` raises the ``HTTPStatusError`` that path
+    would."""
+
+    status: int
+    body: Mapping[str, Any]
+
+
+Answer: TypeAlias = str | Sequence[Event] | ErrorResponse
+"""What the model says: plain text, or events (a ``MessageEnd`` is added when missing),
+or an ``ErrorResponse``."""
 
 ModelFunction: TypeAlias = Callable[[ModelRequest], Answer | Awaitable[Answer]]
 """The model: the request in, the answer out (a coroutine function is awaited)."""
@@ -98,14 +120,16 @@ class FunctionBackend:
 
         self.function = next_answer
 
-    async def body(self, request: ModelRequest) -> bytes:
-        """The Anthropic SSE body of the function's answer to ``request``."""
+    async def body(self, request: ModelRequest) -> bytes | ErrorResponse:
+        """The Anthropic SSE body of the function's answer to ``request`` (or its error)."""
         if self.function is None:
             raise AssertionError("FunctionBackend: no function set (backend.function = ...)")
         self.requests.append(request)
         answer = self.function(request)
         if inspect.isawaitable(answer):
             answer = await answer
+        if isinstance(answer, ErrorResponse):
+            return answer
         events = _completed(answer)
         return anthropic_sse(events, model=self.model, message_id=f"msg_{len(self.requests)}")
 
@@ -114,6 +138,9 @@ class FunctionBackend:
     ) -> AsyncGenerator[Event, None]:
         """The answer's events, decoded from its stream piece by piece (``Backend``)."""
         body = await self.body(request)
+        if isinstance(body, ErrorResponse):
+            error = body.body.get("error", {})
+            raise HTTPStatusError(body.status, str(error.get("message", "")), error.get("type"))
         decoder = decoder_for(self.wire_format)
         async for chunk in _stream(_pieces(body, self.chunk_size), self.pace):
             if tap is not None:
@@ -133,6 +160,8 @@ class FunctionBackend:
         sent: dict[str, Any] = json.loads(await http_request.aread())
         self.bodies.append(sent)
         body = await self.body(_request_of(sent))
+        if isinstance(body, ErrorResponse):
+            return httpx2.Response(body.status, json=dict(body.body))
         return httpx2.Response(
             200,
             headers={"content-type": "text/event-stream"},
@@ -140,7 +169,7 @@ class FunctionBackend:
         )
 
 
-def _completed(answer: Answer) -> list[Event]:
+def _completed(answer: str | Sequence[Event]) -> list[Event]:
     events = text(answer) if isinstance(answer, str) else list(answer)
     if not events or not isinstance(events[-1], MessageEnd):
         calls = any(isinstance(e, ToolCallStart) for e in events)
@@ -178,4 +207,4 @@ def _request_of(body: dict[str, Any]) -> ModelRequest:
     )
 
 
-__all__ = ["Answer", "FunctionBackend", "ModelFunction"]
+__all__ = ["Answer", "ErrorResponse", "FunctionBackend", "ModelFunction"]
