@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx2
 from acp import text_block
@@ -23,7 +24,12 @@ from tests.agent.support import (
     start,
     write_config,
 )
+from toolwire.backends.base import ModelRequest
 from toolwire.testing import FunctionBackend, InMemoryConnection
+from toolwire.testing.function import Answer
+
+#: The model name of the fixture's default backend (``fake``).
+MODEL = "claude-test"
 
 
 @dataclass
@@ -47,10 +53,36 @@ class AgentUnderTest:
     async def prompt(self, session_id: str, text: str) -> PromptResponse:
         return await self.run.conn.prompt(session_id=session_id, prompt=[text_block(text)])
 
+    def per_model(self, answers: Mapping[str, list[Answer]]) -> None:
+        """Each model its own answers, in order (backends added with ``backend_table``
+        share this one ``model``; the body each sent names its model)."""
+        queues = {name: list(queue) for name, queue in answers.items()}
+
+        def answer(request: ModelRequest) -> Answer:
+            name = self.model.bodies[-1]["model"]
+            if not queues.get(name):
+                raise AssertionError(f"no answer left for {name}")
+            return queues[name].pop(0)
+
+        self.model.function = answer
+
+    def sent_to(self, model: str) -> list[dict[str, Any]]:
+        """The bodies sent to ``model``, in order."""
+        return [body for body in self.model.bodies if body["model"] == model]
+
     def again(self) -> AbstractAsyncContextManager[AgentUnderTest]:
         """Another agent on the same store, configuration, model and project, with a
         client of its own (a restart, or a second editor window)."""
         return agent_under_test(self.tmp_path, config=self.config, env=self.env, model=self.model)
+
+
+def backend_table(name: str, model: str, extra: str = "") -> str:
+    """TOML for one more Anthropic backend, answered by the same ``FunctionBackend``
+    (``config=`` of ``agent_under_test``; ``extra``: more keys of its table)."""
+    return (
+        f'\n[backends.{name}]\nprovider = "anthropic"\nmodel = "{model}"\n'
+        f'base_url = "http://{name}.test"\napi_key_env = "TEST_KEY"\n{extra}'
+    )
 
 
 @asynccontextmanager
@@ -68,10 +100,10 @@ async def agent_under_test(
     bare key lands there: ``context_window = 30000``); ``env``: variables in force while
     it runs (``TOOLWIRE_PROFILE``, say); ``model``: a backend to share with another pair.
     """
-    model = model or FunctionBackend(model="claude-test")
+    model = model or FunctionBackend(model=MODEL)
     client = ScriptedClient()
     path = write_config(tmp_path, fake_backend("http://model.test") + config)
-    environ = environment(tmp_path, TEST_KEY=KEY, **(env or {}))
+    environ = environment(tmp_path, **{"TEST_KEY": KEY, **(env or {})})
     root = tmp_path / "project"
     if not root.exists():
         root.mkdir()
