@@ -146,7 +146,6 @@ def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
     assert kinds == ["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@pytest.mark.slow
 async def test_cancel_mid_stream(acp: AgentUnderTest) -> None:
     """session/cancel while the model streams: answered once, cancelled, every call ended."""
     long_text = "This response streams slowly so that the cancel lands in the middle of it. " * 4
