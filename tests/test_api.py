@@ -154,6 +154,7 @@ def test_the_testing_exports_are_pinned() -> None:
     import toolwire.testing
 
     assert toolwire.testing.__all__ == [
+        "ErrorResponse",
         "FunctionBackend",
         "InMemoryConnection",
         "connect_in_memory",

@@ -18,7 +18,7 @@ import pytest
 from tests.agent.support import APP, check_update, environment, full_turn_cassette, project
 from tests.npm import npm_installed
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # Node and the SDK client: 7-11 s
 
 NODE_DIR = Path(__file__).parents[1] / "node"
 

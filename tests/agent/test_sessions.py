@@ -1,15 +1,14 @@
 """Sessions and settings of the agent (official Python SDK client, in this process).
 
 ``session/load``, ``list``, ``resume`` and ``close`` on one agent; modes and the model
-config option; a malformed input line; a backend's 4xx answer (a local fake HTTP
-server); every stop reason; the demo notice. Every message the agent wrote is validated
-against the ACP v1 schema. Load after a restart (a second process): ``test_processes.py``.
+config option; a malformed input line; a backend's 4xx answer; every stop reason; the
+demo notice. Every message the agent wrote is validated against the ACP v1 schema. Load
+after a restart (a second process): ``test_processes.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,167 +16,143 @@ import pytest
 from acp import text_block
 from acp.exceptions import RequestError
 
+from tests.agent.pair import AgentUnderTest, agent_under_test
 from tests.agent.support import (
     APP,
     KEY,
     ScriptedClient,
     agent,
+    answer,
     calls_by_id,
     check_wire,
-    environment,
-    fake_backend,
-    full_turn_cassette,
+    full_turn_answers,
     project,
     response,
     start,
     text_of,
     write_config,
 )
-from tests.fakes.http import FakeServer, Reply
+from toolwire.testing import ErrorResponse
+from toolwire.testing.function import Answer
 from toolwire.testing.streams import write_cassette
 
+pytestmark = pytest.mark.anyio
 
-def test_load_list_resume_close_on_one_agent(tmp_path: Path) -> None:
+
+async def test_load_list_resume_close_on_one_agent(acp: AgentUnderTest) -> None:
     """What a turn stored is listed, replayed on load (consolidated), resumed, closed."""
-    root = project(tmp_path)
-    cassette = full_turn_cassette(tmp_path)
-    client = ScriptedClient(answers=["allow_always", "allow_always"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
-            assert result.stop_reason == "end_turn"
-            listed = await run.conn.list_sessions()
-            assert [s.session_id for s in listed.sessions] == [sid]
-            assert listed.sessions[0].title == "Say hello"
-            assert (await run.conn.list_sessions(cwd=str(tmp_path))).sessions == []
-            before = len(run.notifications())
-            loaded = await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
-            assert loaded.modes is not None
-            replayed = run.notifications()[before:]
-            kinds = [n["params"]["update"]["sessionUpdate"] for n in replayed]
-            assert kinds[0] == "user_message_chunk"
-            assert "tool_call_update" not in kinds, "the transcript is consolidated"
-            calls = calls_by_id(replayed)
-            assert [c["status"] for c in calls.values()] == ["completed"] * 3
-            assert calls["toolu_edit"]["content"][0]["oldText"] == APP
-            assert "Done: greet() now says hello." in text_of(replayed)
-            await run.conn.resume_session(cwd=str(root), session_id=sid, mcp_servers=[])
-            await run.conn.close_session(session_id=sid)
-            with pytest.raises(RequestError):
-                await run.conn.prompt(session_id=sid, prompt=[text_block("closed?")])
-            with pytest.raises(RequestError):
-                await run.conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
+    acp.model.script(*full_turn_answers())
+    acp.client.answers = ["allow_always", "allow_always"]
+    conn, root = acp.run.conn, acp.root
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Say hello")
+    assert result.stop_reason == "end_turn"
+    listed = await conn.list_sessions()
+    assert [s.session_id for s in listed.sessions] == [sid]
+    assert listed.sessions[0].title == "Say hello"
+    assert (await conn.list_sessions(cwd=str(acp.tmp_path))).sessions == []
+    before = len(acp.run.notifications())
+    loaded = await conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
+    assert loaded.modes is not None
+    replayed = acp.run.notifications()[before:]
+    kinds = [n["params"]["update"]["sessionUpdate"] for n in replayed]
+    assert kinds[0] == "user_message_chunk"
+    assert "tool_call_update" not in kinds, "the transcript is consolidated"
+    calls = calls_by_id(replayed)
+    assert [c["status"] for c in calls.values()] == ["completed"] * 3
+    assert calls["toolu_edit"]["content"][0]["oldText"] == APP
+    assert "Done: greet() now says hello." in text_of(replayed)
+    await conn.resume_session(cwd=str(root), session_id=sid, mcp_servers=[])
+    await conn.close_session(session_id=sid)
+    with pytest.raises(RequestError):
+        await acp.prompt(sid, "closed?")
+    with pytest.raises(RequestError):
+        await conn.load_session(cwd=str(root), session_id="nope", mcp_servers=[])
+    check_wire(acp.run.wire)
 
 
-def test_modes_and_model_option(tmp_path: Path) -> None:
+TWO = (
+    '[backends.two]\nprovider = "anthropic"\nmodel = "m2"\nbase_url = "http://two.test"\n'
+    'api_key_env = "TEST_KEY"\n'
+)
+
+
+async def test_modes_and_model_option(tmp_path: Path) -> None:
     """read-only refuses edits; the model option switches backends at the next prompt."""
-    root = project(tmp_path)
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
-    one = write_cassette(
-        tmp_path / "one.jsonl",
-        [response(("tool", "Edit", edit, "toolu_ro")), response(("text", "Refused."), n=1)],
-    )
-    two = write_cassette(tmp_path / "two.jsonl", [response(("text", "Second model here."))])
-    config = write_config(
-        tmp_path,
-        f'default_backend = "one"\n[backends.one]\nprovider = "replay"\ncassette = "{one}"\n'
-        f'[backends.two]\nprovider = "replay"\ncassette = "{two}"\nmodel = "m2"\n',
-    )
-    client = ScriptedClient()
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--config", str(config)) as run:
-            sid = await start(run.conn, root)
-            await run.conn.set_session_mode(session_id=sid, mode_id="read-only")
-            kinds = [u.session_update for _, u in client.updates]
-            assert "current_mode_update" in kinds
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit it")])
-            assert result.stop_reason == "end_turn"
-            call = calls_by_id(run.notifications())["toolu_ro"]
-            assert call["status"] == "failed"
-            assert "read-only" in call["content"][-1]["content"]["text"]
-            answer = await run.conn.set_config_option(
-                config_id="model", session_id=sid, value="two"
-            )
-            model = next(o for o in answer.config_options if o.id == "model")
-            assert model.current_value == "two"
-            assert [o.value for o in model.options] == ["one", "two", "demo"]
-            assert client.of_kind("config_option_update")
-            with pytest.raises(RequestError) as bad:
-                await run.conn.set_config_option(config_id="model", session_id=sid, value="x")
-            assert bad.value.code == -32602
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Who are you?")])
-            assert result.stop_reason == "end_turn"
-            text = text_of(run.notifications())
-            assert "Switched the model from one to two" in text
-            assert text.index("Switched the model") < text.index("Second model here.")
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
-    assert (root / "app.py").read_text(encoding="utf-8") == APP
+    async with agent_under_test(tmp_path, config=TWO) as acp:
+        first: list[Answer] = [answer(("tool", "Edit", edit, "toolu_ro")), "Refused."]
+        second: list[Answer] = ["Second model here."]
+        # Which backend asked: the model name in the body it sent.
+        acp.model.function = lambda request: (
+            second if acp.model.bodies[-1]["model"] == "m2" else first
+        ).pop(0)
+        conn, client = acp.run.conn, acp.client
+        sid = await acp.start()
+        await conn.set_session_mode(session_id=sid, mode_id="read-only")
+        kinds = [u.session_update for _, u in client.updates]
+        assert "current_mode_update" in kinds
+        result = await acp.prompt(sid, "Edit it")
+        assert result.stop_reason == "end_turn"
+        call = calls_by_id(acp.run.notifications())["toolu_ro"]
+        assert call["status"] == "failed"
+        assert "read-only" in call["content"][-1]["content"]["text"]
+        switched = await conn.set_config_option(config_id="model", session_id=sid, value="two")
+        model = next(o for o in switched.config_options if o.id == "model")
+        assert model.current_value == "two"
+        assert [o.value for o in model.options] == ["fake", "two", "demo"]
+        assert client.of_kind("config_option_update")
+        with pytest.raises(RequestError) as bad:
+            await conn.set_config_option(config_id="model", session_id=sid, value="x")
+        assert bad.value.code == -32602
+        result = await acp.prompt(sid, "Who are you?")
+        assert result.stop_reason == "end_turn"
+        text = text_of(acp.run.notifications())
+        assert "Switched the model from fake to two" in text
+        assert text.index("Switched the model") < text.index("Second model here.")
+        check_wire(acp.run.wire)
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == APP
+    assert [body["model"] for body in acp.model.bodies] == ["claude-test", "claude-test", "m2"]
 
 
-def test_malformed_line_is_answered_and_serving_goes_on(tmp_path: Path) -> None:
-    cassette = write_cassette(tmp_path / "c.jsonl", [response(("text", "hi"))])
-    client = ScriptedClient()
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            await run.conn.initialize(protocol_version=1)
-            await run.send_raw(b"{this is not json\n[1, 2]\n")
-            listed = await run.conn.list_sessions()  # still serving
-            assert listed.sessions == []
-            errors = [m["error"] for m in run.sent() if "error" in m]
-            assert [(e["code"], m) for e, m in zip(errors, [None, None], strict=True)] == [
-                (-32700, None),
-                (-32600, None),
-            ]
-            assert all(m["id"] is None for m in run.sent() if "error" in m)
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
+async def test_malformed_line_is_answered_and_serving_goes_on(acp: AgentUnderTest) -> None:
+    run = acp.run
+    await run.conn.initialize(protocol_version=1)
+    await run.send_raw(b"{this is not json\n[1, 2]\n")
+    listed = await run.conn.list_sessions()  # still serving
+    assert listed.sessions == []
+    errors = [m["error"] for m in run.sent() if "error" in m]
+    assert [(e["code"], m) for e, m in zip(errors, [None, None], strict=True)] == [
+        (-32700, None),
+        (-32600, None),
+    ]
+    assert all(m["id"] is None for m in run.sent() if "error" in m)
+    check_wire(run.wire)
 
 
-def test_backend_4xx_is_a_message_and_the_session_lives(tmp_path: Path) -> None:
-    root = project(tmp_path)
+async def test_backend_4xx_is_a_message_and_the_session_lives(acp: AgentUnderTest) -> None:
     error = {
         "type": "error",
         "error": {"type": "invalid_request_error", "message": "max_tokens: 999999 is too large"},
     }
-    with FakeServer() as server:
-        server.script(
-            Reply(400, [json.dumps(error).encode()], content_type="application/json"),
-            Reply(chunks=[response(("text", "Working again.")).encode()]),
-        )
-        config = write_config(tmp_path, fake_backend(server.url))
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await start(run.conn, root)
-                result = await run.conn.prompt(session_id=sid, prompt=[text_block("Hi")])
-                assert result.stop_reason == "end_turn"
-                said = text_of(run.notifications())
-                assert "HTTP 400" in said
-                assert "max_tokens: 999999 is too large" in said
-                assert KEY not in said
-                result = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
-                assert result.stop_reason == "end_turn"
-                assert "Working again." in text_of(run.notifications())
-                live = _said(run.notifications(), "HTTP 400")
-                before = len(run.notifications())
-                await run.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[])
-                # the stored message is the one that was sent: same text, same messageId
-                assert _said(run.notifications()[before:], "HTTP 400") == live
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
+    acp.model.script(ErrorResponse(400, error), "Working again.")
+    run = acp.run
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Hi")
+    assert result.stop_reason == "end_turn"
+    said = text_of(run.notifications())
+    assert "HTTP 400" in said
+    assert "max_tokens: 999999 is too large" in said
+    assert KEY not in said
+    result = await acp.prompt(sid, "Again")
+    assert result.stop_reason == "end_turn"
+    assert "Working again." in text_of(run.notifications())
+    live = _said(run.notifications(), "HTTP 400")
+    before = len(run.notifications())
+    await run.conn.load_session(cwd=str(acp.root), session_id=sid, mcp_servers=[])
+    # the stored message is the one that was sent: same text, same messageId
+    assert _said(run.notifications()[before:], "HTTP 400") == live
+    check_wire(run.wire)
 
 
 def _said(notes: list[dict[str, Any]], needle: str) -> dict[str, Any]:

@@ -14,33 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import text_block
-from acp.connection import StreamDirection
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from tests.agent.pair import AgentUnderTest
+from tests.agent.pair import AgentUnderTest, agent_under_test
 from tests.agent.support import (
     APP,
-    KEY,
-    ScriptedClient,
-    agent,
     alive,
     answer,
     calls_by_id,
     check_full_turn,
     check_wire,
-    environment,
-    fake_backend,
     full_turn_answers,
-    project,
-    response,
-    start,
     text_of,
-    write_config,
 )
-from tests.fakes.http import FakeServer, Reply
+from toolwire.backends.base import ModelRequest
 from toolwire.history import ToolResultPart
-from toolwire.testing.streams import write_cassette
+from toolwire.testing.function import Answer
 from toolwire.tools import ToolLimits
 
 pytestmark = pytest.mark.anyio
@@ -157,171 +146,137 @@ def _asked_after_diff(sent: list[dict[str, Any]], call_id: str) -> None:
     assert kinds == ["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@pytest.mark.slow
-def test_cancel_mid_stream(tmp_path: Path) -> None:
+async def test_cancel_mid_stream(acp: AgentUnderTest) -> None:
     """session/cancel while the model streams: answered once, cancelled, every call ended."""
-    root = project(tmp_path)
     long_text = "This response streams slowly so that the cancel lands in the middle of it. " * 4
-    slow = response(
-        ("text", long_text),
-        ("tool", "Read", {"file_path": "app.py"}, "toolu_c1"),
-        ("tool", "Write", {"file_path": "out.txt", "content": "never " * 200}, "toolu_c2"),
+    acp.model.chunk_size, acp.model.pace = 60, 0.02
+    acp.model.script(
+        answer(
+            ("text", long_text),
+            ("tool", "Read", {"file_path": "app.py"}, "toolu_c1"),
+            ("tool", "Write", {"file_path": "out.txt", "content": "never " * 200}, "toolu_c2"),
+        ),
+        answer(("text", "Still here.")),
     )
-    cassette = write_cassette(
-        tmp_path / "slow.jsonl",
-        [slow, response(("text", "Still here."), n=1)],
-        chunk_size=60,
-        chunk_delay_ms=20,
-    )
-    client = ScriptedClient()
+    sid = await acp.start()
+    loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Task[None]] = []
+    cancelled_at: list[float] = []
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            loop = asyncio.get_running_loop()
-            tasks: list[asyncio.Task[None]] = []
-            cancelled_at: list[float] = []
+    def on_update(update: Any) -> None:
+        if update.session_update == "tool_call" and not cancelled_at:
+            cancelled_at.append(loop.time())
+            tasks.append(loop.create_task(acp.run.conn.cancel(session_id=sid)))
 
-            def on_update(update: Any) -> None:
-                if update.session_update == "tool_call" and not cancelled_at:
-                    cancelled_at.append(loop.time())
-                    tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
-
-            client.on_update = on_update
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Go")])
-            assert result.stop_reason == "cancelled"
-            assert loop.time() - cancelled_at[0] < 1.0, "the cancel was not prompt"
-            client.on_update = None
-            check_wire(run.wire)
-            sent = run.sent()
-            answers = [
-                m
-                for m in sent
-                if m.get("id") is not None and "result" in m and "stopReason" in m["result"]
-            ]
-            assert len(answers) == 1
-            answered = sent.index(answers[0])
-            assert not any(m.get("method") == "session/update" for m in sent[answered + 1 :])
-            calls = calls_by_id(run.notifications())
-            assert calls, "the cancel landed before any tool call"
-            for call in calls.values():
-                assert call["status"] == "failed"
-                assert call["rawOutput"]["cancelled"] is True
-            # the session is still usable, and the next response is the next one
-            again = await run.conn.prompt(session_id=sid, prompt=[text_block("Again")])
-            assert again.stop_reason == "end_turn"
-            assert "Still here." in text_of(run.notifications())
-
-    asyncio.run(scenario())
-    assert not (root / "out.txt").exists()
+    acp.client.on_update = on_update
+    result = await acp.prompt(sid, "Go")
+    assert result.stop_reason == "cancelled"
+    assert loop.time() - cancelled_at[0] < 1.0, "the cancel was not prompt"
+    acp.client.on_update = None
+    check_wire(acp.run.wire)
+    sent = acp.run.sent()
+    answers = [
+        m for m in sent if m.get("id") is not None and "result" in m and "stopReason" in m["result"]
+    ]
+    assert len(answers) == 1
+    answered = sent.index(answers[0])
+    assert not any(m.get("method") == "session/update" for m in sent[answered + 1 :])
+    calls = calls_by_id(acp.run.notifications())
+    assert calls, "the cancel landed before any tool call"
+    for call in calls.values():
+        assert call["status"] == "failed"
+        assert call["rawOutput"]["cancelled"] is True
+    # the session is still usable, and the next response is the next one
+    again = await acp.prompt(sid, "Again")
+    assert again.stop_reason == "end_turn"
+    assert "Still here." in text_of(acp.run.notifications())
+    assert not (acp.root / "out.txt").exists()
 
 
-def test_cancel_kills_running_command(tmp_path: Path) -> None:
+async def test_cancel_kills_running_command(acp: AgentUnderTest) -> None:
     """A cancel while Bash runs kills the command and what it started, and ends the call."""
-    root = project(tmp_path)
+    root = acp.root
     command = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait"
-    cassette = write_cassette(
-        tmp_path / "bash.jsonl", [response(("tool", "Bash", {"command": command}, "toolu_b"))]
-    )
-    client = ScriptedClient(answers=["allow_once"])
+    acp.model.script(answer(("tool", "Bash", {"command": command}, "toolu_b")))
+    acp.client.answers = ["allow_once"]
+    sid = await acp.start()
+    loop = asyncio.get_running_loop()
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            loop = asyncio.get_running_loop()
+    async def cancel_when_running() -> float:
+        while not (root / "sleep.pid").exists() or not (root / "sleep.pid").read_text():
+            await asyncio.sleep(0.02)
+        await acp.run.conn.cancel(session_id=sid)
+        return loop.time()
 
-            async def cancel_when_running() -> float:
-                while not (root / "sleep.pid").exists() or not (root / "sleep.pid").read_text():
-                    await asyncio.sleep(0.02)
-                await run.conn.cancel(session_id=sid)
-                return loop.time()
-
-            canceller = loop.create_task(cancel_when_running())
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Run it")])
-            assert result.stop_reason == "cancelled"
-            assert loop.time() - await canceller < 2.0
-            check_wire(run.wire)
-            call = calls_by_id(run.notifications())["toolu_b"]
-            assert call["status"] == "failed"
-            assert call["rawOutput"]["cancelled"] is True
-
-    asyncio.run(scenario())
+    canceller = loop.create_task(cancel_when_running())
+    result = await acp.prompt(sid, "Run it")
+    assert result.stop_reason == "cancelled"
+    assert loop.time() - await canceller < 2.0
+    check_wire(acp.run.wire)
+    call = calls_by_id(acp.run.notifications())["toolu_b"]
+    assert call["status"] == "failed"
+    assert call["rawOutput"]["cancelled"] is True
     for name in ("shell.pid", "sleep.pid"):
         assert not alive(int((root / name).read_text())), f"{name}: still running"
 
 
-def test_cancel_while_a_permission_is_pending(tmp_path: Path) -> None:
+async def test_cancel_while_a_permission_is_pending(acp: AgentUnderTest) -> None:
     """The client cancels, then answers the pending permission "cancelled" (ACP order)."""
-    root = project(tmp_path)
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
-    cassette = write_cassette(tmp_path / "p.jsonl", [response(("tool", "Edit", edit, "toolu_p"))])
-    client = ScriptedClient(answers=["wait"])
+    acp.model.script(answer(("tool", "Edit", edit, "toolu_p")))
+    acp.client.answers = ["wait"]
+    sid = await acp.start()
+    loop = asyncio.get_running_loop()
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            loop = asyncio.get_running_loop()
+    async def user_cancels() -> None:
+        await asyncio.sleep(0.2)
+        await acp.run.conn.cancel(session_id=sid)
+        acp.client.cancelled.set()
 
-            async def user_cancels() -> None:
-                await asyncio.sleep(0.2)
-                await run.conn.cancel(session_id=sid)
-                client.cancelled.set()
-
-            client.on_permission = lambda: tasks.append(loop.create_task(user_cancels()))
-            tasks: list[asyncio.Task[None]] = []
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
-            assert result.stop_reason == "cancelled"
-            call = calls_by_id(run.notifications())["toolu_p"]
-            assert call["status"] == "failed"
-            assert call["rawOutput"]["cancelled"] is True
-            assert call["content"] == [], "the diff it never applied is not left shown"
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
-    assert (root / "app.py").read_text(encoding="utf-8") == APP
+    tasks: list[asyncio.Task[None]] = []
+    acp.client.on_permission = lambda: tasks.append(loop.create_task(user_cancels()))
+    result = await acp.prompt(sid, "Edit")
+    assert result.stop_reason == "cancelled"
+    call = calls_by_id(acp.run.notifications())["toolu_p"]
+    assert call["status"] == "failed"
+    assert call["rawOutput"]["cancelled"] is True
+    assert call["content"] == [], "the diff it never applied is not left shown"
+    check_wire(acp.run.wire)
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == APP
 
 
-def test_large_command_output_is_bounded(tmp_path: Path) -> None:
+async def test_large_command_output_is_bounded(acp: AgentUnderTest) -> None:
     """1 MB of output over a second: throttled bounded tail frames, a capped result."""
-    root = project(tmp_path)
     command = "for i in $(seq 1 40); do seq 100000 105000; sleep 0.03; done"
     size = 40 * 5001 * 7  # bytes the command prints
-    cassette = write_cassette(
-        tmp_path / "big.jsonl",
-        [response(("tool", "Bash", {"command": command}, "toolu_big")), response(("text", "ok"))],
-    )
-    client = ScriptedClient(answers=["allow_once"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Count")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            notes = [
-                n
-                for n in run.notifications()
-                if n["params"]["update"].get("toolCallId") == "toolu_big"
-            ]
-            frames = [
-                n["params"]["update"] for n in notes[:-1] if "content" in n["params"]["update"]
-            ]
-            assert len(frames) >= 3, "no output frames while the command ran"
-            for frame in frames:
-                text = frame["content"][0]["content"]["text"]
-                assert len(text) < 4200
-                assert text.startswith("[")
-                assert "earlier bytes not shown]" in text
-            sent = sum(len(json.dumps(n, separators=(",", ":"))) for n in notes)
-            assert sent < size // 4, f"{sent:,} bytes for {size:,} bytes of output"
-            final = calls_by_id(notes)["toolu_big"]
-            assert final["status"] == "completed"
-            text = final["content"][0]["content"]["text"]
-            assert text.startswith("100000\n100001\n")
-            assert text.rstrip().endswith("105000")
-            assert "bytes not shown" in text
-
-    asyncio.run(scenario())
+    acp.model.script(answer(("tool", "Bash", {"command": command}, "toolu_big")), "ok")
+    acp.client.answers = ["allow_once"]
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Count")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    notes = [
+        n for n in acp.run.notifications() if n["params"]["update"].get("toolCallId") == "toolu_big"
+    ]
+    frames = [n["params"]["update"] for n in notes[:-1] if "content" in n["params"]["update"]]
+    assert len(frames) >= 3, "no output frames while the command ran"
+    for frame in frames:
+        text = frame["content"][0]["content"]["text"]
+        assert len(text) < 4200
+        assert text.startswith("[")
+        assert "earlier bytes not shown]" in text
+    sent = sum(len(json.dumps(n, separators=(",", ":"))) for n in notes)
+    assert sent < size // 4, f"{sent:,} bytes for {size:,} bytes of output"
+    final = calls_by_id(notes)["toolu_big"]
+    assert final["status"] == "completed"
+    text = final["content"][0]["content"]["text"]
+    assert text.startswith("100000\n100001\n")
+    assert text.rstrip().endswith("105000")
+    assert "bytes not shown" in text
+    # What the model got back is capped too, not the megabyte.
+    (result_part,) = acp.model.requests[1].messages[-1].parts
+    assert isinstance(result_part, ToolResultPart)
+    assert len(str(result_part.content)) < size // 4
 
 
 async def test_todowrite_becomes_a_plan(acp: AgentUnderTest) -> None:
@@ -359,229 +314,177 @@ async def test_todowrite_becomes_a_plan(acp: AgentUnderTest) -> None:
 
 
 @pytest.mark.parametrize("profile", ["minimal", "verbose", "full"])
-def test_every_permission_request_names_its_call(tmp_path: Path, profile: str) -> None:
+async def test_every_permission_request_names_its_call(tmp_path: Path, profile: str) -> None:
     """title, kind, locations and rawInput in every profile (a client's policy matches on
     them); content never, except in ``full`` where it is exactly what the card holds."""
-    root = project(tmp_path)
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hey'"}
     write = {"file_path": "new.txt", "content": "x\n"}
     bash = {"command": "echo hi"}
-    cassette = write_cassette(
-        tmp_path / "named.jsonl",
-        [
-            response(
+    async with agent_under_test(tmp_path, env={"TOOLWIRE_PROFILE": profile}) as acp:
+        acp.model.script(
+            answer(
                 ("tool", "Edit", edit, "toolu_e"),
                 ("tool", "Write", write, "toolu_w"),
                 ("tool", "Bash", bash, "toolu_b"),
             ),
-            response(("text", "Done."), n=1),
-        ],
-    )
-    client = ScriptedClient(answers=["allow_once", "reject", "allow_once"])
-    env = environment(tmp_path, TOOLWIRE_PROFILE=profile)
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}", env=env) as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Go")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)  # each request against RequestPermissionRequest
-            requests = [
-                m["params"]["toolCall"]
-                for m in run.sent()
-                if m.get("method") == "session/request_permission"
-            ]
-            held: dict[str, dict[str, Any]] = {}
-            for message in run.sent():  # the card as the client holds it when asked
-                if message.get("method") == "session/update":
-                    update = message["params"]["update"]
-                    if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
-                        card = held.setdefault(
-                            update["toolCallId"], {"locations": [], "content": []}
-                        )
-                        card.update({k: v for k, v in update.items() if k != "sessionUpdate"})
-                elif message.get("method") == "session/request_permission":
-                    asked = message["params"]["toolCall"]
-                    card = held[asked["toolCallId"]]
-                    for key in ("title", "kind", "locations", "rawInput"):
-                        assert asked[key] == card[key], key
-                    if profile == "full":
-                        assert asked["content"] == card["content"]
-                    else:
-                        assert "content" not in asked
-            named = [(r["toolCallId"], r["kind"], r["rawInput"]) for r in requests]
-            assert named == [
-                ("toolu_e", "edit", edit),
-                ("toolu_w", "edit", write),
-                ("toolu_b", "execute", bash),
-            ]
-            assert all(r["title"] for r in requests)
-            assert requests[0]["locations"][0]["path"] == str(root / "app.py")
-            assert requests[1]["locations"] == [{"path": str(root / "new.txt")}]
-
-    asyncio.run(scenario())
-
-
-@pytest.mark.parametrize("answer", ["reject", "cancelled"])
-def test_a_refused_edit_ends_without_its_diff(tmp_path: Path, answer: str) -> None:
-    """Not applied, so not shown: the final update replaces the previewed diff."""
-    root = project(tmp_path)
-    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
-    cassette = write_cassette(
-        tmp_path / "no.jsonl",
-        [response(("tool", "Edit", edit, "toolu_no")), response(("text", "OK."), n=1)],
-    )
-    client = ScriptedClient(answers=[answer])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
-            assert result.stop_reason == ("end_turn" if answer == "reject" else "cancelled")
-            check_wire(run.wire)
-            sent = run.sent()
-            _asked_after_diff(sent, "toolu_no")  # the diff was shown while asking
-            call = calls_by_id(run.notifications())["toolu_no"]
-            assert call["status"] == "failed"
-            assert all(item["type"] != "diff" for item in call["content"])
-            if answer == "reject":
-                (item,) = call["content"]
-                assert item["content"]["text"].startswith("The user rejected this Edit")
+            "Done.",
+        )
+        acp.client.answers = ["allow_once", "reject", "allow_once"]
+        sid = await acp.start()
+        result = await acp.prompt(sid, "Go")
+        assert result.stop_reason == "end_turn"
+        check_wire(acp.run.wire)  # each request against RequestPermissionRequest
+        sent = acp.run.sent()
+    requests = [
+        m["params"]["toolCall"] for m in sent if m.get("method") == "session/request_permission"
+    ]
+    held: dict[str, dict[str, Any]] = {}
+    for message in sent:  # the card as the client holds it when asked
+        if message.get("method") == "session/update":
+            update = message["params"]["update"]
+            if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
+                card = held.setdefault(update["toolCallId"], {"locations": [], "content": []})
+                card.update({k: v for k, v in update.items() if k != "sessionUpdate"})
+        elif message.get("method") == "session/request_permission":
+            asked = message["params"]["toolCall"]
+            card = held[asked["toolCallId"]]
+            for key in ("title", "kind", "locations", "rawInput"):
+                assert asked[key] == card[key], key
+            if profile == "full":
+                assert asked["content"] == card["content"]
             else:
-                assert call["content"] == []
-                assert call["rawOutput"]["cancelled"] is True
+                assert "content" not in asked
+    named = [(r["toolCallId"], r["kind"], r["rawInput"]) for r in requests]
+    assert named == [
+        ("toolu_e", "edit", edit),
+        ("toolu_w", "edit", write),
+        ("toolu_b", "execute", bash),
+    ]
+    assert all(r["title"] for r in requests)
+    assert requests[0]["locations"][0]["path"] == str(acp.root / "app.py")
+    assert requests[1]["locations"] == [{"path": str(acp.root / "new.txt")}]
 
-    asyncio.run(scenario())
-    assert (root / "app.py").read_text(encoding="utf-8") == APP
+
+@pytest.mark.parametrize("choice", ["reject", "cancelled"])
+async def test_a_refused_edit_ends_without_its_diff(acp: AgentUnderTest, choice: str) -> None:
+    """Not applied, so not shown: the final update replaces the previewed diff."""
+    edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'bye'"}
+    acp.model.script(answer(("tool", "Edit", edit, "toolu_no")), "OK.")
+    acp.client.answers = [choice]
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Edit")
+    assert result.stop_reason == ("end_turn" if choice == "reject" else "cancelled")
+    check_wire(acp.run.wire)
+    _asked_after_diff(acp.run.sent(), "toolu_no")  # the diff was shown while asking
+    call = calls_by_id(acp.run.notifications())["toolu_no"]
+    assert call["status"] == "failed"
+    assert all(item["type"] != "diff" for item in call["content"])
+    if choice == "reject":
+        (item,) = call["content"]
+        assert item["content"]["text"].startswith("The user rejected this Edit")
+    else:
+        assert call["content"] == []
+        assert call["rawOutput"]["cancelled"] is True
+    assert (acp.root / "app.py").read_text(encoding="utf-8") == APP
 
 
-def test_a_write_over_a_huge_file_is_previewed_without_reading_it(tmp_path: Path) -> None:
+async def test_a_write_over_a_huge_file_is_previewed_without_reading_it(
+    acp: AgentUnderTest,
+) -> None:
     """A 63 MB sparse file: the preview is a note, no notification carries the file."""
-    root = project(tmp_path)
-    with (root / "huge.log").open("wb") as handle:
+    with (acp.root / "huge.log").open("wb") as handle:
         handle.truncate(63 * 1024 * 1024)
     write = {"file_path": "huge.log", "content": "small\n"}
-    cassette = write_cassette(
-        tmp_path / "huge.jsonl",
-        [response(("tool", "Write", write, "toolu_h")), response(("text", "OK."), n=1)],
-    )
-    client = ScriptedClient(answers=["allow_once"])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Write")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            sizes = [len(json.dumps(m)) for m in run.sent()]
-            assert max(sizes) < 4096, "the file went out"
-            shown = [
-                n["params"]["update"]["content"]
-                for n in run.notifications()
-                if n["params"]["update"].get("toolCallId") == "toolu_h"
-                and "content" in n["params"]["update"]
-            ]
-            note = shown[0][0]["content"]["text"]
-            assert note.startswith("No preview: huge.log is 66,060,288 bytes")
-            assert calls_by_id(run.notifications())["toolu_h"]["status"] == "failed"
-
-    asyncio.run(scenario())
-    assert (root / "huge.log").stat().st_size == 63 * 1024 * 1024
+    acp.model.script(answer(("tool", "Write", write, "toolu_h")), "OK.")
+    acp.client.answers = ["allow_once"]
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Write")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    sizes = [len(json.dumps(m)) for m in acp.run.sent()]
+    assert max(sizes) < 4096, "the file went out"
+    shown = [
+        n["params"]["update"]["content"]
+        for n in acp.run.notifications()
+        if n["params"]["update"].get("toolCallId") == "toolu_h"
+        and "content" in n["params"]["update"]
+    ]
+    note = shown[0][0]["content"]["text"]
+    assert note.startswith("No preview: huge.log is 66,060,288 bytes")
+    assert calls_by_id(acp.run.notifications())["toolu_h"]["status"] == "failed"
+    assert (acp.root / "huge.log").stat().st_size == 63 * 1024 * 1024
 
 
-def test_an_edit_in_a_large_file_sends_a_bounded_diff(tmp_path: Path) -> None:
+async def test_an_edit_in_a_large_file_sends_a_bounded_diff(acp: AgentUnderTest) -> None:
     """A 3 MB file: the preview and the final card show the change, not the file."""
-    root = project(tmp_path)
     lines = [f"line {i:07d} " + "x" * 20 + "\n" for i in range(100_000)]
-    (root / "big.txt").write_text("".join(lines), encoding="utf-8")
+    (acp.root / "big.txt").write_text("".join(lines), encoding="utf-8")
     edit = {"file_path": "big.txt", "old_string": "line 0050000 ", "new_string": "LINE 50000 "}
-    cassette = write_cassette(
-        tmp_path / "big.jsonl",
-        [response(("tool", "Edit", edit, "toolu_big")), response(("text", "OK."), n=1)],
-    )
-    client = ScriptedClient(answers=["allow_once"])
+    acp.model.script(answer(("tool", "Edit", edit, "toolu_big")), "OK.")
+    acp.client.answers = ["allow_once"]
     limit = ToolLimits().read_max_chars
-
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Edit")])
-            assert result.stop_reason == "end_turn"
-            check_wire(run.wire)
-            assert max(len(json.dumps(m)) for m in run.sent()) < 2 * limit + 4096
-            diffs = [
-                n["params"]["update"]["content"]
-                for n in run.notifications()
-                if n["params"]["update"].get("toolCallId") == "toolu_big"
-                and any(c["type"] == "diff" for c in n["params"]["update"].get("content", []))
-            ]
-            final = calls_by_id(run.notifications())["toolu_big"]
-            assert final["status"] == "completed"
-            assert diffs[-1] == final["content"], "the applied change, as previewed"
-            for diff, note in diffs:
-                assert diff["oldText"] == "".join(lines[49_997:50_004])
-                assert diff["newText"] == diff["oldText"].replace("line 0050000 ", "LINE 50000 ")
-                assert note["content"]["text"] == (
-                    "Only the changed lines are shown, from line 49,998 of 100,000; "
-                    "the rest of the file is unchanged."
-                )
-
-    asyncio.run(scenario())
-    assert "LINE 50000 " in (root / "big.txt").read_text(encoding="utf-8")
+    sid = await acp.start()
+    result = await acp.prompt(sid, "Edit")
+    assert result.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    assert max(len(json.dumps(m)) for m in acp.run.sent()) < 2 * limit + 4096
+    diffs = [
+        n["params"]["update"]["content"]
+        for n in acp.run.notifications()
+        if n["params"]["update"].get("toolCallId") == "toolu_big"
+        and any(c["type"] == "diff" for c in n["params"]["update"].get("content", []))
+    ]
+    final = calls_by_id(acp.run.notifications())["toolu_big"]
+    assert final["status"] == "completed"
+    assert diffs[-1] == final["content"], "the applied change, as previewed"
+    for diff, note in diffs:
+        assert diff["oldText"] == "".join(lines[49_997:50_004])
+        assert diff["newText"] == diff["oldText"].replace("line 0050000 ", "LINE 50000 ")
+        assert note["content"]["text"] == (
+            "Only the changed lines are shown, from line 49,998 of 100,000; "
+            "the rest of the file is unchanged."
+        )
+    assert "LINE 50000 " in (acp.root / "big.txt").read_text(encoding="utf-8")
 
 
-def test_a_prompt_right_after_cancel_waits_for_the_cancelled_turn_then_runs(
-    tmp_path: Path,
+async def test_a_prompt_right_after_cancel_waits_for_the_cancelled_turn_then_runs(
+    acp: AgentUnderTest,
 ) -> None:
     """Cancel, then prompt at once (as acp-client and editors' "stop and send" do): the
     first prompt answers ``cancelled``, the second runs to ``end_turn`` after it."""
-    root = project(tmp_path)
-    with FakeServer() as server:
-        server.script(
-            Reply(chunks=events(response(("text", "Reading the whole tree first"))),
-                  stall_after=4),
-            Reply(chunks=[response(("text", "Second answer."), n=1).encode()]),
-        )  # fmt: skip
-        config = write_config(tmp_path, fake_backend(server.url))
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
 
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await start(run.conn, root)
-                streaming = asyncio.Event()
-                client.on_update = lambda u: (
-                    streaming.set() if u.session_update == "agent_message_chunk" else None
-                )
-                first = asyncio.create_task(
-                    run.conn.prompt(session_id=sid, prompt=[text_block("one")])
-                )
-                await streaming.wait()
-                await run.conn.cancel(session_id=sid)
-                second = await run.conn.prompt(session_id=sid, prompt=[text_block("two")])
-                assert (await first).stop_reason == "cancelled"
-                assert second.stop_reason == "end_turn"
-                check_wire(run.wire)
-                # The cancelled prompt is answered before the next turn speaks.
-                sent = [e.message for e in run.wire if e.direction == StreamDirection.INCOMING]
-                answered = next(i for i, m in enumerate(sent) if m.get("result", {}).get(
-                    "stopReason") == "cancelled")  # fmt: skip
-                updates = [m for m in sent if m.get("method") == "session/update"]
-                before = [m for m in updates if sent.index(m) < answered]
-                assert "Second" not in text_of(before)
-                assert text_of(updates).endswith("Second answer.")
+    def model(request: ModelRequest) -> Answer:
+        first = len(acp.model.requests) == 1
+        acp.model.pace = 0.5 if first else 0.0  # the first answer streams on when cancelled
+        return answer(("text", "Reading the whole tree first")) if first else "Second answer."
 
-        asyncio.run(scenario())
-    assert len(server.requests) == 2
-    messages = server.requests[1].json()["messages"]
+    acp.model.function = model
+    sid = await acp.start()
+    streaming = asyncio.Event()
+    acp.client.on_update = lambda u: (
+        streaming.set() if u.session_update == "agent_message_chunk" else None
+    )
+    first = asyncio.create_task(acp.prompt(sid, "one"))
+    await streaming.wait()
+    await acp.run.conn.cancel(session_id=sid)
+    second = await acp.prompt(sid, "two")
+    assert (await first).stop_reason == "cancelled"
+    assert second.stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    # The cancelled prompt is answered before the next turn speaks.
+    sent = acp.run.sent()
+    answered = next(
+        i for i, m in enumerate(sent) if m.get("result", {}).get("stopReason") == "cancelled"
+    )
+    updates = [m for m in sent if m.get("method") == "session/update"]
+    before = [m for m in updates if sent.index(m) < answered]
+    assert "Second" not in text_of(before)
+    assert text_of(updates).endswith("Second answer.")
+    assert len(acp.model.bodies) == 2
+    messages = acp.model.bodies[1]["messages"]
     sent_texts = [block.get("text") for m in messages for block in m["content"]]
     assert sent_texts[0] == "one"
     assert sent_texts[-1] == "two"
-
-
-def events(body: str) -> list[bytes]:
-    """An SSE body as one chunk per event (so a reply can stall part way)."""
-    return [f"{event}\n\n".encode() for event in body.split("\n\n") if event.strip()]
 
 
 async def test_a_failed_command_says_how_it_ended(acp: AgentUnderTest) -> None:

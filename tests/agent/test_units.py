@@ -30,6 +30,8 @@ from toolwire.history import TextPart, ThinkingPart, ToolCallPart
 from toolwire.tools import LocalFileSystem, Tool, ToolContext, ToolLimits, get_tool
 from toolwire.updates.wire import diff_content, text_content
 
+pytestmark = pytest.mark.anyio
+
 
 def test_collector_keeps_the_order_signatures_and_bad_arguments() -> None:
     collector = ResponseCollector()
@@ -83,15 +85,15 @@ def test_id_guard_renames_only_ids_the_session_already_used() -> None:
     assert used == {"toolu_1", "toolu_1-2", "toolu_9"}
 
 
-def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
+async def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\ny = 1\n", encoding="utf-8")
     ctx = ToolContext.create(tmp_path)
     edit, write = get_tool("Edit"), get_tool("Write")
     assert edit is not None
     assert write is not None
 
-    def run(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any] | None:
-        shown = asyncio.run(preview(tool, args, ctx))
+    async def run(tool: Tool, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        shown = await preview(tool, args, ctx)
         if shown is None:
             return None
         (item,) = shown  # a small file: the diff alone, no note
@@ -99,29 +101,29 @@ def test_preview_shows_the_diff_an_edit_would_make(tmp_path: Path) -> None:
 
     path = str(tmp_path / "a.py")
     one = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
-    assert run(edit, one) == {
+    assert await run(edit, one) == {
         "type": "diff",
         "path": path,
         "oldText": "x = 1\ny = 1\n",
         "newText": "x = 2\ny = 1\n",
     }
     ambiguous = {"file_path": "a.py", "old_string": "= 1", "new_string": "= 2"}
-    assert run(edit, ambiguous) is None  # the tool will refuse it: nothing to show
-    everywhere = run(edit, {**ambiguous, "replace_all": True})
+    assert await run(edit, ambiguous) is None  # the tool will refuse it: nothing to show
+    everywhere = await run(edit, {**ambiguous, "replace_all": True})
     assert everywhere is not None
     assert everywhere["newText"] == "x = 2\ny = 2\n"
-    assert run(write, {"file_path": "new.txt", "content": "hi"}) == {
+    assert await run(write, {"file_path": "new.txt", "content": "hi"}) == {
         "type": "diff",
         "path": str(tmp_path / "new.txt"),
         "newText": "hi",
     }
-    assert run(write, {"file_path": "/etc/passwd", "content": "no"}) is None
+    assert await run(write, {"file_path": "/etc/passwd", "content": "no"}) is None
     read = get_tool("Read")
     assert read is not None
-    assert run(read, {"file_path": "a.py"}) is None
+    assert await run(read, {"file_path": "a.py"}) is None
 
 
-def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Path) -> None:
+async def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Path) -> None:
     """The preview plans with the tool's own rules: a ``\\n`` old_string matches CRLF."""
     path = tmp_path / "win.py"
     path.write_bytes(b"def f():\r\n    return 1\r\n")
@@ -133,7 +135,7 @@ def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Pat
         "old_string": "f():\n    return 1",
         "new_string": "g():\n    return 2",
     }
-    items = asyncio.run(preview(edit, args, ctx))
+    items = await preview(edit, args, ctx)
     assert items is not None
     (shown,) = items
     assert shown == {
@@ -142,7 +144,7 @@ def test_a_crlf_file_is_approved_with_the_diff_the_edit_then_makes(tmp_path: Pat
         "oldText": "def f():\r\n    return 1\r\n",
         "newText": "def g():\r\n    return 2\r\n",
     }
-    result = asyncio.run(edit.run(args, ctx))
+    result = await edit.run(args, ctx)
     assert not result.is_error
     assert path.read_bytes().decode("utf-8") == shown["newText"], "approved == applied"
 
@@ -152,64 +154,55 @@ async def _a_long_turn() -> PromptStopReason:
     return "end_turn"
 
 
-def test_turn_state_moves_through_its_table_and_refuses_the_rest() -> None:
-    async def scenario() -> None:
+async def test_turn_state_moves_through_its_table_and_refuses_the_rest() -> None:
+    state = TurnState()
+    assert state.phase == "idle"
+    with pytest.raises(TurnStateError):
+        state.move("cancel")  # nothing runs: a cancel is a bug, not a no-op
+    with pytest.raises(TurnStateError):
+        state.finish()
+    task = asyncio.create_task(_a_long_turn())
+    state.start(task)
+    assert state.task is task
+    assert not state.cancelling
+    with pytest.raises(TurnStateError):
+        state.start(task)
+    state.cancel()
+    assert state.cancelling
+    assert task.cancelling()
+    state.cancel()  # later cancels do nothing
+    assert state.move("cancel") == "cancelling"  # the client answered "cancelled" first
+    await asyncio.gather(task, return_exceptions=True)
+    state.finish()
+    assert (state.phase, state.task) == ("idle", None)
+
+
+async def test_a_prompt_waiting_for_a_cancelled_turn_runs_after_it_unless_cancelled_too() -> None:
+    for cancel_again in (False, True):
         state = TurnState()
-        assert state.phase == "idle"
-        with pytest.raises(TurnStateError):
-            state.move("cancel")  # nothing runs: a cancel is a bug, not a no-op
-        with pytest.raises(TurnStateError):
-            state.finish()
         task = asyncio.create_task(_a_long_turn())
         state.start(task)
-        assert state.task is task
-        assert not state.cancelling
-        with pytest.raises(TurnStateError):
-            state.start(task)
         state.cancel()
-        assert state.cancelling
-        assert task.cancelling()
-        state.cancel()  # later cancels do nothing
-        assert state.move("cancel") == "cancelling"  # the client answered "cancelled" first
+        waiter = asyncio.create_task(state.wait_cancelled())
+        await asyncio.sleep(0.01)
+        assert not waiter.done()  # the cancelled turn has not finished
+        if cancel_again:
+            state.cancel()  # sent after the waiting prompt: it covers it
         await asyncio.gather(task, return_exceptions=True)
         state.finish()
-        assert (state.phase, state.task) == ("idle", None)
-
-    asyncio.run(scenario())
-
-
-def test_a_prompt_waiting_for_a_cancelled_turn_runs_after_it_unless_cancelled_too() -> None:
-    async def scenario() -> None:
-        for cancel_again in (False, True):
-            state = TurnState()
-            task = asyncio.create_task(_a_long_turn())
-            state.start(task)
-            state.cancel()
-            waiter = asyncio.create_task(state.wait_cancelled())
-            await asyncio.sleep(0.01)
-            assert not waiter.done()  # the cancelled turn has not finished
-            if cancel_again:
-                state.cancel()  # sent after the waiting prompt: it covers it
-            await asyncio.gather(task, return_exceptions=True)
-            state.finish()
-            assert await waiter is not cancel_again
-            assert state.phase == "idle"
-
-    asyncio.run(scenario())
+        assert await waiter is not cancel_again
+        assert state.phase == "idle"
 
 
-def test_turn_state_stop_cancels_as_the_user_or_as_the_connection() -> None:
-    async def scenario() -> None:
-        for cancel, phase in ((True, "cancelling"), (False, "running")):
-            state = TurnState()
-            state.start(asyncio.create_task(_a_long_turn()))
-            await state.stop(cancel=cancel)
-            assert state.task is not None
-            assert state.task.cancelled()
-            assert state.phase == phase
-        await TurnState().stop(cancel=True)  # idle: nothing to stop
-
-    asyncio.run(scenario())
+async def test_turn_state_stop_cancels_as_the_user_or_as_the_connection() -> None:
+    for cancel, phase in ((True, "cancelling"), (False, "running")):
+        state = TurnState()
+        state.start(asyncio.create_task(_a_long_turn()))
+        await state.stop(cancel=cancel)
+        assert state.task is not None
+        assert state.task.cancelled()
+        assert state.phase == phase
+    await TurnState().stop(cancel=True)  # idle: nothing to stop
 
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "cc\n", "\n", "d", "e\r\n"]), max_size=30)
@@ -262,7 +255,7 @@ class _CountingFs(LocalFileSystem):
         return await super().read_text(path)
 
 
-def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> None:
+async def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> None:
     """Over ``max_file_bytes``: a note instead of a diff, and the file is not opened."""
     (tmp_path / "big.bin").write_bytes(b"y" * 2048)
     (tmp_path / "ok.txt").write_text("1\n2\n3\n4\n5\n6\n7\n8\n9\n", encoding="utf-8")
@@ -271,7 +264,7 @@ def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> Non
     ctx = ToolContext.create(tmp_path, fs=fs, limits=limits)
     write = get_tool("Write")
     assert write is not None
-    shown = asyncio.run(preview(write, {"file_path": "big.bin", "content": "x"}, ctx))
+    shown = await preview(write, {"file_path": "big.bin", "content": "x"}, ctx)
     assert shown == [
         text_content(
             "No preview: big.bin is 2,048 bytes, more than the 1,024 bytes "
@@ -282,7 +275,7 @@ def test_the_preview_never_reads_a_file_read_would_refuse(tmp_path: Path) -> Non
     edit = get_tool("Edit")
     assert edit is not None
     args = {"file_path": "ok.txt", "old_string": "5\n", "new_string": "five\n"}
-    diff, note = asyncio.run(preview(edit, args, ctx)) or []
+    diff, note = await preview(edit, args, ctx) or []
     assert (diff["oldText"], diff["newText"]) == (
         "2\n3\n4\n5\n6\n7\n8\n",
         "2\n3\n4\nfive\n6\n7\n8\n",
@@ -299,7 +292,7 @@ class _NoReadFs(LocalFileSystem):
         return ""
 
 
-def test_the_preview_never_opens_what_is_not_a_regular_file(tmp_path: Path) -> None:
+async def test_the_preview_never_opens_what_is_not_a_regular_file(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "dir").mkdir()
     fs = _NoReadFs()
@@ -307,5 +300,5 @@ def test_the_preview_never_opens_what_is_not_a_regular_file(tmp_path: Path) -> N
     write = get_tool("Write")
     assert write is not None
     for name in ("pipe", "dir"):
-        assert asyncio.run(preview(write, {"file_path": name, "content": "x"}, ctx)) is None
+        assert await preview(write, {"file_path": name, "content": "x"}, ctx) is None
     assert fs.read == []

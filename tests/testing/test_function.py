@@ -3,6 +3,7 @@ answer reaches the caller through the real Anthropic stream and decoder."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx2
@@ -11,9 +12,10 @@ import pytest
 from toolwire.backends import create_backend
 from toolwire.backends.base import ModelRequest
 from toolwire.config.schema import BackendConfig
+from toolwire.errors import HTTPStatusError
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import ToolSpec, user
-from toolwire.testing import FunctionBackend
+from toolwire.testing import ErrorResponse, FunctionBackend
 from toolwire.testing.streams import text, tool_call
 
 pytestmark = pytest.mark.anyio
@@ -86,3 +88,37 @@ async def test_through_the_anthropic_backend_over_http() -> None:
     assert asked.system == "Be brief."
     assert asked.messages == (user("read app.py"),)
     assert [t.name for t in asked.tools] == ["Read"]
+
+
+TOO_LONG = ErrorResponse(
+    400, {"type": "error", "error": {"type": "invalid_request_error", "message": "too long"}}
+)
+
+
+async def test_an_error_response_is_what_the_provider_refused_with() -> None:
+    """Over HTTP the backend reads the status and message; ``stream`` raises the same."""
+    fake = FunctionBackend.replies(TOO_LONG, TOO_LONG)
+    config = BackendConfig(
+        name="fake", provider="anthropic", model="claude-test", base_url="http://model.test"
+    )
+    async with httpx2.AsyncClient(transport=fake.transport()) as client:
+        backend = create_backend(config, environ={}, client=client)
+        with pytest.raises(HTTPStatusError) as over_http:
+            await _events(backend, ModelRequest("", (user("hi"),)))
+    with pytest.raises(HTTPStatusError) as direct:
+        await _events(fake, ModelRequest("", (user("hi"),)))
+    for raised in (over_http.value, direct.value):
+        assert raised.status == 400
+        assert "too long" in raised.message
+
+
+async def test_pace_spaces_the_pieces_of_an_answer() -> None:
+    """With ``pace``, the answer's pieces come that far apart: its 30 pieces of 32
+    bytes take at least 19 paces (29, less the first events), none at all without it."""
+    for pace, slowest, fastest in ((0.01, 0.19, 10.0), (0.0, 0.0, 0.1)):
+        backend = FunctionBackend.replies("word " * 40, chunk_size=32, pace=pace)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        said = _said([e async for e in backend.stream(ModelRequest("", ()))])
+        assert slowest <= loop.time() - started < fastest
+        assert said == "word " * 40

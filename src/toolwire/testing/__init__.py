@@ -2,8 +2,9 @@
 
 ``connect_in_memory`` (``testing.memory``): an SDK client and agent joined in one
 process. ``FunctionBackend`` (``testing.function``): a model whose answer is a Python
-function of the request, streamed through toolwire's decoder. ``testing.sdk``: the
-round trip of the engine's notifications through the official SDK's models.
+function of the request, streamed through toolwire's decoder, or an ``ErrorResponse``.
+``testing.sdk``: the round trip of the engine's notifications through the official
+SDK's models.
 ``testing.record``: a JSON-lines recorder of ACP traffic.
 """
 
@@ -12,11 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolwire.testing.function import FunctionBackend
+    from toolwire.testing.function import ErrorResponse, FunctionBackend
     from toolwire.testing.memory import InMemoryConnection, connect_in_memory
     from toolwire.testing.sdk import round_trip, sdk_params, to_sdk, to_sdk_update
 
 _LAZY = {
+    "ErrorResponse": "toolwire.testing.function",
     "FunctionBackend": "toolwire.testing.function",
     "InMemoryConnection": "toolwire.testing.memory",
     "connect_in_memory": "toolwire.testing.memory",
@@ -38,6 +40,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ErrorResponse",
     "FunctionBackend",
     "InMemoryConnection",
     "connect_in_memory",

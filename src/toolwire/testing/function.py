@@ -27,22 +27,45 @@ decoder run. There the function gets the request read back from the body the age
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import httpx2
 
 from toolwire.backends.base import ModelRequest, Tap
 from toolwire.decode import decoder_for
+from toolwire.errors import HTTPStatusError
 from toolwire.events import Event, MessageEnd, ToolCallStart
 from toolwire.handoff.importers import import_anthropic
 from toolwire.history import ToolSpec
 from toolwire.testing.streams import anthropic_sse, end, text
 
-Answer: TypeAlias = str | Sequence[Event]
-"""What the model says: plain text, or events (a ``MessageEnd`` is added when missing)."""
+
+@dataclass(frozen=True)
+class ErrorResponse:
+    """An answer that is the provider refusing the request: an HTTP ``status`` and its
+    JSON ``body`` (a context-length error, an overload). The transport sends it as is, so
+    toolwire's HTTP path reads it; ``stream`` raises the ``HTTPStatusError`` that path
+    would."""
+
+    status: int
+    body: Mapping[str, Any]
+
+
+Answer: TypeAlias = str | Sequence[Event] | ErrorResponse
+"""What the model says: plain text, or events (a ``MessageEnd`` is added when missing),
+or an ``ErrorResponse``."""
 
 ModelFunction: TypeAlias = Callable[[ModelRequest], Answer | Awaitable[Answer]]
 """The model: the request in, the answer out (a coroutine function is awaited)."""
@@ -54,6 +77,8 @@ class FunctionBackend:
     ``requests`` keeps every request the function was asked, ``bodies`` every JSON body
     the HTTP transport received. ``chunk_size``: the stream is cut into pieces of this
     many bytes, so the decoder sees a field split across reads as it would on a network.
+    ``pace``: seconds between two pieces, for a test that acts while the answer streams
+    (a cancel); read when an answer starts, so the function may set it for its own.
     """
 
     provider = "anthropic"
@@ -67,11 +92,13 @@ class FunctionBackend:
         name: str = "function",
         model: str = "function-model",
         chunk_size: int = 64,
+        pace: float = 0.0,
     ) -> None:
         self.function = function
         self.name = name
         self.model = model
         self.chunk_size = chunk_size
+        self.pace = pace
         self.requests: list[ModelRequest] = []
         self.bodies: list[dict[str, Any]] = []
 
@@ -93,14 +120,16 @@ class FunctionBackend:
 
         self.function = next_answer
 
-    async def body(self, request: ModelRequest) -> bytes:
-        """The Anthropic SSE body of the function's answer to ``request``."""
+    async def body(self, request: ModelRequest) -> bytes | ErrorResponse:
+        """The Anthropic SSE body of the function's answer to ``request`` (or its error)."""
         if self.function is None:
             raise AssertionError("FunctionBackend: no function set (backend.function = ...)")
         self.requests.append(request)
         answer = self.function(request)
         if inspect.isawaitable(answer):
             answer = await answer
+        if isinstance(answer, ErrorResponse):
+            return answer
         events = _completed(answer)
         return anthropic_sse(events, model=self.model, message_id=f"msg_{len(self.requests)}")
 
@@ -109,8 +138,11 @@ class FunctionBackend:
     ) -> AsyncGenerator[Event, None]:
         """The answer's events, decoded from its stream piece by piece (``Backend``)."""
         body = await self.body(request)
+        if isinstance(body, ErrorResponse):
+            error = body.body.get("error", {})
+            raise HTTPStatusError(body.status, str(error.get("message", "")), error.get("type"))
         decoder = decoder_for(self.wire_format)
-        for chunk in _pieces(body, self.chunk_size):
+        async for chunk in _stream(_pieces(body, self.chunk_size), self.pace):
             if tap is not None:
                 tap(chunk)
             for event in decoder.feed(chunk):
@@ -128,14 +160,16 @@ class FunctionBackend:
         sent: dict[str, Any] = json.loads(await http_request.aread())
         self.bodies.append(sent)
         body = await self.body(_request_of(sent))
+        if isinstance(body, ErrorResponse):
+            return httpx2.Response(body.status, json=dict(body.body))
         return httpx2.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            content=_stream(_pieces(body, self.chunk_size)),
+            content=_stream(_pieces(body, self.chunk_size), self.pace),
         )
 
 
-def _completed(answer: Answer) -> list[Event]:
+def _completed(answer: str | Sequence[Event]) -> list[Event]:
     events = text(answer) if isinstance(answer, str) else list(answer)
     if not events or not isinstance(events[-1], MessageEnd):
         calls = any(isinstance(e, ToolCallStart) for e in events)
@@ -147,8 +181,10 @@ def _pieces(body: bytes, size: int) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), max(size, 1))]
 
 
-async def _stream(pieces: list[bytes]) -> AsyncIterator[bytes]:
-    for piece in pieces:
+async def _stream(pieces: list[bytes], pace: float) -> AsyncIterator[bytes]:
+    for n, piece in enumerate(pieces):
+        if pace and n:
+            await asyncio.sleep(pace)
         yield piece
 
 
@@ -171,4 +207,4 @@ def _request_of(body: dict[str, Any]) -> ModelRequest:
     )
 
 
-__all__ = ["Answer", "FunctionBackend", "ModelFunction"]
+__all__ = ["Answer", "ErrorResponse", "FunctionBackend", "ModelFunction"]
