@@ -545,3 +545,13 @@ def check_full_turn(root: Path, notes: list[dict[str, Any]], client: ScriptedCli
     # the permission requests came after their tool_call, and carried no content
     assert [p.tool_call_id for p in client.permissions] == ["toolu_edit", "toolu_bash"]
     assert all(p.content is None for p in client.permissions)
+
+
+def uncached(value: Any) -> Any:
+    """A request body (or part) without prompt-cache markers: they move with the
+    request's end, so two requests that hold the same history compare equal without them."""
+    if isinstance(value, dict):
+        return {k: uncached(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [uncached(v) for v in value]
+    return value

@@ -17,7 +17,7 @@ from acp.exceptions import RequestError
 from acp.schema import ClientCapabilities
 
 from tests.agent.pair import AgentUnderTest
-from tests.agent.support import check_wire, text_of
+from tests.agent.support import check_wire, text_of, uncached
 from toolwire.agent.features import checkpointing
 from toolwire.agent.store import prompt_index
 from toolwire.agent.store.database import SessionDatabase
@@ -45,15 +45,7 @@ async def _ask(acp: AgentUnderTest, sid: str, line: str) -> str:
 
 def _messages(body: dict[str, Any]) -> list[Any]:
     """The messages sent, without the prompt-cache markers (they move with the end)."""
-    return [_plain(m) for m in body["messages"]]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+    return [uncached(m) for m in body["messages"]]
 
 
 async def test_built_in_commands_are_not_numbered(acp: AgentUnderTest) -> None:

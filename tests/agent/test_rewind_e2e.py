@@ -32,6 +32,7 @@ from tests.agent.support import (
     response,
     spawn_agent,
     text_of,
+    uncached,
     write_config,
 )
 from tests.fakes.http import FakeServer, Reply
@@ -88,15 +89,6 @@ def _tree(root: Path) -> Tree:
         if rel.parts[0] != ".git" and path.is_file():
             found[str(rel)] = (path.read_bytes(), path.stat().st_mode & 0o777)
     return found
-
-
-def _plain(value: Any) -> Any:
-    """A request body without prompt-cache markers (they move with the request's end)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def test_rewind_two_then_undo_after_a_restart(tmp_path: Path) -> None:
@@ -156,7 +148,7 @@ async def _scenario(
 
         await ask(conn, sid, "Try again from here.")
         bodies = [r.json() for r in server.requests]
-        sent, prompt_two = _plain(bodies[-1]["messages"]), _plain(bodies[2]["messages"])
+        sent, prompt_two = uncached(bodies[-1]["messages"]), uncached(bodies[2]["messages"])
         assert sent[:-1] == prompt_two[:-1]  # exactly the history before prompt 2
         assert sent[-1]["content"][0]["text"] == "Try again from here."
         check_wire(run.wire)

@@ -303,3 +303,12 @@ def switch_cli(
         timeout=30,
         check=False,
     )
+
+
+def grow(history: list[dict[str, Any]], kind: str, arg: Any, n: int) -> None:
+    """One step of a generated Claude-Code-shaped session: a ``read`` of ``arg`` bytes
+    (the call, its result, the reply), or a prompt."""
+    if kind == "read":
+        history += read_turn(f"toolu_{n:02d}", f"/src/f{n}.py", f"{n}: " + "y" * arg)[:2]
+    else:
+        history.append({"role": "user", "content": f"Prompt {arg} at step {n}."})

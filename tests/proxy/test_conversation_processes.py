@@ -24,7 +24,7 @@ import httpx2
 import pytest
 
 from tests.fakes.http import FakeServer
-from tests.proxy.support import read_turn, request_body, windowed_config
+from tests.proxy.support import grow, request_body, windowed_config
 from tests.proxy.test_conversation_property import SESSION, WINDOW, _answer, _diff
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 
@@ -122,10 +122,7 @@ def _serve(processes: dict[str, _Process], steps: list[tuple[str, Any, str]]) ->
             reply = httpx2.post(f"{url}/control/switch", json=data, timeout=10)
             assert reply.status_code == 200, reply.text
             continue
-        if kind == "read":
-            history += read_turn(f"toolu_{n:02d}", f"/src/f{n}.py", f"{n}: " + "y" * arg)[:2]
-        else:
-            history.append({"role": "user", "content": f"Prompt {arg} at step {n}."})
+        grow(history, kind, arg, n)
         body = request_body(history, max_tokens=2_000)
         reply = httpx2.post(f"{url}/v1/messages", json=body, timeout=30)
         assert reply.status_code == 200, reply.text

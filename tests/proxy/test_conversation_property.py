@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from tests.fakes.http import FakeServer, Received, Reply
 from tests.proxy.support import (
     anthropic_text_stream,
+    grow,
     openai_text_stream,
-    read_turn,
     request_body,
     windowed_config,
 )
@@ -95,10 +95,7 @@ async def _run(cluster: _Cluster, steps: list[Step], upstream: FakeServer) -> li
                 reply = await client.post("/control/switch", json=data)
                 assert reply.status_code == 200, reply.text
                 continue
-            if kind == "read":
-                history += read_turn(f"toolu_{n:02d}", f"/src/f{n}.py", f"{n}: " + "y" * arg)[:2]
-            else:
-                history.append({"role": "user", "content": f"Prompt {arg} at step {n}."})
+            grow(history, kind, arg, n)
             body = request_body(history, max_tokens=2_000)
             reply = await client.post("/v1/messages", json=body)
             assert reply.status_code == 200, reply.text
