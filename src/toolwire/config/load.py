@@ -110,13 +110,7 @@ def load_config(
     sources: dict[str, str] = {"config": origin}
     backends = _backends(data, file, env, sources)
     default = _default_backend(data, where, backend, env, backends, sources)
-    chosen_mode, sources["mode"] = _pick(
-        ("--mode", mode), ("$TOOLWIRE_MODE", env.get("TOOLWIRE_MODE")), (where, data.mode)
-    )
-    env_profile = env.get("TOOLWIRE_PROFILE")
-    chosen_profile, sources["profile"] = _pick(
-        ("--profile", profile), ("$TOOLWIRE_PROFILE", env_profile), (where, data.profile)
-    )
+    chosen_mode, chosen_profile = _mode_and_profile(data, where, mode, profile, env, sources)
     sources.update(_file_sources(data, where))
     return Config(
         backends=backends,
@@ -135,6 +129,26 @@ def load_config(
         proxy=data.proxy,
         mcp_servers=data.mcp_servers,
     )
+
+
+def _mode_and_profile(
+    data: ConfigFile,
+    where: str,
+    mode: str | None,
+    profile: str | None,
+    env: Mapping[str, str],
+    sources: dict[str, str],
+) -> tuple[str | None, str | None]:
+    """The mode and profile chosen (flag, then variable, then file); ``sources`` says
+    which."""
+    chosen_mode, sources["mode"] = _pick(
+        ("--mode", mode), ("$TOOLWIRE_MODE", env.get("TOOLWIRE_MODE")), (where, data.mode)
+    )
+    env_profile = env.get("TOOLWIRE_PROFILE")
+    chosen_profile, sources["profile"] = _pick(
+        ("--profile", profile), ("$TOOLWIRE_PROFILE", env_profile), (where, data.profile)
+    )
+    return chosen_mode, chosen_profile
 
 
 def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
