@@ -256,3 +256,5 @@ async def test_a_prompt_sent_as_the_session_opens_waits_for_its_first_snapshot(
     told = await _ask(acp, sid, "/rewind")
     assert "1. " in told
     assert "0 files changed since" in told
+    (acp.root / "pkg0" / "m0.py").write_text("x = -1\n", encoding="utf-8")
+    assert "(1 file changed since)" in await _ask(acp, sid, "/rewind")

@@ -177,7 +177,8 @@ class Rewinder:
         for n in numbers:
             snapshot = store.get(before(n))
             changed = None if snapshot is None else len(store.changed(snapshot).paths())
-            counts[n] = "checkpoint pruned" if changed is None else f"{changed} files changed since"
+            files = "1 file" if changed == 1 else f"{changed} files"
+            counts[n] = "checkpoint pruned" if changed is None else f"{files} changed since"
         return counts
 
     # -- the conversation ------------------------------------------------------------------
