@@ -32,6 +32,8 @@ JSON and XML as they are. Binary files (images, PDFs, archives) are refused.
 
 #: Share of the budget for the head of a long page; the rest shows its end.
 HEAD_SHARE = 0.75
+#: Room kept for the line that replaces the middle (its numbers included).
+MARKER_BYTES = 160
 
 
 class WebFetchTool(Tool):
@@ -117,6 +119,7 @@ def cut(text: str, offset: int, budget: int) -> str:
     view = text[offset:]
     if len(view.encode()) <= budget:
         return view
+    budget = max(budget - MARKER_BYTES, 0)  # the marker line is part of the budget
     head_end = offset + _chars_within(view, int(budget * HEAD_SHARE))
     tail = _chars_within(view[::-1], budget - int(budget * HEAD_SHARE))
     tail_start = max(len(text) - tail, head_end)

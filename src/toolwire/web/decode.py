@@ -53,7 +53,7 @@ def is_text(kind: str) -> bool:
     )
 
 
-def charset_of(body: bytes, declared: str | None, *, html: bool) -> str:
+def charset_of(body: bytes | bytearray, declared: str | None, *, html: bool) -> str:
     """The encoding to read ``body`` with (module doc); always one Python knows."""
     for candidate in (declared, _bom(body), _meta(body) if html else None):
         if candidate and _known(candidate):
@@ -61,11 +61,11 @@ def charset_of(body: bytes, declared: str | None, *, html: bool) -> str:
     return "utf-8"
 
 
-def _bom(body: bytes) -> str | None:
+def _bom(body: bytes | bytearray) -> str | None:
     return next((name for bom, name in _BOMS if body.startswith(bom)), None)
 
 
-def _meta(body: bytes) -> str | None:
+def _meta(body: bytes | bytearray) -> str | None:
     found = _META.search(body[:4096])  # the HTML standard's prescan reads 1024 bytes
     return found.group(1).decode("ascii") if found else None
 
@@ -78,22 +78,28 @@ def _known(name: str) -> bool:
     return True
 
 
-def page_text(body: bytes, content_type: str | None) -> tuple[str, str]:
+def page_text(body: bytes | bytearray, content_type: str | None) -> tuple[str, str]:
     """``(text, media type)``: Markdown for HTML, the text itself for other text; a
     ``FetchError`` for a binary type."""
     kind, declared = media_type(content_type)
     if not kind:
         kind = "application/octet-stream" if b"\x00" in body[:1024] else _sniff(body)
-    if kind not in ("text/html", "application/xhtml+xml") and not is_text(kind):
-        raise FetchError(
-            f"The page is {kind}, not text: WebFetch reads HTML, text, JSON and XML only."
-        )
+    refuse_binary(kind)
     html = kind in ("text/html", "application/xhtml+xml")
     text = body.decode(charset_of(body, declared, html=html), "replace")
     return (to_markdown(text) if html else text), kind
 
 
-def _sniff(body: bytes) -> str:
+def refuse_binary(content_type: str | None) -> None:
+    """``FetchError`` for a declared type that is not text (none declared: not yet)."""
+    kind = media_type(content_type)[0]
+    if kind and kind not in ("text/html", "application/xhtml+xml") and not is_text(kind):
+        raise FetchError(
+            f"The page is {kind}, not text: WebFetch reads HTML, text, JSON and XML only."
+        )
+
+
+def _sniff(body: bytes | bytearray) -> str:
     start = body[:512].lstrip().lower()
     return "text/html" if start.startswith((b"<!doctype html", b"<html")) else "text/plain"
 
@@ -107,4 +113,12 @@ def to_markdown(html: str) -> str:
     return _BLANK_LINES.sub("\n\n", markdown).strip() + "\n"
 
 
-__all__ = ["NOISE", "charset_of", "is_text", "media_type", "page_text", "to_markdown"]
+__all__ = [
+    "NOISE",
+    "charset_of",
+    "is_text",
+    "media_type",
+    "page_text",
+    "refuse_binary",
+    "to_markdown",
+]

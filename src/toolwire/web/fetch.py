@@ -24,7 +24,7 @@ import httpcore2
 
 from toolwire import __version__
 from toolwire.tools.web_port import Page
-from toolwire.web.decode import page_text
+from toolwire.web.decode import page_text, refuse_binary
 from toolwire.web.dial import get
 from toolwire.web.errors import FetchError, RefusedError
 from toolwire.web.resolve import target
@@ -116,15 +116,18 @@ class Fetcher:
             why = reason.decode("latin-1") if isinstance(reason, bytes) else ""
             raise FetchError(f"HTTP {response.status} {why}".rstrip() + f" from {hops[-1]}.")
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers}
+        refuse_binary(headers.get("content-type"))  # before a byte of the body is read
         body, truncated = await _read(response, headers.get("content-encoding"), self.settings)
+        size = len(body)
         text, kind = page_text(body, headers.get("content-type"))
+        del body  # the text is what is kept (the cache holds pages, never bodies)
         return Page(
             url=hops[-1],
             requested=hops[0],
             status=response.status,
             media_type=kind,
             text=text,
-            bytes_read=len(body),
+            bytes_read=size,
             truncated=truncated,
         )
 
@@ -140,7 +143,7 @@ def _location(response: httpcore2.Response) -> str | None:
 
 async def _read(
     response: httpcore2.Response, encoding: str | None, settings: WebSettings
-) -> tuple[bytes, bool]:
+) -> tuple[bytearray, bool]:
     """At most ``max_bytes`` of the (decompressed) body, and whether more was left: the
     stream is left unread past the cap (the connection is closed, not drained)."""
     limit = settings.max_bytes
@@ -151,9 +154,9 @@ async def _read(
         data = chunk if unzip is None else _inflate(unzip, chunk, room + 1)
         if len(data) > room:
             body += data[:room]
-            return bytes(body), True
+            return body, True
         body += data
-    return bytes(body), False
+    return body, False
 
 
 def _inflate(unzip: zlib._Decompress, chunk: bytes, most: int) -> bytes:
