@@ -95,3 +95,20 @@ def test_traits_of_built_in_and_mcp_tools() -> None:
     assert builtin("Bash") == Traits("Bash", "command")
     tool = McpTool("mcp__s__get", "s", "get", None, "", {}, read_only=True, trusted=True)
     assert mcp_traits(tool) == Traits("mcp__s__get", "read", mcp=True, trusted=True)
+
+
+@pytest.mark.parametrize("mode", ["ask", "accept-edits", "read-only", "plan"])
+def test_a_fetch_is_asked_per_host_in_every_mode_but_bypass(mode: Mode) -> None:
+    tool = get_tool("WebFetch")
+    assert tool is not None
+    docs = builtin_traits(tool, {"url": "https://docs.python.org/3/"})
+    other = builtin_traits(tool, {"url": "https://evil.example/?q=secret"})
+    assert (docs.subject, docs.rule) == ("docs.python.org", "WebFetch docs.python.org")
+    allowed = SessionRules(always=frozenset({docs.rule}))
+    assert decide(docs, mode, allowed) == "allow"
+    assert decide(other, mode, allowed) == "ask"
+    rejected_host = SessionRules(never=frozenset({other.rule}))
+    assert decide(other, mode, rejected_host) == "deny"
+    assert "evil.example" in refusal(other, mode, rejected_host)
+    assert decide(docs, mode, rejected_host) == "ask"
+    assert decide(other, "bypass", rejected_host) == "allow"

@@ -1,0 +1,152 @@
+"""``WebFetch`` through the ACP pair: asked per host with "Always allow HOST", the
+deadline ends the call and the turn goes on, ``session/cancel`` closes the socket."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from acp import text_block
+
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import (
+    KEY,
+    ScriptedClient,
+    agent,
+    answer,
+    calls_by_id,
+    check_wire,
+    environment,
+    fake_backend,
+    project,
+    write_config,
+)
+from tests.web.servers import Server, head, page, serve
+from toolwire.history import ToolResultPart
+from toolwire.testing import FunctionBackend
+
+pytestmark = pytest.mark.anyio
+WEB = (
+    '\n[tools.web]\nallow_hosts = ["docs.test", "other.test"]\ntimeout = 2\n'
+    'resolve = {"docs.test" = "127.0.0.1", "other.test" = "127.0.0.1"}\n'
+)
+
+
+@asynccontextmanager
+async def web_agent(tmp_path: Path, server: Server) -> AsyncIterator[AgentUnderTest]:
+    model = FunctionBackend(model="claude-test")
+    client = ScriptedClient()
+    config = write_config(tmp_path, fake_backend("http://model.test") + WEB)
+    env = environment(tmp_path, TEST_KEY=KEY)
+    async with (
+        httpx2.AsyncClient(transport=model.transport()) as http,
+        agent(tmp_path, client, "--config", str(config), env=env, http=http) as run,
+    ):
+        yield AgentUnderTest(run, client, model, project(tmp_path))
+
+
+def _result(acp: AgentUnderTest, request: int) -> ToolResultPart:
+    """The tool result the model was sent in request ``request``."""
+    part = acp.model.requests[request].messages[-1].parts[0]
+    assert isinstance(part, ToolResultPart)
+    return part
+
+
+def fetch(url: str, call_id: str) -> tuple[Any, ...]:
+    return ("tool", "WebFetch", {"url": url, "prompt": "the answer"}, call_id)
+
+
+async def test_asked_per_host_and_always_allow_holds_for_that_host(tmp_path: Path) -> None:
+    async with serve({"/a": page(b"<h1>Answer</h1><p>42</p>")}) as server:
+        server.routes["/b"] = server.routes["/a"]
+        async with web_agent(tmp_path, server) as acp:
+            docs, other = server.url("/a", "docs.test"), server.url("/b", "other.test")
+            acp.model.script(
+                answer(fetch(docs, "toolu_1")),
+                answer(fetch(docs.replace("/a", "/b"), "toolu_2")),
+                answer(fetch(other, "toolu_3")),
+                "Done.",
+            )
+            acp.client.answers = ["allow_always", "reject"]
+            sid = await acp.start()
+            assert (await acp.prompt(sid, "Look it up")).stop_reason == "end_turn"
+            check_wire(acp.run.wire)
+            asked = acp.client.permissions
+            assert len(asked) == 2  # docs.test once (then always), other.test again
+            assert asked[0].kind == "fetch"
+            (first, second) = [
+                [o["name"] for o in m["params"]["options"]]
+                for m in acp.run.sent()
+                if m.get("method") == "session/request_permission"
+            ]
+            assert "Always allow docs.test" in first
+            assert "Always allow other.test" in second
+            calls = calls_by_id(acp.run.notifications())
+            assert calls["toolu_1"]["title"] == "Fetch docs.test/a"
+            assert calls["toolu_1"]["kind"] == "fetch"
+            assert [calls[c]["status"] for c in ("toolu_1", "toolu_2", "toolu_3")] == [
+                "completed",
+                "completed",
+                "failed",
+            ]
+            sent = _result(acp, 1).content
+            assert sent.startswith("Looking for: the answer\nURL: ")
+            assert "# Answer\n\n42" in sent
+        assert server.hits == ["/a", "/b"]  # the rejected host was never contacted
+
+
+async def test_the_deadline_fails_the_call_and_the_turn_goes_on(tmp_path: Path) -> None:
+    async def trickle(writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain"))
+        while True:
+            writer.write(b".")
+            await writer.drain()
+            await asyncio.sleep(1)
+
+    async with serve({"/": trickle}) as server, web_agent(tmp_path, server) as acp:
+        acp.model.script(answer(fetch(server.url("/", "docs.test"), "toolu_1")), "It timed out.")
+        acp.client.answers = ["allow_once"]
+        sid = await acp.start()
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        assert (await acp.prompt(sid, "Fetch it")).stop_reason == "end_turn"
+        took = loop.time() - began
+        print(f"deadline 2 s, turn with the failed fetch took {took:.3f} s")
+        assert took < 3.0  # 2 s deadline, within 1 s of it
+        result = _result(acp, 1)
+        assert result.is_error
+        assert "Timed out" in result.content
+        assert calls_by_id(acp.run.notifications())["toolu_1"]["status"] == "failed"
+        check_wire(acp.run.wire)
+
+
+async def test_cancel_closes_the_socket_at_once(tmp_path: Path) -> None:
+    async def hang(writer: asyncio.StreamWriter) -> None:
+        writer.write(head("200 OK", "Content-Type: text/plain"))
+        await writer.drain()
+        await asyncio.sleep(3600)
+
+    async with serve({"/": hang}) as server, web_agent(tmp_path, server) as acp:
+        acp.model.script(answer(fetch(server.url("/", "docs.test"), "toolu_1")), "unused")
+        acp.client.answers = ["allow_once"]
+        sid = await acp.start()
+        loop = asyncio.get_running_loop()
+        prompt = loop.create_task(acp.run.conn.prompt(session_id=sid, prompt=[text_block("Go")]))
+        while not server.started:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        cancelled_at = loop.time()
+        await acp.run.conn.cancel(session_id=sid)
+        assert (await prompt).stop_reason == "cancelled"
+        while not server.closed and loop.time() - cancelled_at < 2:
+            await asyncio.sleep(0.005)
+        assert server.closed, "the server never saw the connection close"
+        latency = server.closed[0] - cancelled_at
+        print(f"socket closed {latency * 1000:.1f} ms after session/cancel")
+        assert latency < 0.1, f"closed {latency * 1000:.0f} ms after the cancel"
+        check_wire(acp.run.wire)
