@@ -4,50 +4,26 @@ deadline ends the call and the turn goes on, ``session/cancel`` closes the socke
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 from acp import text_block
 
-from tests.agent.pair import AgentUnderTest
+from tests.agent.pair import AgentUnderTest, agent_under_test
 from tests.agent.support import (
-    KEY,
-    ScriptedClient,
-    agent,
     answer,
     calls_by_id,
     check_wire,
-    environment,
-    fake_backend,
-    project,
-    write_config,
 )
-from tests.web.servers import Server, head, page, serve
+from tests.web.servers import head, page, serve
 from toolwire.history import ToolResultPart
-from toolwire.testing import FunctionBackend
 
 pytestmark = pytest.mark.anyio
 WEB = (
     '\n[tools.web]\nallow_hosts = ["docs.test", "other.test"]\ntimeout = 2\n'
     'resolve = {"docs.test" = "127.0.0.1", "other.test" = "127.0.0.1"}\n'
 )
-
-
-@asynccontextmanager
-async def web_agent(tmp_path: Path, server: Server) -> AsyncIterator[AgentUnderTest]:
-    model = FunctionBackend(model="claude-test")
-    client = ScriptedClient()
-    config = write_config(tmp_path, fake_backend("http://model.test") + WEB)
-    env = environment(tmp_path, TEST_KEY=KEY)
-    async with (
-        httpx2.AsyncClient(transport=model.transport()) as http,
-        agent(tmp_path, client, "--config", str(config), env=env, http=http) as run,
-    ):
-        yield AgentUnderTest(run, client, model, project(tmp_path))
 
 
 def _result(acp: AgentUnderTest, request: int) -> ToolResultPart:
@@ -64,7 +40,7 @@ def fetch(url: str, call_id: str) -> tuple[Any, ...]:
 async def test_asked_per_host_and_always_allow_holds_for_that_host(tmp_path: Path) -> None:
     async with serve({"/a": page(b"<h1>Answer</h1><p>42</p>")}) as server:
         server.routes["/b"] = server.routes["/a"]
-        async with web_agent(tmp_path, server) as acp:
+        async with agent_under_test(tmp_path, config=WEB) as acp:
             docs, other = server.url("/a", "docs.test"), server.url("/b", "other.test")
             acp.model.script(
                 answer(fetch(docs, "toolu_1")),
@@ -108,7 +84,7 @@ async def test_the_deadline_fails_the_call_and_the_turn_goes_on(tmp_path: Path) 
             await writer.drain()
             await asyncio.sleep(1)
 
-    async with serve({"/": trickle}) as server, web_agent(tmp_path, server) as acp:
+    async with serve({"/": trickle}) as server, agent_under_test(tmp_path, config=WEB) as acp:
         acp.model.script(answer(fetch(server.url("/", "docs.test"), "toolu_1")), "It timed out.")
         acp.client.answers = ["allow_once"]
         sid = await acp.start()
@@ -131,7 +107,7 @@ async def test_cancel_closes_the_socket_at_once(tmp_path: Path) -> None:
         await writer.drain()
         await asyncio.sleep(3600)
 
-    async with serve({"/": hang}) as server, web_agent(tmp_path, server) as acp:
+    async with serve({"/": hang}) as server, agent_under_test(tmp_path, config=WEB) as acp:
         acp.model.script(answer(fetch(server.url("/", "docs.test"), "toolu_1")), "unused")
         acp.client.answers = ["allow_once"]
         sid = await acp.start()

@@ -37,11 +37,26 @@ async def test_a_long_page_is_cut_head_and_tail_and_read_on_with_offset(tmp_path
         assert server.hits == ["/"]  # the second read came from the cache
 
 
+def _page(*parts: str) -> Page:
+    return Page("u", "u", 200, "text/plain", parts, 1, truncated=False)
+
+
 def test_cut_keeps_a_short_text_whole_and_never_splits_a_character() -> None:
-    assert cut("short", 0, 100) == "short"
-    shown = cut("é" * 1000, 0, 200)
+    assert cut(_page("short"), 0, 100) == "short"
+    shown = cut(_page("é" * 1000), 0, 200)
     assert "\ufffd" not in shown
     assert len(shown.encode()) < 400
+
+
+def test_cut_reads_across_the_parts_the_text_was_decoded_in() -> None:
+    lines = [f"line {n:05d}\n" for n in range(3000)]
+    whole = "".join(lines)
+    parts = _page(*("".join(lines[i : i + 7]) for i in range(0, 3000, 7)))
+    assert parts.length == len(whole)
+    for start, stop in ((0, 5), (70, 200), (33000 - 15, 33000), (11, 11)):
+        assert parts.window(start, stop) == whole[start:stop]
+    assert cut(parts, 0, 4000) == cut(_page(whole), 0, 4000)
+    assert cut(parts, 12345, 4000) == cut(_page(whole), 12345, 4000)
 
 
 async def test_errors_reach_the_model_as_tool_errors(tmp_path: Path) -> None:
@@ -63,4 +78,4 @@ def test_permission_scope_is_the_host() -> None:
 
 
 def test_page_is_the_port_type() -> None:
-    assert Page("u", "u", 200, "text/plain", "t", 1, truncated=False).text == "t"
+    assert _page("t").text == "t"

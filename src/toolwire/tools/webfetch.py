@@ -69,8 +69,8 @@ class WebFetchTool(Tool):
         if ctx.web is None:
             raise ToolError("WebFetch is not available in this session.")
         page = await ctx.web.fetch(url)
-        if offset > len(page.text):
-            raise ToolError(f"offset {offset:,} is past the end of the page ({len(page.text):,}).")
+        if offset > page.length:
+            raise ToolError(f"offset {offset:,} is past the end of the page ({page.length:,}).")
         return ToolResult(
             content=render(page, prompt, offset, ctx.limits.output_max_bytes),
             raw_output={
@@ -78,7 +78,7 @@ class WebFetchTool(Tool):
                 "status": page.status,
                 "media_type": page.media_type,
                 "bytes": page.bytes_read,
-                "chars": len(page.text),
+                "chars": page.length,
                 "truncated": page.truncated,
             },
         )
@@ -103,31 +103,36 @@ def render(page: Page, prompt: str | None, offset: int, budget: int) -> str:
         f"URL: {page.url}"
         + (f" (redirected from {page.requested})" if page.url != page.requested else "")
     )
-    lines.append(f"Type: {page.media_type}, {len(page.text):,} characters")
+    lines.append(f"Type: {page.media_type}, {page.length:,} characters")
     if page.truncated:
         lines.append(f"[Only the first {page.bytes_read:,} bytes of the body were read.]")
     if offset:
         lines.append(f"[From character {offset:,}.]")
     head = "\n".join(lines) + "\n\n"
     room = max(budget - len(head.encode()), 1024)
-    return head + cut(page.text, offset, room)
+    return head + cut(page, offset, room)
 
 
-def cut(text: str, offset: int, budget: int) -> str:
-    """``text[offset:]`` in at most about ``budget`` UTF-8 bytes: whole, or its head and
-    its tail around a line naming the left-out characters and the offset to read them."""
-    view = text[offset:]
-    if len(view.encode()) <= budget:
+def cut(page: Page, offset: int, budget: int) -> str:
+    """The text from ``offset`` in at most about ``budget`` UTF-8 bytes: whole, or its
+    head and its tail around a line naming the left-out characters and the offset to read
+    them. Only windows of the text are made (a character is at least one byte, so
+    ``budget`` characters hold any ``budget`` bytes)."""
+    length = page.length
+    view = page.window(offset, offset + budget + 1)
+    if len(view) <= budget and len(view.encode()) <= budget:
         return view
     budget = max(budget - MARKER_BYTES, 0)  # the marker line is part of the budget
     head_end = offset + _chars_within(view, int(budget * HEAD_SHARE))
-    tail = _chars_within(view[::-1], budget - int(budget * HEAD_SHARE))
-    tail_start = max(len(text) - tail, head_end)
+    tail_budget = budget - int(budget * HEAD_SHARE)
+    tail_view = page.window(max(length - tail_budget, head_end), length)
+    tail = _chars_within(tail_view[::-1], tail_budget)
+    tail_start = max(length - tail, head_end)
     marker = (
-        f"\n\n[... characters {head_end:,} to {tail_start:,} of {len(text):,} not shown: "
+        f"\n\n[... characters {head_end:,} to {tail_start:,} of {length:,} not shown: "
         f"call WebFetch with offset={head_end} to read on ...]\n\n"
     )
-    return text[offset:head_end] + marker + text[tail_start:]
+    return page.window(offset, head_end) + marker + page.window(tail_start, length)
 
 
 def _chars_within(text: str, budget: int) -> int:

@@ -78,16 +78,27 @@ def _known(name: str) -> bool:
     return True
 
 
-def page_text(body: bytes | bytearray, content_type: str | None) -> tuple[str, str]:
-    """``(text, media type)``: Markdown for HTML, the text itself for other text; a
-    ``FetchError`` for a binary type."""
+def page_text(chunks: list[bytes], content_type: str | None) -> tuple[tuple[str, ...], str]:
+    """``(text parts, media type)``: Markdown for HTML, the text itself for other text; a
+    ``FetchError`` for a binary type. ``chunks`` (the body as it arrived) is emptied as it
+    is decoded, so the body and its text are never both held whole."""
+    start = b""  # what the charset is read from: the first 4 KB
+    for chunk in chunks:
+        start += chunk[: 4096 - len(start)]
+        if len(start) >= 4096:
+            break
     kind, declared = media_type(content_type)
     if not kind:
-        kind = "application/octet-stream" if b"\x00" in body[:1024] else _sniff(body)
+        kind = "application/octet-stream" if b"\x00" in start[:1024] else _sniff(start)
     refuse_binary(kind)
     html = kind in ("text/html", "application/xhtml+xml")
-    text = body.decode(charset_of(body, declared, html=html), "replace")
-    return (to_markdown(text) if html else text), kind
+    decoder = codecs.getincrementaldecoder(charset_of(start, declared, html=html))("replace")
+    chunks.reverse()  # popped from the end: the first chunk first, each freed once decoded
+    parts = [decoder.decode(chunks.pop()) for _ in range(len(chunks))]
+    parts.append(decoder.decode(b"", final=True))
+    if html:  # the parser needs the document whole (and dwarfs it anyway)
+        return (to_markdown("".join(parts)),), kind
+    return tuple(part for part in parts if part), kind
 
 
 def refuse_binary(content_type: str | None) -> None:

@@ -118,15 +118,14 @@ class Fetcher:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers}
         refuse_binary(headers.get("content-type"))  # before a byte of the body is read
         body, truncated = await _read(response, headers.get("content-encoding"), self.settings)
-        size = len(body)
-        text, kind = page_text(body, headers.get("content-type"))
-        del body  # the text is what is kept (the cache holds pages, never bodies)
+        size = sum(map(len, body))
+        parts, kind = page_text(body, headers.get("content-type"))  # empties body
         return Page(
             url=hops[-1],
             requested=hops[0],
             status=response.status,
             media_type=kind,
-            text=text,
+            parts=parts,
             bytes_read=size,
             truncated=truncated,
         )
@@ -143,19 +142,20 @@ def _location(response: httpcore2.Response) -> str | None:
 
 async def _read(
     response: httpcore2.Response, encoding: str | None, settings: WebSettings
-) -> tuple[bytearray, bool]:
-    """At most ``max_bytes`` of the (decompressed) body, and whether more was left: the
+) -> tuple[list[bytes], bool]:
+    """At most ``max_bytes`` of the (decompressed) body, as the chunks it arrived in (one
+    growing buffer would over-allocate past the cap), and whether more was left: the
     stream is left unread past the cap (the connection is closed, not drained)."""
-    limit = settings.max_bytes
+    room = settings.max_bytes
     unzip = _decompressor(encoding)
-    body = bytearray()
+    body: list[bytes] = []
     async for chunk in response.aiter_stream():
-        room = limit - len(body)
         data = chunk if unzip is None else _inflate(unzip, chunk, room + 1)
         if len(data) > room:
-            body += data[:room]
+            body.append(data[:room])
             return body, True
-        body += data
+        body.append(data)
+        room -= len(data)
     return body, False
 
 
