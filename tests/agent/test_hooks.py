@@ -3,6 +3,7 @@ asks, what the hook read on standard input (the ACP pair, the model a function).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.agent.pair import AgentUnderTest, agent_under_test
-from tests.agent.support import answer, calls_by_id, check_wire, text_of
+from tests.agent.support import alive, answer, calls_by_id, check_wire, text_of
 from toolwire.history import Message, ToolResultPart
 
 pytestmark = pytest.mark.anyio
@@ -251,3 +252,19 @@ async def test_a_trusted_file_stays_trusted_in_another_process(acp: AgentUnderTe
         await second.prompt(await second.start(), "Hi")
         assert second.client.permissions == []
     assert "Rule." in acp.model.requests[1].messages[-1].text()
+
+
+async def test_a_cancel_kills_a_running_hook(acp: AgentUnderTest) -> None:
+    pid_file = acp.tmp_path / "hook.pid"
+    home_hooks(acp, "PreToolUse", f"echo $$ > {pid_file}; sleep 30")
+    acp.model.script(BASH, "OK.")
+    sid = await acp.start()
+    turn = asyncio.create_task(acp.prompt(sid, "Make the file"))
+    for _ in range(200):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    await acp.run.conn.cancel(session_id=sid)
+    assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+    assert not alive(int(pid_file.read_text()))
+    assert not (acp.root / "made.txt").exists()
