@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.state import Runtime, Session, system_prompt
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import create_backend
@@ -86,6 +87,9 @@ class Compactor:
         ``forced``: the user asked (``/compact``), so "nothing to compact" is said too.
         """
         session = self.session
+        trigger = "manual" if forced else "auto"  # PreCompact hooks cannot stop it
+        hooks = SessionHooks(session, self.runtime)
+        await hooks.run("PreCompact", trigger=trigger, custom_instructions=focus or "")
         gauge = meter(session, self.runtime.config)
         planned = self._plan(gauge, focus, squeeze, forced=forced)
         if planned.empty and not planned.extractive().cuts:

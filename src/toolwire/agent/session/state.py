@@ -35,6 +35,7 @@ from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
 from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
+from toolwire.hooks import HookState
 from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
@@ -98,6 +99,8 @@ class Session:
     titled: bool = False
     instructions: Instructions = field(default_factory=Instructions)
     turn: TurnState = field(default_factory=TurnState)
+    hook_state: HookState = field(default_factory=HookState)
+    """What the session remembers of its hooks (``agent.session.hooks``)."""
 
     def __post_init__(self) -> None:
         self.pending = self.pending or self.active

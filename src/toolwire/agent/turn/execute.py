@@ -25,12 +25,15 @@ from typing import Any
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.protocol.ports import ClientTerminal
 from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.permissions import answer, bounded_diff, options, preview
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.turn.collect import CollectedCall
+from toolwire.agent.turn.hooked import ToolHooks, hook_name
 from toolwire.agent.turn.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
 from toolwire.history import ImagePart, ToolResultPart
+from toolwire.hooks.protocol import Permission
 from toolwire.imaging import SHOWN_BASE64
 from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
@@ -56,6 +59,7 @@ class Executor:
         self.engine = engine
         self.ticker = ticker
         self.plan: list[dict[str, Any]] | None = None
+        self.hooks = ToolHooks(SessionHooks(session, runtime))
 
     async def execute(self, call: CollectedCall, life: ToolCallLifecycle) -> ToolResultPart:
         """Run ``call`` (or refuse it) and end its lifecycle; the result for the model."""
@@ -70,25 +74,31 @@ class Executor:
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         ctx = self.session.tools
-        refused = await self._permit(
-            builtin_traits(tool, args), life, show=lambda: preview(tool, args, ctx)
-        )
+        hook, refused = await self.hooks.before(call.name, call.id, args)
+        if refused is None:
+            refused = await self._permit(
+                builtin_traits(tool, args), life, show=lambda: preview(tool, args, ctx), hook=hook
+            )
         if refused is not None:
             return self._refuse(call, life, refused)
-        return await self._run(tool, call, life)
+        return await self.hooks.after(call.name, args, await self._run(tool, call, life))
 
     async def _mcp(
         self, call: CollectedCall, life: ToolCallLifecycle, tool: McpTool
     ) -> ToolResultPart:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        refused = await self._permit(mcp_traits(tool), life)
+        name = hook_name(tool)
+        hook, refused = await self.hooks.before(name, call.id, args)
+        if refused is None:
+            refused = await self._permit(mcp_traits(tool), life, hook=hook)
         if refused is not None:
             return self._refuse(call, life, refused)
 
         def send(changed: ToolCallLifecycle) -> None:
             self.ticker.send(self.engine.update(changed))
 
-        return await mcp_calls.run_call(self.session, send, call.id, call.name, args, life)
+        part = await mcp_calls.run_call(self.session, send, call.id, call.name, args, life)
+        return await self.hooks.after(name, args, part)
 
     def _mcp_tools(self) -> list[McpTool]:
         return [] if self.session.mcp is None else self.session.mcp.tools()
@@ -98,15 +108,17 @@ class Executor:
         traits: Traits,
         life: ToolCallLifecycle,
         show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None = None,
+        hook: Permission | None = None,
     ) -> str | None:
         """None when the call may run; else the tool error it is answered with. Asks when
         the policy says so (``show`` gives what is approved, e.g. an edit's diff) and
-        remembers "always" answers for the session."""
+        remembers "always" answers for the session. A ``PreToolUse`` hook's ``allow``
+        skips the question and its ``ask`` asks anyway, never past a refusing mode."""
         session = self.session
         decision = decide(traits, session.mode, session)
         if decision == "deny":
             return refusal(traits, session.mode, session)
-        if decision == "allow":
+        if hook == "allow" or (decision == "allow" and hook != "ask"):
             return None
         choice = await self._ask(traits.subject, life, show)
         if choice == "cancelled":

@@ -33,6 +33,7 @@ from toolwire.agent.features.switch import Switcher
 from toolwire.agent.protocol.ids import new_message_id
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.state import (
     Runtime,
     Session,
@@ -42,6 +43,7 @@ from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import paragraph, step_updates
 from toolwire.agent.turn.execute import Executor, PermissionCancelledError
+from toolwire.agent.turn.hooked import TurnHooks
 from toolwire.agent.turn.prompt import Prompt
 from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
@@ -75,6 +77,7 @@ class Turn:
         self.requests = Requests(session, runtime)
         self.step: Step | None = None
         self.prompt = Prompt(session, runtime, self._say, self._tell)
+        self.hooks = TurnHooks(SessionHooks(session, runtime))
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
@@ -83,13 +86,17 @@ class Turn:
             text, command = await self.prompt.read(prompt_text(blocks))
             if command is not None:
                 stop = await self.prompt.command(blocks, *command)
+            elif (hooked := await self.hooks.prompt(text, self._say)) is None:
+                stop = "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
             else:
-                await self.prompt.begin(blocks, text)
+                await self.prompt.begin(blocks, hooked)
                 if self.session.pending != self.session.active:
                     at = len(self.session.history) - 1
                     switched = await Switcher(self.session, self.runtime).switch(at)
                     await self._say(switched)
                 stop = await self._steps()
+                if stop == "end_turn":
+                    stop = await self.hooks.stop(self._go_on)
                 if stop == "end_turn" and self.session.mode == "plan":
                     stop = await self._after_plan()
         except PermissionCancelledError:
@@ -124,7 +131,11 @@ class Turn:
         self.ticker.send(self.engine.flush())
         if not await Modes(self.session, self.runtime).ask_to_go():
             return "end_turn"
-        message = user(GO_AHEAD)
+        return await self._go_on(GO_AHEAD)
+
+    async def _go_on(self, text: str) -> PromptStopReason:
+        """The turn goes on with ``text`` as the user's next message (stored)."""
+        message = user(text)
         self.session.history.append(message)
         sid = self.session.id
         await self.runtime.store.call(lambda db: db.append(sid, messages=[message]))
