@@ -1,9 +1,9 @@
-"""A fake Anthropic server that checks images as the real API does before it answers.
+"""A model that checks images as Anthropic's API does before it answers.
 
-Each image block (in a user message or a ``tool_result``) must be valid base64 of at most
-5 MB (base64 characters), decode as an image, and have no side over 8000 px; else the
-request gets the API's 400 with its error body, and nothing is streamed. A valid request
-takes the next scripted reply.
+Each image block (in a user message or a ``tool_result``) of the body the agent sent must
+be valid base64 of at most 5 MB (base64 characters), decode as an image, and have no side
+over 8000 px; else the request gets the API's 400 with its error body (an
+``ErrorResponse``), and nothing is streamed. A valid request takes the next answer.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from PIL import Image
 
-from tests.fakes.http import FakeServer, Received, Reply
+from toolwire.backends.base import ModelRequest
+from toolwire.testing import FunctionBackend
+from toolwire.testing.function import Answer, ErrorResponse
 
 MAX_BASE64 = 5 * 1024 * 1024
 
@@ -59,34 +60,31 @@ def problem(source: dict[str, Any]) -> str | None:
     return None
 
 
-class StrictAnthropic(FakeServer):
-    """``FakeServer`` that refuses a request with an image the API would refuse;
-    ``refused`` holds the error messages it answered."""
+class StrictAnthropic:
+    """A ``FunctionBackend``'s function (``backend.function = StrictAnthropic(backend,
+    answers)``) that refuses a request with an image the API would refuse; ``refused``
+    holds the error messages it answered."""
 
-    def __init__(self) -> None:
-        super().__init__(respond=self._check)
+    def __init__(self, backend: FunctionBackend, answers: Sequence[Answer]) -> None:
+        self.backend = backend
+        self.answers = list(answers)
         self.refused: list[str] = []
 
-    def __enter__(self) -> StrictAnthropic:
-        super().__enter__()
-        return self
-
-    def _check(self, received: Received) -> Reply:
-        for where, source in _images(received.json()):
+    def __call__(self, request: ModelRequest) -> Answer:
+        for where, source in _images(self.backend.bodies[-1]):
             found = problem(source)
             if found is not None:
                 self.refused.append(f"{where}: {found}")
                 error = {"type": "invalid_request_error", "message": f"{where}: {found}"}
-                body = json.dumps({"type": "error", "error": error}).encode()
-                return Reply(400, [body], content_type="application/json")
-        if not self.replies:
-            return Reply(500, [b"no scripted reply"])
-        return self.replies.popleft()
+                return ErrorResponse(400, {"type": "error", "error": error})
+        if not self.answers:
+            raise AssertionError(f"no answer left for request {len(self.backend.bodies)}")
+        return self.answers.pop(0)
 
 
-def images_sent(received: Received) -> list[dict[str, Any]]:
-    """Every image source of a request, in order."""
-    return [source for _, source in _images(received.json())]
+def images_sent(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every image source of a request body, in order."""
+    return [source for _, source in _images(body)]
 
 
 __all__ = ["StrictAnthropic", "images_sent", "problem"]

@@ -1,10 +1,11 @@
 """A long task on a small window: usage, automatic and on-demand compaction, cancel.
 
-The agent runs against ``tests.fakes.windowed.WindowedServer``: a fake Anthropic server
-that enforces a 24k-token window with the API's own 400 and scripts a model that reads
-40 files of 8 KB (about 2.7k tokens each as ``Read`` shows them: the window holds seven
-beside the agent's prompt and tools) one tool call at a time. The client is the official
-ACP Python SDK; the main scenario spawns ``python -m toolwire acp``. The SDK's capability
+The agent runs against ``tests.fakes.windowed``: a fake Anthropic model that enforces a
+24k-token window with the API's own 400 and reads 40 files of 8 KB (about 2.7k tokens
+each as ``Read`` shows them: the window holds seven beside the agent's prompt and tools)
+one tool call at a time. The client is the official ACP Python SDK; the main scenario
+spawns ``python -m toolwire acp`` against ``WindowedServer`` (HTTP), the others run on the
+``acp`` fixture with ``WindowedModel`` as its model's function. The SDK's capability
 model drops ``clientCapabilities.session.compaction`` and ``.notices`` (it predates
 them), so ``initialize`` goes out through the SDK connection's raw ``send_request``. Every
 line the agent wrote is validated against the ACP v1 JSON Schema (the one shipped in
@@ -19,7 +20,8 @@ import json
 import random
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +30,27 @@ from acp import PROTOCOL_VERSION, text_block
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 
+from tests.agent.pair import AgentUnderTest, agent_under_test
 from tests.agent.support import (
     KEY,
     ScriptedClient,
-    agent,
     check_update,
     check_wire,
     environment,
     spawn_agent,
     write_config,
 )
-from tests.fakes.windowed import SUMMARY, WindowedServer, count_tokens, read_view
+from tests.fakes.windowed import (
+    SUMMARY,
+    WindowedModel,
+    WindowedServer,
+    count_tokens,
+    read_view,
+)
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.events import MessageEnd, ToolCallEnd, ToolCallStart
+
+pytestmark = pytest.mark.anyio
 
 WINDOW = 24_000
 OUTPUT = 2_048
@@ -96,6 +106,26 @@ def small_config(tmp_path: Path, url: str, extra: str = "") -> Path:
         f'base_url = "{url}"\napi_key_env = "TEST_KEY"\n'
         f"context_window = {WINDOW}\nmax_output_tokens = {OUTPUT}\n{extra}",
     )
+
+
+def small_window(
+    tmp_path: Path, fake: WindowedModel, extra: str = ""
+) -> AbstractAsyncContextManager[AgentUnderTest]:
+    """The ``acp`` pair with a 24k window on its backend, ``fake`` answering its model."""
+    window = f"context_window = {WINDOW}\nmax_output_tokens = {OUTPUT}\n{extra}"
+    return _served(agent_under_test(tmp_path, config=window), fake)
+
+
+@asynccontextmanager
+async def _served(
+    pair: AbstractAsyncContextManager[AgentUnderTest], fake: WindowedModel
+) -> AsyncIterator[AgentUnderTest]:
+    async with pair as acp:
+        fake.serve(acp.model)
+        try:
+            yield acp
+        finally:
+            fake.release()  # a stalled summary answers (to nobody) and its thread ends
 
 
 async def open_session(conn: ClientSideConnection, root: Path, variant: str) -> str:
@@ -190,7 +220,7 @@ def check_usage(wire: list[StreamEvent], responses: int) -> None:
     assert all(0 < u["used"] <= WINDOW for u in usage), [u["used"] for u in usage]
 
 
-def check_no_failure(fake: WindowedServer, wire: list[StreamEvent]) -> None:
+def check_no_failure(fake: WindowedModel, wire: list[StreamEvent]) -> None:
     """No failed prompt: every 400 the fake sent was followed by a request that fit."""
     for rejection in fake.rejected:
         after = [s for s in fake.model_requests() if s.index > rejection.index]
@@ -294,102 +324,82 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
 
 
 @pytest.mark.parametrize("wording", ["max_tokens", "prompt"])
-def test_context_length_error_compacts_and_retries(tmp_path: Path, wording: str) -> None:
+async def test_context_length_error_compacts_and_retries(tmp_path: Path, wording: str) -> None:
     """Automatic compaction off: the 400 itself compacts, and the request is sent again.
 
     Both of the API's wordings: "input length and `max_tokens` exceed context limit"
     (the request fits the window, not with the answer's share) and "prompt is too long".
     """
     root, files = big_project(tmp_path, count=16)
-    with WindowedServer(window=WINDOW, wording=wording) as fake:
-        config = small_config(tmp_path, fake.url, "[compaction]\nenabled = false\n")
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await open_session(run.conn, root, "plain")
-                fake.plan(TASK, files)
-                assert await ask(run.conn, sid, TASK) == "end_turn"
-                assert fake.rejected, "the fake never answered 400: nothing was recovered"
-                said = "prompt is too long" if wording == "prompt" else "exceed context limit"
-                assert all(said in r.message for r in fake.rejected), fake.rejected
-                check_no_failure(fake, run.wire)
-                assert fake.served == files
-                assert len(compacted_messages(run.wire)) == fake.compactions() >= 1
-                assert fake.violations == []
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
+    fake = WindowedModel(window=WINDOW, wording=wording)
+    async with small_window(tmp_path, fake, "[compaction]\nenabled = false\n") as acp:
+        sid = await open_session(acp.run.conn, root, "plain")
+        fake.plan(TASK, files)
+        assert await ask(acp.run.conn, sid, TASK) == "end_turn"
+        assert fake.rejected, "the fake never answered 400: nothing was recovered"
+        said = "prompt is too long" if wording == "prompt" else "exceed context limit"
+        assert all(said in r.message for r in fake.rejected), fake.rejected
+        check_no_failure(fake, acp.run.wire)
+        assert fake.served == files
+        assert len(compacted_messages(acp.run.wire)) == fake.compactions() >= 1
+        assert fake.violations == []
+        check_wire(acp.run.wire)
 
 
-def test_one_result_bigger_than_the_window_is_cut(tmp_path: Path) -> None:
+async def test_one_result_bigger_than_the_window_is_cut(tmp_path: Path) -> None:
     """A file of 80 KB (about 26k tokens as Read shows it) in a 24k window: cut, and said."""
     root, files = big_project(tmp_path, count=1, size=80 * 1024)
     (huge,) = files
     lines = huge.read_text(encoding="utf-8").splitlines()
-    with WindowedServer(window=WINDOW) as fake:
-        config = small_config(tmp_path, fake.url)
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await open_session(run.conn, root, "plain")
-                fake.plan(SHORT_TASK, files)
-                assert await ask(run.conn, sid, SHORT_TASK) == "end_turn"
-                check_no_failure(fake, run.wire)
-                last = fake.model_requests()[-1]
-                assert last.status == 200
-                assert last.answered == "final"
-                assert f"     1\t{lines[0]}" in last.text, "the head survives"
-                assert f"\t{lines[-1]}" in last.text, "the tail survives"
-                assert "chars omitted" in last.text, "the cut is marked"
-                assert SHORT_TASK in last.text
-                (said,) = compacted_messages(run.wire)
-                assert "cut" in said, "the user is told a result was cut"
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
+    fake = WindowedModel(window=WINDOW)
+    async with small_window(tmp_path, fake) as acp:
+        sid = await open_session(acp.run.conn, root, "plain")
+        fake.plan(SHORT_TASK, files)
+        assert await ask(acp.run.conn, sid, SHORT_TASK) == "end_turn"
+        check_no_failure(fake, acp.run.wire)
+        last = fake.model_requests()[-1]
+        assert last.status == 200
+        assert last.answered == "final"
+        assert f"     1\t{lines[0]}" in last.text, "the head survives"
+        assert f"\t{lines[-1]}" in last.text, "the tail survives"
+        assert "chars omitted" in last.text, "the cut is marked"
+        assert SHORT_TASK in last.text
+        (said,) = compacted_messages(acp.run.wire)
+        assert "cut" in said, "the user is told a result was cut"
+        check_wire(acp.run.wire)
 
 
 # -- /compact on demand -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("variant", ["plain", "compaction"])
-def test_compact_command(tmp_path: Path, variant: str) -> None:
+async def test_compact_command(tmp_path: Path, variant: str) -> None:
     """``/compact focus`` compacts with one summary request and ends the turn."""
     root, files = big_project(tmp_path, count=SHORT + 1)
-    with WindowedServer(window=WINDOW) as fake:
-        config = small_config(tmp_path, fake.url)
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await open_session(run.conn, root, variant)
-                check_commands_after_new(run.wire)
-                fake.plan(SHORT_TASK, files[:SHORT])
-                assert await ask(run.conn, sid, SHORT_TASK) == "end_turn"
-                before = len(fake.seen)
-                assert not any(s.compacted for s in fake.seen), "a short task needs none"
-                assert await ask(run.conn, sid, "/compact focus on the parser") == "end_turn"
-                during = fake.seen[before:]
-                assert [s.kind for s in during] == ["summary"], "only the summary request"
-                assert "focus on the parser" in during[0].text, "the focus steers the summary"
-                assert check_visible(sid, run.wire, variant) == 1
-                fake.plan("Which file was the longest?")
-                assert await ask(run.conn, sid, "Which file was the longest?") == "end_turn"
-                after = fake.model_requests()[-1]
-                assert after.compacted, "the next request starts from the compaction"
-                newest = files[SHORT - 1].read_text(encoding="utf-8")
-                assert read_view(newest) in after.text
-                assert SHORT_TASK in after.text
-                assert fake.violations == []
-                assert fake.rejected == []
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
+    fake = WindowedModel(window=WINDOW)
+    async with small_window(tmp_path, fake) as acp:
+        conn, wire = acp.run.conn, acp.run.wire
+        sid = await open_session(conn, root, variant)
+        check_commands_after_new(wire)
+        fake.plan(SHORT_TASK, files[:SHORT])
+        assert await ask(conn, sid, SHORT_TASK) == "end_turn"
+        before = len(fake.seen)
+        assert not any(s.compacted for s in fake.seen), "a short task needs none"
+        assert await ask(conn, sid, "/compact focus on the parser") == "end_turn"
+        during = fake.seen[before:]
+        assert [s.kind for s in during] == ["summary"], "only the summary request"
+        assert "focus on the parser" in during[0].text, "the focus steers the summary"
+        assert check_visible(sid, wire, variant) == 1
+        fake.plan("Which file was the longest?")
+        assert await ask(conn, sid, "Which file was the longest?") == "end_turn"
+        after = fake.model_requests()[-1]
+        assert after.compacted, "the next request starts from the compaction"
+        newest = files[SHORT - 1].read_text(encoding="utf-8")
+        assert read_view(newest) in after.text
+        assert SHORT_TASK in after.text
+        assert fake.violations == []
+        assert fake.rejected == []
+        check_wire(wire)
 
 
 def check_commands_after_new(wire: list[StreamEvent]) -> None:
@@ -418,85 +428,73 @@ def check_commands_after_new(wire: list[StreamEvent]) -> None:
 FOLLOW_UP = "Which of the five files is longest?"
 
 
-def test_cancel_during_compact_leaves_the_session_as_it_was(tmp_path: Path) -> None:
+async def test_cancel_during_compact_leaves_the_session_as_it_was(tmp_path: Path) -> None:
     """A cancelled ``/compact``: ``cancelled`` on the wire, the next request unchanged.
 
     The control is the same session without the ``/compact``: a second agent, a second
-    fake, the same project; its request for the follow-up prompt must be the same bytes.
+    model, the same project; its request for the follow-up prompt must be the same bytes.
     """
     root, files = big_project(tmp_path, count=SHORT)
 
-    async def session(fake: WindowedServer, home: Path, cancel: bool) -> bytes:
-        config = small_config(home, fake.url)
-        env = environment(home, TEST_KEY=KEY)
-        client = ScriptedClient()
-        async with agent(home, client, "--config", str(config), env=env) as run:
-            sid = await open_session(run.conn, root, "compaction")
+    async def session(home: Path, cancel: bool) -> bytes:
+        fake = WindowedModel(window=WINDOW)
+        async with small_window(home, fake) as acp:
+            conn, wire = acp.run.conn, acp.run.wire
+            sid = await open_session(conn, root, "compaction")
             fake.plan(SHORT_TASK, files)
-            assert await ask(run.conn, sid, SHORT_TASK) == "end_turn"
+            assert await ask(conn, sid, SHORT_TASK) == "end_turn"
             if cancel:
                 fake.stall_summaries()
-                compact = asyncio.create_task(ask(run.conn, sid, "/compact"))
+                compact = asyncio.create_task(ask(conn, sid, "/compact"))
                 started = await asyncio.to_thread(fake.summary_started.wait, 10)
                 assert started, "the summary request never came"
-                await run.conn.cancel(session_id=sid)
+                await conn.cancel(session_id=sid)
                 assert await asyncio.wait_for(compact, 10) == "cancelled"
                 fake.release()
-                (lines,) = compactions_by_id(run.wire).values()
+                (lines,) = compactions_by_id(wire).values()
                 assert [line["status"] for line in lines] == ["in_progress", "cancelled"]
                 for line in lines:
                     check_update(sid, line)
-                assert not compacted_messages(run.wire)
+                assert not compacted_messages(wire)
             fake.plan(FOLLOW_UP)
-            assert await ask(run.conn, sid, FOLLOW_UP) == "end_turn"
-            check_wire(run.wire)
+            assert await ask(conn, sid, FOLLOW_UP) == "end_turn"
+            check_wire(wire)
         last = fake.model_requests()[-1]
         assert not last.compacted
         assert fake.violations == []
         return last.raw
 
-    async def scenario() -> None:
-        with WindowedServer(window=WINDOW) as fake:
-            cancelled = await session(fake, tmp_path / "cancelled", cancel=True)
-        with WindowedServer(window=WINDOW) as fake:
-            control = await session(fake, tmp_path / "control", cancel=False)
-        assert cancelled == control, "the cancelled compaction changed the next request"
-
     for home in ("cancelled", "control"):
         (tmp_path / home).mkdir()
-    asyncio.run(scenario())
+    cancelled = await session(tmp_path / "cancelled", cancel=True)
+    control = await session(tmp_path / "control", cancel=False)
+    assert cancelled == control, "the cancelled compaction changed the next request"
 
 
-def test_cancel_during_automatic_compaction_then_carry_on(tmp_path: Path) -> None:
+async def test_cancel_during_automatic_compaction_then_carry_on(tmp_path: Path) -> None:
     """Cancel the first automatic compaction of the long task; the next prompt finishes."""
     root, files = big_project(tmp_path)
-    with WindowedServer(window=WINDOW) as fake:
-        config = small_config(tmp_path, fake.url)
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await open_session(run.conn, root, "compaction")
-                fake.plan(TASK, files)
-                fake.stall_summaries()
-                task = asyncio.create_task(ask(run.conn, sid, TASK))
-                assert await asyncio.to_thread(fake.summary_started.wait, 30)
-                await run.conn.cancel(session_id=sid)
-                assert await asyncio.wait_for(task, 10) == "cancelled"
-                fake.release()
-                (lines,) = compactions_by_id(run.wire).values()
-                assert [line["status"] for line in lines] == ["in_progress", "cancelled"]
-                read = len(fake.served)
-                assert 0 < read < FILES
-                carry_on = "Go on reading where you stopped."
-                fake.plan(carry_on, files[read:])
-                assert await ask(run.conn, sid, carry_on) == "end_turn"
-                assert fake.served == files
-                check_no_failure(fake, run.wire)
-                check_compaction_lines(sid, run.wire)
-                assert fake.compactions() >= 1
-                assert fake.violations == []
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
+    fake = WindowedModel(window=WINDOW)
+    async with small_window(tmp_path, fake) as acp:
+        conn, wire = acp.run.conn, acp.run.wire
+        sid = await open_session(conn, root, "compaction")
+        fake.plan(TASK, files)
+        fake.stall_summaries()
+        task = asyncio.create_task(ask(conn, sid, TASK))
+        assert await asyncio.to_thread(fake.summary_started.wait, 30)
+        await conn.cancel(session_id=sid)
+        assert await asyncio.wait_for(task, 10) == "cancelled"
+        fake.release()
+        (lines,) = compactions_by_id(wire).values()
+        assert [line["status"] for line in lines] == ["in_progress", "cancelled"]
+        read = len(fake.served)
+        assert 0 < read < FILES
+        carry_on = "Go on reading where you stopped."
+        fake.plan(carry_on, files[read:])
+        assert await ask(conn, sid, carry_on) == "end_turn"
+        assert fake.served == files
+        check_no_failure(fake, wire)
+        check_compaction_lines(sid, wire)
+        assert fake.compactions() >= 1
+        assert fake.violations == []
+        check_wire(wire)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +21,10 @@ from acp.exceptions import RequestError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.agent.support import ScriptedClient, agent, check_wire, response
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import check_wire
 from toolwire.agent.protocol.envelope import MAX_DEPTH
 from toolwire.agent.protocol.transport import StdioTransport
-from toolwire.testing.streams import write_cassette
 
 PENDING = object()
 SENTINEL = b'{"jsonrpc":"2.0","id":"sentinel","method":"session/list","params":{}}'
@@ -310,8 +309,8 @@ def test_a_run_of_bad_lines_leaves_the_connection_serving(lines: list[bytes]) ->
 # -- the real agent, in process --------------------------------------------------------------
 
 
-def test_the_agent_answers_before_and_after_hostile_lines(tmp_path: Path) -> None:
-    cassette = write_cassette(tmp_path / "c.jsonl", [response(("text", "hi"))])
+@pytest.mark.anyio
+async def test_the_agent_answers_before_and_after_hostile_lines(acp: AgentUnderTest) -> None:
     hostile = [
         b"[" * 1000,  # ended the process
         b'{"a":' * 100_000,
@@ -321,35 +320,32 @@ def test_the_agent_answers_before_and_after_hostile_lines(tmp_path: Path) -> Non
         _line({"jsonrpc": "2.0", "id": 44, "method": "session/list", "params": _nest(500)}),
         _line({"jsonrpc": "2.0", "id": 0, "error": "boom"}),
     ]
+    run = acp.run
+    await run.conn.initialize(protocol_version=1)
+    for line in hostile:
+        before = len(run.sent())
+        await run.send_raw(line + b"\n")
+        listed = await asyncio.wait_for(run.conn.list_sessions(), 10)
+        assert listed.sessions == []
+        errors = [m["error"]["code"] for m in run.sent()[before:] if "error" in m]
+        assert len(errors) == 1, line[:40]
+        assert errors[0] in REJECTED
+    # Still a working agent: a session, a prompt answered.
+    acp.model.function = lambda request: "hi"
+    sid = str((await run.conn.new_session(cwd=str(acp.root), mcp_servers=[])).session_id)
+    assert (await acp.prompt(sid, "Hello")).stop_reason == "end_turn"
+    check_wire(run.wire)
 
-    async def scenario() -> None:
-        async with agent(tmp_path, ScriptedClient(), "--backend", f"replay:{cassette}") as run:
-            await run.conn.initialize(protocol_version=1)
-            for line in hostile:
-                before = len(run.sent())
-                await run.send_raw(line + b"\n")
-                listed = await asyncio.wait_for(run.conn.list_sessions(), 10)
-                assert listed.sessions == []
-                errors = [m["error"]["code"] for m in run.sent()[before:] if "error" in m]
-                assert len(errors) == 1, line[:40]
-                assert errors[0] in REJECTED
-            check_wire(run.wire)
 
-    asyncio.run(scenario())
-
-
+@pytest.mark.anyio
 @pytest.mark.parametrize(
     "cursor", ["99999999999999999999999", "-50", "1_0", " 50", "50\n", "\u0663", "x", "5e1"]
 )
-def test_a_cursor_not_from_session_list_is_invalid_params(tmp_path: Path, cursor: str) -> None:
-    cassette = write_cassette(tmp_path / "c.jsonl", [response(("text", "hi"))])
-
-    async def scenario() -> None:
-        async with agent(tmp_path, ScriptedClient(), "--backend", f"replay:{cassette}") as run:
-            await run.conn.initialize(protocol_version=1)
-            with pytest.raises(RequestError) as bad:
-                await run.conn.list_sessions(cursor=cursor)
-            assert bad.value.code == -32602
-            assert (await run.conn.list_sessions(cursor="50")).sessions == []
-
-    asyncio.run(scenario())
+async def test_a_cursor_not_from_session_list_is_invalid_params(
+    acp: AgentUnderTest, cursor: str
+) -> None:
+    await acp.run.conn.initialize(protocol_version=1)
+    with pytest.raises(RequestError) as bad:
+        await acp.run.conn.list_sessions(cursor=cursor)
+    assert bad.value.code == -32602
+    assert (await acp.run.conn.list_sessions(cursor="50")).sessions == []

@@ -8,7 +8,6 @@ other first message is answered by the SDK exactly as before.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -19,40 +18,26 @@ import pytest
 from acp import PROTOCOL_VERSION
 from acp.connection import StreamDirection
 
-from tests.agent.support import ScriptedClient, _valid, environment
-from toolwire.agent.agent import ToolwireAgent
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import _valid, environment
 from toolwire.agent.protocol.handshake import PROTOCOL_VERSION as OURS
 from toolwire.agent.protocol.handshake import early_answer, initialize_result
-from toolwire.agent.protocol.outbox import LineSink
-from toolwire.agent.store.worker import StoreWorker
-from toolwire.config import load_config
-from toolwire.testing import connect_in_memory
 
 
 def _line(message: dict[str, Any]) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
 
-def test_the_early_answer_is_what_the_sdk_path_answers(tmp_path: Path) -> None:
-    config = load_config(None, backend="demo")
-
-    def make_agent(sink: LineSink) -> ToolwireAgent:
-        return ToolwireAgent(config, StoreWorker(str(tmp_path / "s.db")), sink)
-
-    async def scenario() -> dict[str, Any]:
-        client = ScriptedClient()  # partial: the SDK routes each request by name
-        async with connect_in_memory(make_agent, client) as pair:  # type: ignore[arg-type]
-            await pair.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            answers = [
-                e.message
-                for e in pair.wire
-                if e.direction == StreamDirection.INCOMING and "result" in e.message
-            ]
-            result: dict[str, Any] = answers[0]["result"]
-            return result
-
-    sdk = asyncio.run(scenario())
-    assert sdk == initialize_result()
+@pytest.mark.anyio
+async def test_the_early_answer_is_what_the_sdk_path_answers(acp: AgentUnderTest) -> None:
+    await acp.run.conn.initialize(protocol_version=PROTOCOL_VERSION)
+    answers = [
+        e.message
+        for e in acp.run.wire
+        if e.direction == StreamDirection.INCOMING and "result" in e.message
+    ]
+    assert len(answers) == 1
+    assert answers[0]["result"] == initialize_result()
     assert OURS == PROTOCOL_VERSION
     _valid("InitializeResponse", initialize_result())
 

@@ -2,29 +2,18 @@
 project and the user's config directory is not read (a cloned repository's
 ``AGENTS.md -> ~/.aws/credentials`` would otherwise put the credentials into the system
 prompt); the user is told which file and why, and ``toolwire config`` lists it as skipped.
-The official SDK client drives the agent; a scripted Anthropic-compatible server records
+The official SDK client drives the agent (the ``acp`` fixture); ``acp.model.bodies`` keeps
 what the provider is sent."""
 
 from __future__ import annotations
 
-import asyncio
+import json
 from pathlib import Path
 
-from acp import text_block
+import pytest
 
-from tests.agent.support import (
-    KEY,
-    ScriptedClient,
-    agent,
-    check_wire,
-    environment,
-    fake_backend,
-    response,
-    start,
-    text_of,
-    write_config,
-)
-from tests.fakes.http import FakeServer, Received, Reply
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import check_wire, start, text_of
 from toolwire.agent.features.commands import custom_commands
 from toolwire.agent.session.instructions import Instructions, instruction_files
 from toolwire.cli.config_cmd import render as render_config
@@ -32,10 +21,6 @@ from toolwire.config import load_config
 
 CREDENTIALS = "aws_secret_access_key = MARKER-CREDENTIALS-7f3a"
 SSH_KEY = "MARKER-SSH-KEY-91c2"
-
-
-def _ok(request: Received) -> Reply:
-    return Reply(chunks=[response(("text", "ok")).encode()])
 
 
 def _cloned(tmp_path: Path) -> tuple[Path, Path]:
@@ -61,41 +46,34 @@ def _cloned(tmp_path: Path) -> tuple[Path, Path]:
     return repo, pkg
 
 
-def test_a_link_out_of_the_project_is_not_sent_and_the_user_is_told(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_link_out_of_the_project_is_not_sent_and_the_user_is_told(
+    acp: AgentUnderTest, tmp_path: Path
+) -> None:
     repo, cwd = _cloned(tmp_path)
-    with FakeServer(respond=_ok) as server:
-        config = write_config(tmp_path, fake_backend(server.url))
-        env = environment(tmp_path, TEST_KEY=KEY)
-        client = ScriptedClient()
-
-        async def scenario() -> None:
-            async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-                sid = await start(run.conn, cwd)
-                await run.conn.prompt(session_id=sid, prompt=[text_block("hello")])
-                await run.conn.prompt(session_id=sid, prompt=[text_block("/leak now")])
-                await run.conn.prompt(session_id=sid, prompt=[text_block("/fine")])
-                check_wire(run.wire)
-                said = text_of(run.notifications())
-                target = tmp_path / "home" / ".aws" / "credentials"
-                notice = (
-                    f"{repo / 'AGENTS.md'} is a link to a file outside the project ({target}) "
-                    "and was not read."
-                )
-                assert notice in said
-                assert said.count(notice) == 1  # once per session, not at every prompt
-                leak = repo / ".claude" / "commands" / "leak.md"
-                assert f"{leak} is a link to a file outside the project" in said
-                assert "MARKER" not in said
-
-        asyncio.run(scenario())
-    assert len(server.requests) == 3
-    sent = b"".join(r.body for r in server.requests)
-    assert b"MARKER-CREDENTIALS" not in sent
-    assert b"MARKER-SSH-KEY" not in sent
-    first = server.requests[0].json()
+    acp.model.function = lambda request: "ok"
+    sid = await start(acp.run.conn, cwd)
+    for text in ("hello", "/leak now", "/fine"):
+        assert (await acp.prompt(sid, text)).stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    said = text_of(acp.run.notifications())
+    target = tmp_path / "home" / ".aws" / "credentials"
+    notice = (
+        f"{repo / 'AGENTS.md'} is a link to a file outside the project ({target}) and was not read."
+    )
+    assert notice in said
+    assert said.count(notice) == 1  # once per session, not at every prompt
+    leak = repo / ".claude" / "commands" / "leak.md"
+    assert f"{leak} is a link to a file outside the project" in said
+    assert "MARKER" not in said
+    assert len(acp.model.bodies) == 3
+    sent = json.dumps(acp.model.bodies)
+    assert "MARKER-CREDENTIALS" not in sent
+    assert "MARKER-SSH-KEY" not in sent
+    first = acp.model.bodies[0]
     system = first["system"] if isinstance(first["system"], str) else first["system"][0]["text"]
     assert "IN-PROJECT: run make test." in system  # a link inside the project is read
-    assert b"FINE command body" in server.requests[2].body
+    assert "FINE command body" in json.dumps(acp.model.bodies[2])
 
 
 def test_the_loaders_and_toolwire_config_skip_the_link_with_the_reason(tmp_path: Path) -> None:

@@ -1,28 +1,17 @@
 """Project instructions (``agent.instructions``): which files, in which order, capped,
-byte-stable; and in the agent, the system prompt each request carries (a scripted
-Anthropic-compatible server records the bodies; the official SDK client drives)."""
+byte-stable; and in the agent, the system prompt each request carries (the fixture's
+model, ``acp.model``, keeps the bodies; the official SDK client drives)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
-from acp import text_block
+import pytest
 
-from tests.agent.support import (
-    KEY,
-    ScriptedClient,
-    agent,
-    check_wire,
-    environment,
-    fake_backend,
-    response,
-    start,
-    write_config,
-)
-from tests.fakes.http import FakeServer, Reply
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import check_wire, start
 from toolwire.agent.session.instructions import (
     MAX_BYTES,
     Instructions,
@@ -112,34 +101,29 @@ def test_toolwire_config_lists_the_files(tmp_path: Path) -> None:
     assert [line.split()[1] for line in listed] == [str(p) for p in instruction_files(cwd, env)]
 
 
-def _systems(server: FakeServer) -> list[str]:
+def _systems(bodies: list[dict[str, Any]]) -> list[str]:
     out = []
-    for request in server.requests:
-        system: Any = request.json()["system"]
+    for body in bodies:
+        system: Any = body["system"]
         out.append(system if isinstance(system, str) else system[0]["text"])
     return out
 
 
-def test_the_system_prompt_carries_the_files_byte_stable_and_fresh(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_the_system_prompt_carries_the_files_byte_stable_and_fresh(
+    acp: AgentUnderTest, tmp_path: Path
+) -> None:
     repo, cwd, _ = _tree(tmp_path)
-    with FakeServer() as server:
-        server.script(*(Reply(chunks=[response(("text", "ok"), n=i).encode()]) for i in range(3)))
-        config = write_config(tmp_path, fake_backend(server.url))
-        env = environment(tmp_path, TEST_KEY=KEY)
-
-        async def scenario() -> None:
-            async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
-                sid = await start(run.conn, cwd)
-                for n, text in enumerate(("one", "two", "three")):
-                    if n == 2:  # an edit between prompts shows at the next one
-                        agents = repo / "AGENTS.md"
-                        agents.write_text("ROOT: run make check now.\n")
-                        os.utime(agents, ns=(1, 1))  # a new mtime even on a coarse clock
-                    await run.conn.prompt(session_id=sid, prompt=[text_block(text)])
-                check_wire(run.wire)
-
-        asyncio.run(scenario())
-    first, second, third = _systems(server)
+    acp.model.function = lambda request: "ok"
+    sid = await start(acp.run.conn, cwd)
+    for n, text in enumerate(("one", "two", "three")):
+        if n == 2:  # an edit between prompts shows at the next one
+            agents = repo / "AGENTS.md"
+            agents.write_text("ROOT: run make check now.\n")
+            os.utime(agents, ns=(1, 1))  # a new mtime even on a coarse clock
+        assert (await acp.prompt(sid, text)).stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    first, second, third = _systems(acp.model.bodies)
     assert first.startswith("You are toolwire")
     order = [first.index(s) for s in ("USER: answer", "ROOT: run make test", "PKG: only")]
     assert order == sorted(order)

@@ -11,22 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import text_block
 
-from tests.agent.support import (
-    ScriptedClient,
-    agent,
-    calls_by_id,
-    check_wire,
-    project,
-    response,
-    start,
-)
+from tests.agent.pair import AgentUnderTest
+from tests.agent.support import answer, calls_by_id, check_wire
 from toolwire.agent.store.schema import default_db_path
-from toolwire.testing.streams import write_cassette
+from toolwire.events import Event
 
 #: The longest pause of the event loop we accept while the database is locked (the
 #: store's busy timeout is 5 s: a loop blocked on it would pause for the whole lock).
@@ -34,14 +27,13 @@ MAX_PAUSE_S = 1.0
 LOCK_AT_LEAST_S = 1.5
 
 
-def _cassette(tmp_path: Path) -> Path:
+def _slow_answer() -> list[Event]:
     long_text = "This response streams slowly so that the lock is taken in the middle of it. " * 3
-    slow = response(
+    return answer(
         ("text", long_text),
         ("tool", "Read", {"file_path": "app.py"}, "toolu_l1"),
         ("tool", "Write", {"file_path": "out.txt", "content": "never " * 200}, "toolu_l2"),
     )
-    return write_cassette(tmp_path / "slow.jsonl", [slow], chunk_size=60, chunk_delay_ms=20)
 
 
 async def _heartbeat(pauses: list[float]) -> None:
@@ -54,63 +46,57 @@ async def _heartbeat(pauses: list[float]) -> None:
         last = now
 
 
-def test_a_locked_database_freezes_neither_streaming_nor_cancel(tmp_path: Path) -> None:
-    root = project(tmp_path)
-    cassette = _cassette(tmp_path)
-    client = ScriptedClient()
+@pytest.mark.anyio
+async def test_a_locked_database_freezes_neither_streaming_nor_cancel(acp: AgentUnderTest) -> None:
+    acp.model.script(_slow_answer())
+    acp.model.chunk_size, acp.model.pace = 60, 0.02
+    client, run = acp.client, acp.run
+    sid = await acp.start()
+    loop = asyncio.get_running_loop()
+    locked = asyncio.Event()
+    tool_call_seen = asyncio.Event()
+    chunks_while_locked: list[Any] = []
+    lock = sqlite3.connect(default_db_path(), isolation_level=None)
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--backend", f"replay:{cassette}") as run:
-            sid = await start(run.conn, root)
-            loop = asyncio.get_running_loop()
-            locked = asyncio.Event()
-            tool_call_seen = asyncio.Event()
-            chunks_while_locked: list[Any] = []
-            lock = sqlite3.connect(default_db_path(), isolation_level=None)
+    def on_update(update: Any) -> None:
+        kind = update.session_update
+        if kind == "agent_message_chunk" and not locked.is_set():
+            lock.execute("BEGIN EXCLUSIVE")  # what a second window's write holds
+            locked.set()
+        elif kind == "agent_message_chunk":
+            chunks_while_locked.append(update)
+        elif kind == "tool_call":
+            tool_call_seen.set()
 
-            def on_update(update: Any) -> None:
-                kind = update.session_update
-                if kind == "agent_message_chunk" and not locked.is_set():
-                    lock.execute("BEGIN EXCLUSIVE")  # what a second window's write holds
-                    locked.set()
-                elif kind == "agent_message_chunk":
-                    chunks_while_locked.append(update)
-                elif kind == "tool_call":
-                    tool_call_seen.set()
-
-            client.on_update = on_update
-            pauses: list[float] = []
-            beat = loop.create_task(_heartbeat(pauses))
-            prompt = loop.create_task(run.conn.prompt(session_id=sid, prompt=[text_block("Go")]))
-            try:
-                await asyncio.wait_for(locked.wait(), 10)
-                locked_at = loop.time()
-                write = loop.create_task(
-                    run.conn.set_session_mode(session_id=sid, mode_id="accept-edits")
-                )
-                await asyncio.wait_for(tool_call_seen.wait(), 10)
-                await run.conn.cancel(session_id=sid)
-                await asyncio.wait_for(_cancelled_on_the_wire(run), 5)
-                await asyncio.sleep(max(0.0, locked_at + LOCK_AT_LEAST_S - loop.time()))
-                assert not write.done(), "the lock did not hold the write back"
-                assert not prompt.done() or (await prompt).stop_reason == "cancelled"
-                assert max(pauses) < MAX_PAUSE_S, f"the event loop paused {max(pauses):.2f} s"
-                assert len(chunks_while_locked) >= 5, "the stream stopped while locked"
-            finally:
-                client.on_update = None
-                if lock.in_transaction:
-                    lock.execute("ROLLBACK")
-                lock.close()
-            result = await asyncio.wait_for(prompt, 10)
-            assert result.stop_reason == "cancelled"
-            await asyncio.wait_for(write, 10)
-            beat.cancel()
-            check_wire(run.wire)
-            listed = await run.conn.list_sessions()
-            assert [s.session_id for s in listed.sessions] == [sid]
-
-    asyncio.run(scenario())
-    assert not (root / "out.txt").exists()
+    client.on_update = on_update
+    pauses: list[float] = []
+    beat = loop.create_task(_heartbeat(pauses))
+    prompt = loop.create_task(run.conn.prompt(session_id=sid, prompt=[text_block("Go")]))
+    try:
+        await asyncio.wait_for(locked.wait(), 10)
+        locked_at = loop.time()
+        write = loop.create_task(run.conn.set_session_mode(session_id=sid, mode_id="accept-edits"))
+        await asyncio.wait_for(tool_call_seen.wait(), 10)
+        await run.conn.cancel(session_id=sid)
+        await asyncio.wait_for(_cancelled_on_the_wire(run), 5)
+        await asyncio.sleep(max(0.0, locked_at + LOCK_AT_LEAST_S - loop.time()))
+        assert not write.done(), "the lock did not hold the write back"
+        assert not prompt.done() or (await prompt).stop_reason == "cancelled"
+        assert max(pauses) < MAX_PAUSE_S, f"the event loop paused {max(pauses):.2f} s"
+        assert len(chunks_while_locked) >= 5, "the stream stopped while locked"
+    finally:
+        client.on_update = None
+        if lock.in_transaction:
+            lock.execute("ROLLBACK")
+        lock.close()
+    result = await asyncio.wait_for(prompt, 10)
+    assert result.stop_reason == "cancelled"
+    await asyncio.wait_for(write, 10)
+    beat.cancel()
+    check_wire(run.wire)
+    listed = await run.conn.list_sessions()
+    assert [s.session_id for s in listed.sessions] == [sid]
+    assert not (acp.root / "out.txt").exists()
 
 
 async def _cancelled_on_the_wire(run: Any) -> None:

@@ -7,7 +7,8 @@ request that carries it, with the provider's own 400 body naming the block, as A
 and OpenAI Chat do. The prompt still completes (the image becomes its note, the user is
 told in one line, the request is sent once more), the next prompt's request holds the
 note, and so does the first request after a restart and a ``session/load``. Each process
-is a real ``toolwire acp`` driven by the official SDK.
+is a real ``toolwire acp`` driven by the official SDK; the refusals within one prompt run
+on the ``acp`` fixture, the refusal an ``ErrorResponse``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from acp import image_block, text_block
 
+from tests.agent.pair import AgentUnderTest
 from tests.agent.support import (
     KEY,
     ScriptedClient,
@@ -34,11 +36,12 @@ from tests.agent.support import (
     text_of,
     write_config,
 )
-from tests.agent.support import agent as in_process
 from tests.fakes.http import FakeServer, Received, Reply
 from tests.helpers import path_to, tiny_png
 from toolwire.agent.store.database import SessionDatabase
+from toolwire.backends.base import ModelRequest
 from toolwire.history import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
+from toolwire.testing.function import Answer, ErrorResponse
 
 # A valid image (it passes toolwire's own checks) that the fake provider refuses.
 BAD = base64.b64encode(tiny_png(5, 7)).decode()
@@ -51,9 +54,9 @@ TOLD = (
 PNG = base64.b64encode(tiny_png()).decode()
 
 
-def _anthropic_refusal(body: dict[str, Any], text: str, said: str) -> Reply | None:
-    """Anthropic's 400 when ``text`` is in an image of ``body``: the path names the block
-    (``messages.5.content.0.tool_result.content.1.image.source.base64: ...``)."""
+def _anthropic_refusal(body: dict[str, Any], text: str, said: str) -> dict[str, Any] | None:
+    """The body of Anthropic's 400 when ``text`` is in an image of ``body``: the path
+    names the block (``messages.5.content.0.tool_result.content.1.image.source.base64: ...``)."""
     path = path_to(body["messages"], text)
     if path is None:
         return None
@@ -64,12 +67,11 @@ def _anthropic_refusal(body: dict[str, Any], text: str, said: str) -> Reply | No
     error = {"type": "invalid_request_error", "message": f"{where}: {said}" if said else ""}
     if not said:
         error["message"] = "Could not process image"  # Anthropic's answer names no block
-    payload = {"type": "error", "error": error, "request_id": "req_test"}
-    return Reply(400, [json.dumps(payload).encode()], content_type="application/json")
+    return {"type": "error", "error": error, "request_id": "req_test"}
 
 
-def _chat_refusal(body: dict[str, Any], text: str, said: str) -> Reply | None:
-    """OpenAI Chat's 400 for an image it cannot take: ``invalid_image``, the block in
+def _chat_refusal(body: dict[str, Any], text: str, said: str) -> dict[str, Any] | None:
+    """The body of OpenAI Chat's 400 for an image it cannot take: ``invalid_image``, the block in
     ``param`` (``messages[3].content[1].image_url``)."""
     path = path_to(body["messages"], text)
     if path is None:
@@ -81,7 +83,7 @@ def _chat_refusal(body: dict[str, Any], text: str, said: str) -> Reply | None:
         "param": param,
         "code": "invalid_image",
     }
-    return Reply(400, [json.dumps({"error": error}).encode()], content_type="application/json")
+    return {"error": error}
 
 
 def _chat_answer(text: str) -> bytes:
@@ -116,7 +118,7 @@ class Provider:
         refusal = refuse(received.json(), self.text, self.said)
         if refusal is not None:
             self.refused.append(received)
-            return refusal
+            return Reply(400, [json.dumps(refusal).encode()], content_type="application/json")
         self.accepted.append(received)
         if self.wire == "anthropic":
             return Reply(chunks=[response(("text", "Fine."), n=len(self.accepted)).encode()])
@@ -213,46 +215,50 @@ def test_a_stored_bad_image_is_noted_told_and_sent_again(
         asyncio.run(scenario())
 
 
-def test_an_image_refused_without_a_path_and_a_second_refusal(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_an_image_refused_without_a_path_and_a_second_refusal(acp: AgentUnderTest) -> None:
     """ "Could not process image" names no block: every image of the conversation becomes
     its note (one here) and the user is told so. A provider that refuses the retry too
     ends the turn with its error, as before: one retry, never a loop."""
-    root = project(tmp_path)
-    fake = Provider(PNG, said="")
-    with fake.server:
-        config = write_config(tmp_path, fake.config())
-        env = environment(tmp_path, TEST_KEY=KEY)
+    refused: list[str] = []
+    accepted: list[str] = []
+    refusing = PNG  # the text an image must hold to be refused
 
-        async def scenario() -> None:
-            async with in_process(
-                tmp_path, ScriptedClient(), "--config", str(config), env=env
-            ) as run:
-                sid = await start(run.conn, root)
-                picture = [text_block("What is this?"), image_block(PNG, "image/png")]
-                assert await _prompt(run, sid, *picture) == "end_turn"
-                said = text_of(run.notifications())
-                assert (
-                    "The model refused an image (Could not process image) without saying which; "
-                    "the conversation's one image was replaced by a note and the request was "
-                    "sent again.\n\n"
-                ) in said
-                assert len(fake.refused) == 1
-                assert PNG not in fake.accepted[-1].body.decode()
-                assert "Could not process image" in fake.accepted[-1].body.decode()
+    def provider(request: ModelRequest) -> Answer:
+        body = acp.model.bodies[-1]
+        sent = json.dumps(body)
+        refusal = _anthropic_refusal(body, refusing, "")
+        if refusal is not None:
+            refused.append(sent)
+            return ErrorResponse(400, refusal)
+        accepted.append(sent)
+        return "Fine."
 
-                fake.text = "Again?"  # now every request is refused, notes or not
-                shown = len(run.notifications())
-                other = base64.b64encode(tiny_png(3, 3)).decode()
-                again = [text_block("Again?"), image_block(other, "image/png")]
-                assert await _prompt(run, sid, *again) == "end_turn"
-                assert len(fake.refused) == 3, "not exactly one retry"
-                said = text_of(run.notifications()[shown:])
-                assert "The request to fake (claude-test) failed: HTTP 400" in said
-                assert "replaced by a note" in said, "the first refusal was not recovered"
-                assert other not in fake.refused[-1].body.decode()
-                check_wire(run.wire)
+    acp.model.function = provider
+    sid = await acp.start()
+    picture = [text_block("What is this?"), image_block(PNG, "image/png")]
+    assert await _prompt(acp.run, sid, *picture) == "end_turn"
+    said = text_of(acp.run.notifications())
+    assert (
+        "The model refused an image (Could not process image) without saying which; "
+        "the conversation's one image was replaced by a note and the request was "
+        "sent again.\n\n"
+    ) in said
+    assert len(refused) == 1
+    assert PNG not in accepted[-1]
+    assert "Could not process image" in accepted[-1]
 
-        asyncio.run(scenario())
+    refusing = "Again?"  # now every request is refused, notes or not
+    shown = len(acp.run.notifications())
+    other = base64.b64encode(tiny_png(3, 3)).decode()
+    again = [text_block("Again?"), image_block(other, "image/png")]
+    assert await _prompt(acp.run, sid, *again) == "end_turn"
+    assert len(refused) == 3, "not exactly one retry"
+    said = text_of(acp.run.notifications()[shown:])
+    assert "The request to fake (claude-test) failed: HTTP 400" in said
+    assert "replaced by a note" in said, "the first refusal was not recovered"
+    assert other not in refused[-1]
+    check_wire(acp.run.wire)
 
 
 def test_the_stored_image_is_noted_in_place_and_another_windows_messages_stay(

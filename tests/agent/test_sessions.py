@@ -30,11 +30,9 @@ from tests.agent.support import (
     response,
     start,
     text_of,
-    write_config,
 )
 from toolwire.testing import ErrorResponse
 from toolwire.testing.function import Answer
-from toolwire.testing.streams import write_cassette
 
 pytestmark = pytest.mark.anyio
 
@@ -166,77 +164,61 @@ def _said(notes: list[dict[str, Any]], needle: str) -> dict[str, Any]:
     return dict(update)
 
 
-def test_every_stop_reason(tmp_path: Path) -> None:
+async def test_every_stop_reason(tmp_path: Path) -> None:
     """max_tokens, refusal, a stream cut mid-call, then max_turn_requests."""
-    root = project(tmp_path)
     read = ("tool", "Read", {"file_path": "app.py"}, "toolu_r")
     cut = response(
         ("text", "Let me write."),
         ("tool", "Write", {"file_path": "w.txt", "content": "partial"}, "toolu_cut"),
     )
     cut = cut[: cut.index('"content_block_stop","index":1') - 30]  # the connection drops
-    cassette = write_cassette(
-        tmp_path / "stops.jsonl",
-        [
-            response(("text", "This answer is cut"), stop="max_tokens"),
-            response(("text", "I can't help with that."), stop="refusal", n=1),
-            cut,
-            response(read, n=3),
-            response(("tool", "Read", {"file_path": "app.py"}, "toolu_r2"), n=4),
-            response(("text", "never reached"), n=5),
-        ],
-    )
-    config = write_config(
-        tmp_path,
-        f'default_backend = "r"\n[backends.r]\nprovider = "replay"\ncassette = "{cassette}"\n'
-        "[limits]\nmax_turn_requests = 2\n",
-    )
-    client = ScriptedClient()
+    limits = "\n[limits]\nmax_turn_requests = 2\n"
+    async with agent_under_test(tmp_path, config=limits) as acp:
+        acp.model.script(
+            answer(("text", "This answer is cut"), stop="max_tokens"),
+            answer(("text", "I can't help with that."), stop="refusal"),
+            cut.encode(),
+            answer(read),
+            answer(("tool", "Read", {"file_path": "app.py"}, "toolu_r2")),
+            answer(("text", "never reached")),
+        )
+        sid = await acp.start()
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client, "--config", str(config)) as run:
-            sid = await start(run.conn, root)
+        async def ask(text: str) -> str:
+            return str((await acp.prompt(sid, text)).stop_reason)
 
-            async def ask(text: str) -> str:
-                result = await run.conn.prompt(session_id=sid, prompt=[text_block(text)])
-                return str(result.stop_reason)
-
-            assert await ask("one") == "max_tokens"
-            assert await ask("two") == "refusal"
-            assert await ask("three") == "end_turn"
-            call = calls_by_id(run.notifications())["toolu_cut"]
-            assert call["status"] == "failed"
-            assert "broke off" in text_of(run.notifications())
-            assert await ask("four") == "max_turn_requests"
-            calls = calls_by_id(run.notifications())
-            assert calls["toolu_r"]["status"] == calls["toolu_r2"]["status"] == "completed"
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
-    assert not (root / "w.txt").exists()
+        assert await ask("one") == "max_tokens"
+        assert await ask("two") == "refusal"
+        assert await ask("three") == "end_turn"
+        call = calls_by_id(acp.run.notifications())["toolu_cut"]
+        assert call["status"] == "failed"
+        assert "broke off" in text_of(acp.run.notifications())
+        assert await ask("four") == "max_turn_requests"
+        calls = calls_by_id(acp.run.notifications())
+        assert calls["toolu_r"]["status"] == calls["toolu_r2"]["status"] == "completed"
+        assert len(acp.model.bodies) == 5, "a request past max_turn_requests"
+        check_wire(acp.run.wire)
+        assert not (acp.root / "w.txt").exists()
 
 
-def test_demo_notice_in_the_first_message(tmp_path: Path) -> None:
-    """No config, no key: the bundled demo cassette, said plainly in the first message."""
+async def test_demo_notice_in_the_first_message(tmp_path: Path) -> None:
+    """No config, no key: the bundled demo cassette, said plainly in the first message.
+    Its own agent, not the acp fixture's: the point is an agent with no configuration."""
     root = project(tmp_path)
     client = ScriptedClient()
+    async with agent(tmp_path, client) as run:
+        sid = await start(run.conn, root)
+        loop = asyncio.get_running_loop()
+        tasks: list[asyncio.Task[None]] = []
 
-    async def scenario() -> None:
-        async with agent(tmp_path, client) as run:
-            sid = await start(run.conn, root)
-            loop = asyncio.get_running_loop()
-            tasks: list[asyncio.Task[None]] = []
+        def on_update(update: Any) -> None:
+            if update.session_update == "agent_message_chunk":
+                client.on_update = None
+                tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
 
-            def on_update(update: Any) -> None:
-                if update.session_update == "agent_message_chunk":
-                    client.on_update = None
-                    tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
-
-            client.on_update = on_update
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Fix the tests")])
-            assert result.stop_reason == "cancelled"
-            first = client.of_kind("agent_message_chunk")[0].content.text
-            assert "bundled demo recording" in first
-            check_wire(run.wire)
-
-    asyncio.run(scenario())
+        client.on_update = on_update
+        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Fix the tests")])
+        assert result.stop_reason == "cancelled"
+        first = client.of_kind("agent_message_chunk")[0].content.text
+        assert "bundled demo recording" in first
+        check_wire(run.wire)

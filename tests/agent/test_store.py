@@ -247,39 +247,37 @@ def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert default_db_path() == tmp_path / "home" / ".local" / "share" / "toolwire" / "sessions.db"
 
 
-def test_the_store_worker_keeps_one_thread_and_the_order_even_for_cancelled_callers(
+@pytest.mark.anyio
+async def test_the_store_worker_keeps_one_thread_and_the_order_even_for_cancelled_callers(
     tmp_path: Path,
 ) -> None:
-    async def scenario() -> None:
-        worker = StoreWorker(tmp_path / "sessions.db")
-        threads: set[int] = set()
-        release = threading.Event()
+    worker = StoreWorker(tmp_path / "sessions.db")
+    threads: set[int] = set()
+    release = threading.Event()
 
-        def first(db: SessionDatabase) -> None:
-            threads.add(threading.get_ident())
-            db.create("/p", session_id="s1")
-            release.wait(5)
+    def first(db: SessionDatabase) -> None:
+        threads.add(threading.get_ident())
+        db.create("/p", session_id="s1")
+        release.wait(5)
 
-        def second(db: SessionDatabase) -> None:
-            threads.add(threading.get_ident())
-            db.update("s1", title="landed")
+    def second(db: SessionDatabase) -> None:
+        threads.add(threading.get_ident())
+        db.update("s1", title="landed")
 
-        busy = asyncio.create_task(worker.call(first))
-        queued = asyncio.create_task(worker.call(second))
-        await asyncio.sleep(0.05)
-        queued.cancel()  # its caller gives up while the job still waits its turn
-        release.set()
-        await busy
-        with pytest.raises(asyncio.CancelledError):
-            await queued
-        record = await worker.call(lambda db: db.get("s1"))
-        assert record is not None
-        assert record.title == "landed"
-        assert len(threads) == 1
-        assert threading.get_ident() not in threads
-        await worker.aclose()
-
-    asyncio.run(scenario())
+    busy = asyncio.create_task(worker.call(first))
+    queued = asyncio.create_task(worker.call(second))
+    await asyncio.sleep(0.05)
+    queued.cancel()  # its caller gives up while the job still waits its turn
+    release.set()
+    await busy
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    record = await worker.call(lambda db: db.get("s1"))
+    assert record is not None
+    assert record.title == "landed"
+    assert len(threads) == 1
+    assert threading.get_ident() not in threads
+    await worker.aclose()
 
 
 def test_issued_call_ids_are_kept_per_session_and_go_with_it(store: SessionDatabase) -> None:

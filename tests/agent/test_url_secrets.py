@@ -58,22 +58,21 @@ def _config(tmp_path: Path) -> tuple[Path, int]:
     return path, port
 
 
-def test_the_editor_and_the_store_never_see_url_credentials(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_the_editor_and_the_store_never_see_url_credentials(tmp_path: Path) -> None:
+    # Its own agent, not the acp fixture's: the connection must really fail (a closed
+    # port), where the fixture's model would answer any URL.
     config, port = _config(tmp_path)
     root = tmp_path / "project"
     root.mkdir()
     env = environment(tmp_path, TEST_KEY=KEY)
-
-    async def scenario() -> str:
-        async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
-            await run.conn.initialize(protocol_version=1)
-            session = await run.conn.new_session(cwd=str(root), mcp_servers=[])
-            sid = session.session_id
-            await run.conn.prompt(session_id=sid, prompt=[text_block("hi")])
-            check_wire(run.wire)
-            return text_of(run.notifications())
-
-    said = asyncio.run(scenario())
+    async with agent(tmp_path, ScriptedClient(), "--config", str(config), env=env) as run:
+        await run.conn.initialize(protocol_version=1)
+        session = await run.conn.new_session(cwd=str(root), mcp_servers=[])
+        sid = session.session_id
+        await run.conn.prompt(session_id=sid, prompt=[text_block("hi")])
+        check_wire(run.wire)
+        said = text_of(run.notifications())
     assert f"127.0.0.1:{port}" in said  # the user still learns which server failed
     assert "MCP server 'remote' did not start" in said
     assert PASSWORD not in said

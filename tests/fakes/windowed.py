@@ -1,11 +1,13 @@
 """A fake Anthropic Messages server that enforces a context window, with a scripted reader.
 
-``WindowedServer`` counts each request's tokens with a fixed rule (``count_tokens``: the
-UTF-8 bytes of the system prompt, the tools' JSON and the messages' JSON over
-``bytes_per_token``, rounded up) and rejects a request that does not fit as the API does:
-HTTP 400 ``invalid_request_error`` with the API's own message ("prompt is too long: N
-tokens > W maximum" past the window; "input length and `max_tokens` exceed context limit:
-N + M > W, ..." when only the answer's share does not fit). Otherwise it streams a
+``WindowedServer`` (over HTTP; ``WindowedModel``, the same as a ``FunctionBackend``'s
+function, for an agent in the test's process) counts each request's tokens with a fixed
+rule (``count_tokens``: the UTF-8 bytes of the system prompt, the tools' JSON and the
+messages' JSON over ``bytes_per_token``, rounded up) and rejects a request that does
+not fit as the API does: HTTP 400 ``invalid_request_error`` with the API's own message
+("prompt is too long: N tokens > W maximum" past the window; "input length and
+`max_tokens` exceed context limit: N + M > W, ..." when only the answer's share does not
+fit). Otherwise it streams a
 real-shaped answer whose ``message_start`` reports the count as ``input_tokens``.
 
 The "model" reads files: ``plan(task, files)`` scripts the next prompt, answered with one
@@ -13,15 +15,17 @@ The "model" reads files: ``plan(task, files)`` scripts the next prompt, answered
 request (no tools, the handoff summarizer's system prompt) gets a short fixed summary, and
 ``stall_summaries()`` holds those until ``release()`` (cancel during a compaction).
 
-Every request is recorded (``requests``); every model request is checked: the newest file
-served so far must be in it verbatim (as ``Read`` shows it: ``cat -n`` lines), and so must
-the first task and the current one. ``violations`` lists each miss, with whether the
-request carried a compaction block (the ``[TOOLWIRE`` marker). The counting rule is
-public (``count_tokens``) so that a benchmark can enforce the same window.
+Every request is recorded (``seen``; the server's ``requests`` too); every model request
+is checked: the newest file served so far must be in it verbatim (as ``Read`` shows it:
+``cat -n`` lines), and so must the first task and the current one. ``violations`` lists
+each miss, with whether the request carried a compaction block (the ``[TOOLWIRE``
+marker). The counting rule is public (``count_tokens``) so that a benchmark can enforce
+the same window.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import threading
@@ -31,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.http import FakeServer, Received, Reply, _Handler
+from toolwire.backends.base import ModelRequest
 from toolwire.events import Event, MessageEnd, StopReason, Usage
 from toolwire.handoff.summarize import SYSTEM as SUMMARIZER_SYSTEM
-from toolwire.testing import streams
+from toolwire.testing import FunctionBackend, streams
+from toolwire.testing.function import Answer, ErrorResponse
 
 #: What marks a compaction block (or a handoff block) inside a request.
 MARKER = "[TOOLWIRE"
@@ -152,8 +158,9 @@ class Rejection:
     message: str
 
 
-class WindowedServer(FakeServer):
-    """``with WindowedServer(window=24000) as fake: fake.plan(task, files); ... fake.url``."""
+class WindowedModel:
+    """The window and the reader without a server: ``answer`` judges one request;
+    ``serve(backend)`` makes it a ``FunctionBackend``'s function (``acp.model``)."""
 
     def __init__(
         self,
@@ -162,8 +169,6 @@ class WindowedServer(FakeServer):
         bytes_per_token: float = BYTES_PER_TOKEN,
         wording: str = "api",
     ) -> None:
-        super().__init__()
-        self._server.RequestHandlerClass = type("Handler", (_WindowedHandler,), {"fake": self})
         self.window = window
         self.bytes_per_token = bytes_per_token
         self.wording = wording
@@ -195,13 +200,19 @@ class WindowedServer(FakeServer):
             self._gate.set()
             self._gate = None
 
-    def __enter__(self) -> WindowedServer:
-        super().__enter__()
-        return self
+    def serve(self, backend: FunctionBackend) -> None:
+        """Answer ``backend``'s requests from now on: the body it was sent, judged here (in
+        a thread, as the server's handler: a stalled summary blocks no event loop)."""
 
-    def __exit__(self, *exc: object) -> None:
-        self.release()  # a stalled handler answers (to nobody) and ends
-        super().__exit__(*exc)
+        async def answer(request: ModelRequest) -> Answer:
+            raw = json.dumps(backend.bodies[-1]).encode()  # the body as sent, key order kept
+            received = Received("POST", "/v1/messages", {}, raw)
+            reply = await asyncio.to_thread(self.answer, received)
+            if reply.status != 200:
+                return ErrorResponse(reply.status, json.loads(b"".join(reply.chunks)))
+            return b"".join(reply.chunks)
+
+        backend.function = answer
 
     # -- what happened -----------------------------------------------------------------
 
@@ -297,6 +308,27 @@ def _block_of(text: str) -> str | None:
     return text[start:] if line_end < 0 else text[start:line_end]
 
 
+class WindowedServer(WindowedModel, FakeServer):
+    """``with WindowedServer(window=24000) as fake: fake.plan(task, files); ... fake.url``."""
+
+    def __init__(
+        self, *, window: int, bytes_per_token: float = BYTES_PER_TOKEN, wording: str = "api"
+    ) -> None:
+        FakeServer.__init__(self)
+        WindowedModel.__init__(
+            self, window=window, bytes_per_token=bytes_per_token, wording=wording
+        )
+        self._server.RequestHandlerClass = type("Handler", (_WindowedHandler,), {"fake": self})
+
+    def __enter__(self) -> WindowedServer:
+        FakeServer.__enter__(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()  # a stalled handler answers (to nobody) and ends
+        FakeServer.__exit__(self, *exc)
+
+
 class _WindowedHandler(_Handler):
     fake: WindowedServer  # set by WindowedServer
 
@@ -324,6 +356,7 @@ __all__ = [
     "SUMMARY",
     "Rejection",
     "Seen",
+    "WindowedModel",
     "WindowedServer",
     "count_tokens",
     "error_body",

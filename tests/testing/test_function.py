@@ -16,7 +16,7 @@ from toolwire.errors import HTTPStatusError
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import ToolSpec, user
 from toolwire.testing import ErrorResponse, FunctionBackend
-from toolwire.testing.streams import text, tool_call
+from toolwire.testing.streams import anthropic_sse, text, tool_call
 
 pytestmark = pytest.mark.anyio
 
@@ -122,3 +122,21 @@ async def test_pace_spaces_the_pieces_of_an_answer() -> None:
         said = _said([e async for e in backend.stream(ModelRequest("", ()))])
         assert slowest <= loop.time() - started < fastest
         assert said == "word " * 40
+
+
+async def test_bytes_are_the_stream_as_sent_a_cut_one_included() -> None:
+    """An answer of bytes is the provider's body itself: here one cut mid-call, so the
+    text arrives, then the decoder's own account of a stream that broke off."""
+    whole = anthropic_sse([*text("Let me write."), *tool_call("toolu_1", "Write", {"a": 1})])
+    cut = whole[: whole.index(b'"content_block_stop","index":1') - 30]
+    backend = FunctionBackend(lambda request: cut)
+    events = await _events(backend, ModelRequest("", (user("x"),)))
+    assert _said(events) == "Let me write."
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.arguments is None
+    assert end.error is not None
+    assert "ended before the response did" in end.error
+    assert events[-1] == MessageEnd("error", None)
+    async with httpx2.AsyncClient(transport=backend.transport()) as http:
+        sent = await http.post("http://model.test/v1/messages", json={"messages": []})
+    assert sent.content == cut

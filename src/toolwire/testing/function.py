@@ -2,7 +2,8 @@
 
 The function gets the ``ModelRequest`` (system prompt, history, tools) and returns what
 the model says: a string, or normalized events (``testing.streams``: ``text``,
-``thinking``, ``tool_call``, ``end``). The answer is rendered as the Anthropic Messages
+``thinking``, ``tool_call``, ``end``), or the stream's bytes themselves (a stream cut
+off mid-answer, say). The answer is rendered as the Anthropic Messages
 stream a provider would send and read back by toolwire's own decoder, so what a test sees
 went through the same bytes-to-events path as a real response::
 
@@ -63,9 +64,10 @@ class ErrorResponse:
     body: Mapping[str, Any]
 
 
-Answer: TypeAlias = str | Sequence[Event] | ErrorResponse
+Answer: TypeAlias = str | Sequence[Event] | bytes | ErrorResponse
 """What the model says: plain text, or events (a ``MessageEnd`` is added when missing),
-or an ``ErrorResponse``."""
+or an Anthropic SSE body sent as is (``bytes``: one the connection cut, say), or an
+``ErrorResponse``."""
 
 ModelFunction: TypeAlias = Callable[[ModelRequest], Answer | Awaitable[Answer]]
 """The model: the request in, the answer out (a coroutine function is awaited)."""
@@ -128,7 +130,7 @@ class FunctionBackend:
         answer = self.function(request)
         if inspect.isawaitable(answer):
             answer = await answer
-        if isinstance(answer, ErrorResponse):
+        if isinstance(answer, ErrorResponse | bytes):
             return answer
         events = _completed(answer)
         return anthropic_sse(events, model=self.model, message_id=f"msg_{len(self.requests)}")
