@@ -63,6 +63,7 @@ from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import replayed
 from toolwire.agent.store.worker import StoreWorker
+from toolwire.agent.turn import children
 from toolwire.agent.turn.loop import Turn
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS
@@ -111,6 +112,7 @@ class ToolwireAgent:
         elif method == "initialize":
             runtime = self._rt()
             runtime.compaction_updates, runtime.notices = _session_caps(message)
+            runtime.subagents = _subagents_cap(message)
 
     def on_sent(self, message: dict[str, Any]) -> None:
         """Transport hook: a ``session/new`` (or ``fork``) response is written, the
@@ -174,6 +176,7 @@ class ToolwireAgent:
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
             session.outbox.update(replayed(update, compaction=compaction))
+        await children.replay(session, self._rt())
         session.outbox.update(_commands(session))
         await session.outbox.drain()
         return LoadSessionResponse(
@@ -420,6 +423,13 @@ def _session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
     if not isinstance(session, dict):
         return False, False
     return isinstance(session.get("compaction"), dict), isinstance(session.get("notices"), dict)
+
+
+def _subagents_cap(message: dict[str, Any]) -> bool:
+    """``clientCapabilities.subagents`` (unstable; ``{}`` advertises, null does not)."""
+    params = message.get("params")
+    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+    return isinstance(caps, dict) and isinstance(caps.get("subagents"), dict)
 
 
 async def _stop(session: Session, *, cancel: bool) -> None:

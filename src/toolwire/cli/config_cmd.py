@@ -27,7 +27,7 @@ _BACKEND_FIELDS = (
     "vision",
     "thought_level",
 )
-_TABLES = ("limits", "handoff", "compaction", "checkpoints", "tools")
+_TABLES = ("limits", "handoff", "compaction", "checkpoints", "subagents", "tools")
 
 
 def config(

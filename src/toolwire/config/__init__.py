@@ -24,6 +24,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     [handoff]                          # see schema.HandoffConfig
     [compaction]                       # see schema.CompactionConfig
     [checkpoints]                      # see schema.CheckpointsConfig
+    [subagents]                        # see schema.SubagentsConfig (the Task tool)
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
     [tools.web]                        # see web.WebConfig: WebFetch's reach and limits
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         CompactionConfig,
         HandoffConfig,
         LimitsConfig,
+        SubagentsConfig,
         ToolsConfig,
     )
 
@@ -75,6 +77,7 @@ _LAZY = {
     "CompactionConfig": "schema",
     "HandoffConfig": "schema",
     "LimitsConfig": "schema",
+    "SubagentsConfig": "schema",
     "ToolsConfig": "schema",
 }
 
@@ -95,6 +98,7 @@ __all__ = [
     "ConfigError",
     "HandoffConfig",
     "LimitsConfig",
+    "SubagentsConfig",
     "ToolsConfig",
     "config_path",
     "load_config",

@@ -34,6 +34,7 @@ from toolwire.config.schema import (
     ConfigFile,
     HandoffConfig,
     LimitsConfig,
+    SubagentsConfig,
     ToolsConfig,
     validate,
 )
@@ -61,6 +62,7 @@ class Config:
     handoff: HandoffConfig = field(default_factory=HandoffConfig)
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
+    subagents: SubagentsConfig = field(default_factory=SubagentsConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     file: Path | None = None
     file_found: bool = False
@@ -121,6 +123,7 @@ def load_config(
         handoff=data.handoff,
         compaction=data.compaction,
         checkpoints=data.checkpoints,
+        subagents=data.subagents,
         tools=data.tools,
         file=file,
         file_found=file.exists(),
@@ -159,6 +162,7 @@ def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
         ("handoff", data.handoff),
         ("compaction", data.compaction),
         ("checkpoints", data.checkpoints),
+        ("subagents", data.subagents),
         ("tools", data.tools),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})

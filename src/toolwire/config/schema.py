@@ -156,6 +156,17 @@ class CheckpointsConfig(Table):
     """Files larger than this are neither saved nor restored (the restore names them)."""
 
 
+class SubagentsConfig(Table):
+    """``[subagents]``: children started by the ``Task`` tool (docs/agent.md "Subagents")."""
+
+    max_steps: PositiveInt = 30
+    """Model requests one child may make before it has to answer."""
+    timeout: PositiveFloat = 600.0
+    """Seconds a child may run; then it is stopped and the parent told so."""
+    max_parallel: PositiveInt = 4
+    """Child model requests in flight at once, across the children of one turn."""
+
+
 class ToolsConfig(Table):
     """``[tools]``: what the agent's tools may do."""
 
@@ -300,6 +311,7 @@ class ConfigFile(Table):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
@@ -326,6 +338,7 @@ __all__ = [
     "HandoffConfig",
     "LimitsConfig",
     "PriceTable",
+    "SubagentsConfig",
     "Table",
     "ToolsConfig",
     "validate",

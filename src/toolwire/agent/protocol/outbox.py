@@ -47,6 +47,11 @@ class Outbox:
         self._held: list[bytes] | None = [] if held else None
         self._broken = False
 
+    @property
+    def sink(self) -> LineSink:
+        """Where the lines go (a subagent's outbox writes to its parent's)."""
+        return self._sink
+
     def emit(self, notes: Iterable[Notification]) -> None:
         """Write engine notifications (already encoded lines)."""
         for note in notes:

@@ -57,8 +57,12 @@ class Notifier:
         """Ask about ``tool_call`` (its ``tool_call`` update already sent); the id of the
         option chosen, None when the client answered ``cancelled``."""
         await self.session.outbox.drain()  # the card and its preview precede the question
+        session = self.session
+        if session.parent is not None:  # a subagent asks on its parent's session, named
+            title = tool_call.get("title") or tool_call.get("toolCallId")
+            tool_call = {**tool_call, "title": f"{session.label}: {title}"}
         response = await self.runtime.client.request_permission(
-            session_id=self.session.id,
+            session_id=session.wire_id,
             tool_call=ToolCallUpdate.model_validate(dict(tool_call)),
             options=list(options),
         )

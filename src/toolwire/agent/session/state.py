@@ -34,7 +34,7 @@ from toolwire.config import BackendConfig, Config
 from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
-from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
+from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart, ToolSpec
 from toolwire.hooks import HookState
 from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
@@ -58,6 +58,9 @@ class Runtime:
     the SDK's capability model drops what it does not know)."""
     notices: bool = False
     """The client advertised ``session.notices``."""
+    subagents: bool = False
+    """The client advertised ``subagents`` (unstable): children show as sessions of
+    their own (``subagent_update``), not as a digest on the parent's ``Task`` call."""
 
 
 @dataclass(slots=True, eq=False)
@@ -101,12 +104,26 @@ class Session:
     turn: TurnState = field(default_factory=TurnState)
     hook_state: HookState = field(default_factory=HookState)
     """What the session remembers of its hooks (``agent.session.hooks``)."""
+    parent: Session | None = None
+    """Set on a subagent: the session that started it (``turn.children``). Its
+    permission requests and client terminals go to the parent's ``sessionId``."""
+    label: str = ""
+    """A subagent's name for the user (its type and description)."""
+    tool_names: tuple[str, ...] | None = None
+    """The built-in tools the model is offered; None: all of them."""
+    task_tool: ToolSpec | None = None
+    """``Task`` as offered to the model (set at each turn; never on a subagent)."""
 
     def __post_init__(self) -> None:
         self.pending = self.pending or self.active
         self.call_ids.update(
             p.id for m in self.history for p in m.parts if isinstance(p, ToolCallPart)
         )
+
+    @property
+    def wire_id(self) -> str:
+        """The ``sessionId`` the client's requests name: a subagent's is its parent's."""
+        return self.id if self.parent is None else self.parent.wire_id
 
     @property
     def history(self) -> list[Message]:

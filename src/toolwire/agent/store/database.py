@@ -67,16 +67,18 @@ class SessionDatabase(Connection):
         backend: str | None = None,
         mode: Mode | None = None,
         config: Mapping[str, Any] | None = None,
+        parent_id: str | None = None,
     ) -> SessionRecord:
-        """A new session (``session_id`` defaults to a fresh UUID)."""
+        """A new session (``session_id`` defaults to a fresh UUID); ``parent_id``: the
+        session a subagent belongs to."""
         sid = session_id or str(uuid.uuid4())
         now = self.clock()
         with self.transaction():
             self.sql(
                 "INSERT INTO sessions (id, cwd, additional_dirs, created_at, updated_at,"
-                " title, backend, mode, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " title, backend, mode, config, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (sid, cwd, dumps(list(additional_dirs)), now, now, title, backend, mode,
-                 dumps(dict(config or {}))),
+                 dumps(dict(config or {})), parent_id),
             )  # fmt: skip
         return self._require(sid)
 
@@ -90,8 +92,11 @@ class SessionDatabase(Connection):
     def list_sessions(
         self, *, cwd: str | None = None, limit: int | None = None, offset: int = 0
     ) -> list[SessionRecord]:
-        """Sessions, most recently updated first, optionally only those in ``cwd``."""
-        where, params = ("WHERE cwd = ?", [cwd]) if cwd is not None else ("", [])
+        """Top-level sessions (no subagents), most recently updated first, optionally
+        only those in ``cwd``."""
+        where, params = ("WHERE parent_id IS NULL", [])
+        if cwd is not None:
+            where, params = (f"{where} AND cwd = ?", [cwd])
         sql = f"{_SELECT} {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?"
         rows = self.sql(sql, (*params, -1 if limit is None else limit, offset))
         return [session_record(row) for row in rows]
@@ -241,6 +246,14 @@ class SessionDatabase(Connection):
                     (new_id, source),
                 )
         return self._require(new_id)
+
+    @sqlite_errors
+    def children(self, session_id: str) -> list[str]:
+        """The ids of the subagents ``session_id`` started, oldest first."""
+        rows = self.sql(
+            "SELECT id FROM sessions WHERE parent_id = ? ORDER BY created_at, rowid", (session_id,)
+        )
+        return [row[0] for row in rows]
 
     def delete(self, session_id: str) -> bool:
         """Remove the session with its history and transcript; False when there was none."""

@@ -80,6 +80,12 @@ MIGRATIONS: tuple[str, ...] = (
         state TEXT NOT NULL
     ) WITHOUT ROWID
     """,
+    # 3 -> 4: subagents are sessions of their own, linked to the session that started
+    # them: deleted with it, left out of session/list, replayed with it.
+    """
+    ALTER TABLE sessions ADD COLUMN parent_id TEXT REFERENCES sessions (id) ON DELETE CASCADE;
+    CREATE INDEX sessions_parent ON sessions (parent_id)
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -66,11 +66,15 @@ class Executor:
         if call.error is not None:  # the lifecycle already ended it failed, with the error
             return _error(call, f"Invalid tool arguments: {call.error}. Send valid JSON.")
         tool = get_tool(call.name)
+        allowed = self.session.tool_names
+        if tool is not None and allowed is not None and tool.name not in allowed:
+            tool = None  # a subagent whose type does not have it
         extra = self.session.mcp.tool(call.name) if self.session.mcp is not None else None
         if tool is None and extra is not None:
             return await self._mcp(call, life, extra)
         if tool is None:
-            known = ", ".join([*TOOLS, *(t.model_name for t in self._mcp_tools())])
+            offered = [n for n in TOOLS if allowed is None or n in allowed]
+            known = ", ".join([*offered, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         ctx = self.session.tools
@@ -175,7 +179,7 @@ class Executor:
         ctx = self.session.tools.with_output(on_output)
         if tool.kind == "execute" and self.runtime.capabilities.terminal:
             base = ctx.terminal if isinstance(ctx.terminal, LocalTerminal) else LocalTerminal()
-            client = ClientTerminal(self.runtime.client, self.session.id, base, on_created)
+            client = ClientTerminal(self.runtime.client, self.session.wire_id, base, on_created)
             ctx = dataclasses.replace(ctx, terminal=client)
         return ctx
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 from toolwire.agent.features.compaction import Compactor, meter
@@ -42,6 +43,7 @@ from toolwire.agent.session.state import (
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import paragraph, step_updates
+from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.execute import Executor, PermissionCancelledError
 from toolwire.agent.turn.hooked import TurnHooks
 from toolwire.agent.turn.prompt import Prompt
@@ -74,6 +76,7 @@ class Turn:
         )
         self.ticker = Ticker(self.engine, session.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
+        self.children = Children(session, runtime, self.engine, self.ticker, Turn)
         self.requests = Requests(session, runtime)
         self.step: Step | None = None
         self.prompt = Prompt(session, runtime, self._say, self._tell)
@@ -81,24 +84,36 @@ class Turn:
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
+        return await self._guarded(self._prompted(blocks))
+
+    async def run_steps(self) -> PromptStopReason:
+        """Run a subagent's turn: its prompt is already its history (``turn.child``)."""
+        return await self._guarded(self._steps())
+
+    async def _prompted(self, blocks: list[Any]) -> PromptStopReason:
+        text, command = await self.prompt.read(prompt_text(blocks))
+        if command is not None:
+            return await self.prompt.command(blocks, *command)
+        hooked = await self.hooks.prompt(text, self._say)
+        if hooked is None:
+            return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
+        await self.prompt.begin(blocks, hooked)
+        if self.session.pending != self.session.active:
+            at = len(self.session.history) - 1
+            switched = await Switcher(self.session, self.runtime).switch(at)
+            await self._say(switched)
+        stop = await self._steps()
+        if stop == "end_turn":
+            stop = await self.hooks.stop(self._go_on)
+        if stop == "end_turn" and self.session.mode == "plan":
+            stop = await self._after_plan()
+        return stop
+
+    async def _guarded(self, work: Coroutine[Any, Any, PromptStopReason]) -> PromptStopReason:
+        """``work``'s stop reason; whatever happens, the turn ends cleanly (module doc)."""
         stop: PromptStopReason
         try:
-            text, command = await self.prompt.read(prompt_text(blocks))
-            if command is not None:
-                stop = await self.prompt.command(blocks, *command)
-            elif (hooked := await self.hooks.prompt(text, self._say)) is None:
-                stop = "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
-            else:
-                await self.prompt.begin(blocks, hooked)
-                if self.session.pending != self.session.active:
-                    at = len(self.session.history) - 1
-                    switched = await Switcher(self.session, self.runtime).switch(at)
-                    await self._say(switched)
-                stop = await self._steps()
-                if stop == "end_turn":
-                    stop = await self.hooks.stop(self._go_on)
-                if stop == "end_turn" and self.session.mode == "plan":
-                    stop = await self._after_plan()
+            stop = await work
         except PermissionCancelledError:
             self.state.move("cancel")  # a client may answer "cancelled" before its cancel
             stop = "cancelled"
@@ -113,6 +128,7 @@ class Turn:
             log.exception("session %s: the turn failed", self.session.id)
             await self._say(f"toolwire hit an internal error and stopped this turn ({exc}).")
             stop = "end_turn"
+        await self.children.stop()  # none outlives the turn that started it
         await self._close_step(None if stop == "cancelled" else "the turn was stopped early")
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
@@ -143,15 +159,21 @@ class Turn:
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
+        await self.children.offer()
         for _ in range(limit):
             step = await self._respond()
             if step is None:
                 return "end_turn"
             stop = step.collector.stop_reason
             if stop == "tool_use":
-                for call in step.collector.ordered_calls():
-                    life = step.translator.calls[step.guard.acp_id(call.id)]
-                    step.results[call.id] = await self.executor.execute(call, life)
+                calls = step.collector.ordered_calls()
+                lives = {c.id: step.translator.calls[step.guard.acp_id(c.id)] for c in calls}
+                self.children.start(calls, lives)  # one response's Task calls start together
+                for call in calls:
+                    if self.children.owns(call):
+                        step.results[call.id] = await self.children.result(call)
+                    else:
+                        step.results[call.id] = await self.executor.execute(call, lives[call.id])
                 images = any(r.images for r in step.results.values())
                 await self.prompt.images_notice(self.session.active, images=images)
                 await self._save_step()

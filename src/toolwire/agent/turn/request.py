@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire.agent.features.agent_types import TASK
 from toolwire.agent.protocol.ids import IdGuard
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.state import Runtime, Session, system_prompt, thought_level
 from toolwire.agent.turn.collect import ResponseCollector
+from toolwire.agent.turn.digest import describe_task
 from toolwire.backends import (
     HTTPBackend,
     ModelRequest,
@@ -62,10 +64,11 @@ class Requests:
     def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
         """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
         session, config = self.session, self.runtime.config
+        task = () if session.task_tool is None else (session.task_tool,)
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(session.conversation.request()),
-            tools=(*tool_specs(), *mcp_calls.specs(session)),
+            tools=(*tool_specs(session.tool_names), *mcp_calls.specs(session), *task),
             max_tokens=gauge.window.reserved,
             cache=config.backend(session.active).prompt_cache,
             thinking=thought_level(session, config),
@@ -92,7 +95,7 @@ class Requests:
             engine,
             cwd=self.session.cwd,
             tail_bytes=self.runtime.config.limits.max_live_output_bytes,
-            describers=mcp_calls.describers(self.session),
+            describers={**mcp_calls.describers(self.session), TASK: describe_task},
         )
         return Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
 
