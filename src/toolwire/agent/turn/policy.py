@@ -10,9 +10,11 @@ the rest of the session). First match wins:
    (``trusted = true``), or in a mode that refuses the rest (``read-only``, ``plan``);
 4. a mode that refuses edits and commands: deny;
 5. a tool the user chose to always allow: allow;
-6. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
+6. a command that runs in the sandbox in ``workspace-write`` (``[tools.sandbox]``,
+   ``ask = false``): allow; what it may touch is the session's directories;
+7. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
    not known to change only the project's files, so it still asks);
-7. otherwise: ask.
+8. otherwise: ask.
 
 A denied call is answered with ``refusal``, a call the user rejected with ``rejected``:
 the same words for every tool, so the model learns one rule.
@@ -47,6 +49,8 @@ class Traits:
     effect: Effect
     mcp: bool = False
     trusted: bool = False
+    sandboxed: bool = False
+    """A command that runs in the sandbox, which then does not ask (rule 6)."""
 
 
 class Rules(Protocol):
@@ -67,11 +71,15 @@ class SessionRules:
     never: Set[str] = field(default_factory=frozenset)
 
 
-def builtin_traits(tool: Tool) -> Traits:
-    """A built-in tool: reads never ask (``Tool.needs_permission``)."""
+def builtin_traits(tool: Tool, *, sandboxed: bool = False) -> Traits:
+    """A built-in tool: reads never ask (``Tool.needs_permission``); ``sandboxed``: its
+    commands run in the sandbox in ``workspace-write`` and the user did not ask to be
+    asked."""
     if not tool.needs_permission:
         return Traits(tool.name, "read")
-    return Traits(tool.name, "edit" if tool.kind == "edit" else "command")
+    if tool.kind == "edit":
+        return Traits(tool.name, "edit")
+    return Traits(tool.name, "command", sandboxed=sandboxed and tool.kind == "execute")
 
 
 def mcp_traits(tool: McpTool) -> Traits:
@@ -91,6 +99,8 @@ def decide(traits: Traits, mode: Mode, rules: Rules) -> Decision:
     if mode in REFUSING:
         return "deny"
     if traits.name in rules.always:
+        return "allow"
+    if traits.sandboxed and traits.effect == "command":
         return "allow"
     if mode == "accept-edits" and traits.effect == "edit" and not traits.mcp:
         return "allow"
