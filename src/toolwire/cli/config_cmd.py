@@ -64,10 +64,11 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
     for name, backend in cfg.backends.items():
         lines += ["", f"[backends.{name}]"]
         lines += _table(_backend_rows(cfg, backend, environ))
-    for section in _TABLES:
-        values = getattr(cfg, section).model_dump()
+    for section in (*_TABLES, "tools.sandbox"):
+        values = _values(cfg, section)
         lines += ["", f"[{section}]"]
         lines += _table([(k, _show(v), cfg.source(f"{section}.{k}")) for k, v in values.items()])
+    lines += _sandbox_state(cfg)
     for name, server in cfg.mcp_servers.items():
         lines += ["", f"[mcp_servers.{name}]"]
         lines += _table(_server_rows(cfg, name, server, environ))
@@ -156,6 +157,26 @@ def _masked(values: dict[str, str], environ: Any) -> str:
         else:
             shown.append(f'{key} = "{mask(value)}"')
     return "{" + ", ".join(shown) + "}"
+
+
+def _values(cfg: Config, section: str) -> dict[str, Any]:
+    """A table's values; a table inside it (``tools.sandbox``) is shown as its own."""
+    table: Any = cfg
+    for part in section.split("."):
+        table = getattr(table, part)
+    return {k: v for k, v in table.model_dump().items() if not isinstance(v, dict)}
+
+
+def _sandbox_state(cfg: Config) -> list[str]:
+    """Whether the sandbox can run here: the probe a session makes at start-up."""
+    if cfg.tools.sandbox.mode == "off":
+        return []
+    from toolwire.sandbox import probe
+
+    found = probe()
+    if found.mechanism is None:
+        return [f"# sandbox: off here: {found.reason}"]
+    return [f"# sandbox: {found.mechanism}"]
 
 
 def _show(value: Any) -> str:
