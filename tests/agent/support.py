@@ -273,6 +273,9 @@ def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
         "HOME": str(tmp_path / "home"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        # Commands as the user runs them: these tests look at pids, signals and the
+        # questions a command asks; the sandbox's own tests (tests/sandbox) turn it on.
+        "TOOLWIRE_SANDBOX": "off",
     }
     for key in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         Path(env[key]).mkdir(parents=True, exist_ok=True)

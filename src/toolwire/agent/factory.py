@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 from acp.exceptions import RequestError
 
@@ -18,6 +19,7 @@ from toolwire.agent.features.compaction import meter
 from toolwire.agent.features.switch import ACTIVE_KEY, Switcher
 from toolwire.agent.protocol.outbox import LineSink, Outbox
 from toolwire.agent.protocol.ports import ClientFileSystem
+from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
 from toolwire.agent.store.database import SessionRecord
 from toolwire.config.choices import THOUGHT_LEVELS
@@ -25,6 +27,7 @@ from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
+from toolwire.sandbox import INSTALL, Sandbox, probe
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
 from toolwire.web import Fetcher, WebSettings
@@ -54,7 +57,9 @@ class SessionFactory:
         )
         outbox = Outbox(self._sink, session_id, held=True)
         log.info("session %s: new in %s on %s", session_id, cwd, backend)
-        return Session(session_id, cwd, dirs, mode, backend, outbox, tools)
+        session = Session(session_id, cwd, dirs, mode, backend, outbox, tools)
+        self._sandbox_notice(session)
+        return session
 
     async def reopen(
         self, record: SessionRecord, cwd: str, dirs: tuple[str, ...], *, held: bool = False
@@ -92,6 +97,7 @@ class SessionFactory:
         )
         session.noticed = bool(history)  # the demo notice was shown when it began
         self._restore(session, record, stored)
+        self._sandbox_notice(session)
         return session
 
     def _backends(self, record: SessionRecord) -> tuple[str, str]:
@@ -119,6 +125,17 @@ class SessionFactory:
         if ratio is not None and stored.metered in (None, session.active) and _in_band(ratio):
             meter(session, self._rt.config).ratio = ratio
 
+    def _sandbox_notice(self, session: Session) -> None:
+        """One line when the sandbox is on in the configuration but cannot run here."""
+        if self._rt.config.tools.sandbox.mode == "off":
+            return
+        found = probe()
+        if found.mechanism is None:
+            log.warning("session %s: commands run without a sandbox: %s", session.id, found.reason)
+            Notifier(session, self._rt).notice(
+                f"Commands run without a sandbox: {found.reason or INSTALL}."
+            )
+
     def _tools(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> ToolContext:
         for path in (cwd, *dirs):
             if not os.path.isabs(path) or not os.path.isdir(path):
@@ -136,7 +153,16 @@ class SessionFactory:
         tool_limits = ToolLimits.from_config(config.limits)
         # Commands never see a backend's key (docs/agent.md, "Commands and keys").
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
-        terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
+        settings = config.tools.sandbox
+        mechanism = probe().mechanism if settings.mode != "off" else None
+        # Commands run in the sandbox where it can run (docs/sandbox.md); else as before.
+        sandbox = (
+            None
+            if mechanism is None
+            else Sandbox(settings, tuple(map(Path, (cwd, *dirs))), mechanism)
+        )
+        hidden = hidden_variables(keys, config.tools.env_allow)
+        terminal = LocalTerminal(hidden=hidden, sandbox=sandbox)
         return ToolContext.create(
             cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits, web=self._web
         )

@@ -68,6 +68,7 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
         lines += _table(_backend_rows(cfg, backend, environ))
     for section in _TABLES:
         lines += _section(cfg, section, getattr(cfg, section))
+    lines += _sandbox_state(cfg)
     for name, server in cfg.mcp_servers.items():
         lines += ["", f"[mcp_servers.{name}]"]
         lines += _table(_server_rows(cfg, name, server, environ))
@@ -171,6 +172,18 @@ def _masked(values: dict[str, str], environ: Any) -> str:
         else:
             shown.append(f'{key} = "{mask(value)}"')
     return "{" + ", ".join(shown) + "}"
+
+
+def _sandbox_state(cfg: Config) -> list[str]:
+    """Whether the sandbox can run here: the probe a session makes at start-up."""
+    if cfg.tools.sandbox.mode == "off":
+        return []
+    from toolwire.sandbox import probe
+
+    found = probe()
+    if found.mechanism is None:
+        return [f"# sandbox: off here: {found.reason}"]
+    return [f"# sandbox: {found.mechanism}"]
 
 
 def _show(value: Any) -> str:

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, get_args
 
 from toolwire.config.choices import (
     DEFAULT_MODE,
@@ -27,6 +27,7 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.mcp import McpServerTable
+from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
     BackendConfig,
     CheckpointsConfig,
@@ -124,7 +125,7 @@ def load_config(
         compaction=data.compaction,
         checkpoints=data.checkpoints,
         subagents=data.subagents,
-        tools=data.tools,
+        tools=_sandbox_mode(data, env, sources),
         file=file,
         file_found=file.exists(),
         sources=sources,
@@ -164,6 +165,7 @@ def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
         ("checkpoints", data.checkpoints),
         ("subagents", data.subagents),
         ("tools", data.tools),
+        ("tools.sandbox", data.tools.sandbox),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})
     sources.update({f"tools.web.{key}": where for key in data.tools.web.model_fields_set})
@@ -238,6 +240,21 @@ def _read(file: Path, origin: str) -> dict[str, Any]:
         raise ConfigError(f"{file}: invalid TOML ({e}); fix the syntax") from e
     except OSError as e:
         raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
+
+
+def _sandbox_mode(data: ConfigFile, env: Mapping[str, str], sources: dict[str, str]) -> ToolsConfig:
+    """``[tools]``, its sandbox's ``mode`` from ``$TOOLWIRE_SANDBOX`` when set (a container
+    or a CI job that has its own confinement: ``TOOLWIRE_SANDBOX=off``)."""
+    value = env.get("TOOLWIRE_SANDBOX")
+    if not value:
+        return data.tools
+    if value not in get_args(SandboxMode):
+        raise ConfigError(
+            f"$TOOLWIRE_SANDBOX is {value!r}: use one of {', '.join(get_args(SandboxMode))}"
+        )
+    sources["tools.sandbox.mode"] = "$TOOLWIRE_SANDBOX"
+    sandbox = data.tools.sandbox.model_copy(update={"mode": value})
+    return data.tools.model_copy(update={"sandbox": sandbox})
 
 
 def _pick(*candidates: tuple[str, str | None]) -> tuple[str | None, str]:

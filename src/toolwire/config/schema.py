@@ -48,6 +48,7 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
 from toolwire.config.mcp import McpServerTable
+from toolwire.config.sandbox import SandboxConfig
 from toolwire.config.web import WebConfig
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
@@ -189,6 +190,8 @@ class ToolsConfig(Table):
 
     web: WebConfig = Field(default_factory=WebConfig)
     """``[tools.web]``: the web tools' reach, deadline and size cap (``config.web``)."""
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    """``[tools.sandbox]``: the sandbox commands run in (``toolwire.config.sandbox``)."""
 
 
 class PriceTable(Table):

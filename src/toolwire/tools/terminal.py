@@ -4,7 +4,8 @@ The agent plugs in an implementation backed by ACP client terminals (``terminal/
 and friends) when the editor offers them; ``CommandResult.terminal_id`` then names the
 terminal to embed as ``{"type": "terminal"}`` content. The local implementation runs
 ``bash -c COMMAND`` in its own process group (a new session), so a timeout or a
-cancellation kills the command and everything it started, not just the shell.
+cancellation kills the command and everything it started, not just the shell; with a
+``Confinement`` (``toolwire.sandbox.Sandbox``) that command line runs inside it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
@@ -134,9 +135,24 @@ class Terminal(Protocol):
         ...
 
 
+class Confinement(Protocol):
+    """A sandbox commands run in (``toolwire.sandbox.Sandbox``)."""
+
+    async def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+        """The command line that runs ``argv`` in ``cwd`` inside the sandbox."""
+        ...
+
+    def refused(self, output: str, exit_code: int | None) -> str | None:
+        """What the sandbox refused a command that ended so, or None."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
 class LocalTerminal:
     """Commands as local ``bash -c`` subprocesses, in ``command_env(hidden, extra_env)``:
-    the agent's environment without the key variables (``KEY_VARIABLES`` by default)."""
+    the agent's environment without the key variables (``KEY_VARIABLES`` by default);
+    inside ``sandbox`` when there is one, background commands and their children too."""
 
     def __init__(
         self,
@@ -144,10 +160,18 @@ class LocalTerminal:
         extra_env: Mapping[str, str] | None = None,
         shell: str = "bash",
         hidden: Iterable[str] = KEY_VARIABLES,
+        sandbox: Confinement | None = None,
     ) -> None:
         self._env = command_env(hidden, extra_env)
         self._shell = shell
         self._background: list[asyncio.subprocess.Process] = []
+        self.sandbox = sandbox
+
+    def unconfined(self) -> LocalTerminal:
+        """The same terminal outside the sandbox (its background jobs are shared)."""
+        twin = LocalTerminal(shell=self._shell)
+        twin._env, twin._background = self._env, self._background
+        return twin
 
     async def run(
         self,
@@ -207,10 +231,11 @@ class LocalTerminal:
 
     async def _spawn(self, command: str, cwd: Path, output: int) -> asyncio.subprocess.Process:
         """``bash -c command`` in a new session, stdout and stderr both to fd ``output``."""
+        argv = [self._shell, "-c", command]
+        if self.sandbox is not None:
+            argv = await self.sandbox.wrap(argv, cwd)
         return await asyncio.create_subprocess_exec(
-            self._shell,
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
             env=self._env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -226,6 +251,8 @@ class LocalTerminal:
             _kill_group(proc)
         for proc in jobs:
             await proc.wait()
+        if self.sandbox is not None:
+            await self.sandbox.aclose()
 
 
 class _Pump:
@@ -316,6 +343,7 @@ __all__ = [
     "KEY_VARIABLES",
     "BackgroundJob",
     "CommandResult",
+    "Confinement",
     "LocalTerminal",
     "OutputCallback",
     "Terminal",

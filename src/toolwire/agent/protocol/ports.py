@@ -11,7 +11,8 @@ from the ``{"type": "terminal"}`` content, so no output frames are re-sent at al
 client can otherwise be flooded with hundreds of MB of them). ``on_created`` puts that
 content on the call before anything else happens: ACP wants it before ``terminal/release``.
 A timeout or a cancel kills the command (``terminal/kill``), and the terminal is always
-released. Background commands run locally (the model can read their log file).
+released. Background commands run locally (the model can read their log file). In a
+sandbox, the command line the client runs is the sandbox's around ``bash -c``.
 """
 
 from __future__ import annotations
@@ -103,10 +104,13 @@ class ClientTerminal:
         max_output_bytes: int = 30_000,
     ) -> CommandResult:
         """Run to completion or ``timeout``; the editor renders the output live."""
+        argv = ["bash", "-c", command]
+        if self._background.sandbox is not None:
+            argv = await self._background.sandbox.wrap(argv, cwd)
         created = await self._client.create_terminal(
             session_id=self._session_id,
-            command="bash",
-            args=["-c", command],
+            command=argv[0],
+            args=argv[1:],
             cwd=str(cwd),
             env=[EnvVariable(name=k, value=v) for k, v in _QUIET_ENV.items()],
             output_byte_limit=max_output_bytes * 4,

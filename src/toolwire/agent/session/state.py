@@ -100,6 +100,8 @@ class Session:
     images_noticed: bool = False
     """The user was told the model takes no images (once per session)."""
     titled: bool = False
+    unsandboxed: bool = False
+    """The user chose to run this session's commands outside the sandbox."""
     instructions: Instructions = field(default_factory=Instructions)
     turn: TurnState = field(default_factory=TurnState)
     hook_state: HookState = field(default_factory=HookState)

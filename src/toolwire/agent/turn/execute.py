@@ -22,6 +22,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from acp.schema import PermissionOption
+
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.protocol.ports import ClientTerminal
 from toolwire.agent.session import mcp_calls
@@ -29,6 +31,7 @@ from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.permissions import answer, bounded_diff, options, preview
 from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.turn import sandboxing
 from toolwire.agent.turn.collect import CollectedCall
 from toolwire.agent.turn.hooked import ToolHooks, hook_name
 from toolwire.agent.turn.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
@@ -80,9 +83,10 @@ class Executor:
         ctx = self.session.tools
         hook, refused = await self.hooks.before(call.name, call.id, args)
         if refused is None:
-            refused = await self._permit(
-                builtin_traits(tool, args), life, show=lambda: preview(tool, args, ctx), hook=hook
-            )
+            sandboxed = sandboxing.asks_not(self.session)
+            traits = builtin_traits(tool, args, sandboxed=sandboxed)
+            show = lambda: preview(tool, args, ctx)  # noqa: E731
+            refused = await self._permit(traits, life, show=show, hook=hook)
         if refused is not None:
             return self._refuse(call, life, refused)
         return await self.hooks.after(call.name, args, await self._run(tool, call, life))
@@ -140,6 +144,7 @@ class Executor:
         name: str,
         life: ToolCallLifecycle,
         show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None,
+        choices: list[PermissionOption] | None = None,
     ) -> str:
         shown = await show() if show is not None else None
         if shown is not None:
@@ -148,7 +153,7 @@ class Executor:
         try:
             notes, payload = self.engine.permission(life.tool_call_id)
             self.ticker.send(notes)
-            asked = Notifier(self.session, self.runtime).ask(payload, options(name))
+            asked = Notifier(self.session, self.runtime).ask(payload, choices or options(name))
             choice = answer(await asked)
         except BaseException:  # cancelled, or the client went away: nothing was applied
             _withdraw(life, shown)
@@ -163,10 +168,33 @@ class Executor:
         life.run()
         self.ticker.send(self.engine.update(life))
         result = await tool.run(call.arguments, self._context(tool, life))
+        what = sandboxing.refused_by(self.session, result)
+        if what is not None:
+            result = await self._outside(tool, call, life, result, what)
         self._finish(tool, life, result)
         return result.to_part(call.id, call.name)
 
-    def _context(self, tool: Tool, life: ToolCallLifecycle) -> ToolContext:
+    async def _outside(
+        self,
+        tool: Tool,
+        call: CollectedCall,
+        life: ToolCallLifecycle,
+        result: ToolResult,
+        what: str,
+    ) -> ToolResult:
+        """The sandbox refused the command: ask once whether to run it outside."""
+        choice = await self._ask(tool.name, life, None, sandboxing.options())
+        if choice == "cancelled":
+            raise PermissionCancelledError
+        if choice == "allow_always":
+            self.session.unsandboxed = True
+        if choice in ("allow_once", "allow_always"):
+            result = await tool.run(call.arguments, self._context(tool, life, outside=True))
+        return sandboxing.noted(result, what, choice)
+
+    def _context(
+        self, tool: Tool, life: ToolCallLifecycle, *, outside: bool = False
+    ) -> ToolContext:
         def on_output(text: str) -> None:
             life.output(text)
             self.ticker.send(self.engine.update(life))
@@ -177,6 +205,9 @@ class Executor:
             self.ticker.send(self.engine.update(life) + self.engine.flush())
 
         ctx = self.session.tools.with_output(on_output)
+        local = ctx.terminal
+        if isinstance(local, LocalTerminal) and (outside or self.session.unsandboxed):
+            ctx = dataclasses.replace(ctx, terminal=local.unconfined())
         if tool.kind == "execute" and self.runtime.capabilities.terminal:
             base = ctx.terminal if isinstance(ctx.terminal, LocalTerminal) else LocalTerminal()
             client = ClientTerminal(self.runtime.client, self.session.wire_id, base, on_created)

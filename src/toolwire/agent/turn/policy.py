@@ -12,9 +12,11 @@ allowed per host). First match wins:
 4. a mode that refuses edits and commands: deny (a fetch changes nothing here, so it
    is not denied: it asks, as it sends data out);
 5. a tool the user chose to always allow: allow;
-6. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
+6. a command that runs in the sandbox in ``workspace-write`` (``[tools.sandbox]``,
+   ``ask = false``): allow; what it may touch is the session's directories;
+7. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
    not known to change only the project's files, so it still asks);
-7. otherwise: ask.
+8. otherwise: ask.
 
 A denied call is answered with ``refusal``, a call the user rejected with ``rejected``:
 the same words for every tool, so the model learns one rule.
@@ -51,6 +53,8 @@ class Traits:
     mcp: bool = False
     trusted: bool = False
     scope: str | None = None
+    sandboxed: bool = False
+    """A command that runs in the sandbox, which then does not ask (rule 6)."""
 
     @property
     def rule(self) -> str:
@@ -81,14 +85,19 @@ class SessionRules:
     never: Set[str] = field(default_factory=frozenset)
 
 
-def builtin_traits(tool: Tool, args: Mapping[str, Any] | None = None) -> Traits:
+def builtin_traits(
+    tool: Tool, args: Mapping[str, Any] | None = None, *, sandboxed: bool = False
+) -> Traits:
     """A built-in tool: reads never ask (``Tool.needs_permission``); a fetch is scoped
-    by ``Tool.scope`` of the call's ``args``."""
+    by ``Tool.scope`` of the call's ``args``; ``sandboxed``: its commands run in the
+    sandbox in ``workspace-write`` and the user did not ask to be asked."""
     if not tool.needs_permission:
         return Traits(tool.name, "read")
     if tool.kind == "fetch":
         return Traits(tool.name, "fetch", scope=tool.scope(args or {}))
-    return Traits(tool.name, "edit" if tool.kind == "edit" else "command")
+    if tool.kind == "edit":
+        return Traits(tool.name, "edit")
+    return Traits(tool.name, "command", sandboxed=sandboxed and tool.kind == "execute")
 
 
 def mcp_traits(tool: McpTool) -> Traits:
@@ -108,6 +117,8 @@ def decide(traits: Traits, mode: Mode, rules: Rules) -> Decision:
     if mode in REFUSING and traits.effect != "fetch":
         return "deny"
     if traits.rule in rules.always:
+        return "allow"
+    if traits.sandboxed and traits.effect == "command":
         return "allow"
     if mode == "accept-edits" and traits.effect == "edit" and not traits.mcp:
         return "allow"
