@@ -13,7 +13,16 @@ from toolwire.updates.output import OutputWindow, cap_text
 
 
 def test_registry_names_kinds_and_permissions() -> None:
-    assert list(TOOLS) == ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "TodoWrite"]
+    assert list(TOOLS) == [
+        "Read",
+        "Write",
+        "Edit",
+        "Bash",
+        "Grep",
+        "Glob",
+        "TodoWrite",
+        "WebFetch",
+    ]
     kinds = {name: tool.kind for name, tool in TOOLS.items()}
     assert kinds == {
         "Read": "read",
@@ -23,8 +32,10 @@ def test_registry_names_kinds_and_permissions() -> None:
         "Grep": "search",
         "Glob": "search",
         "TodoWrite": "think",
+        "WebFetch": "fetch",
     }
-    assert {n for n, t in TOOLS.items() if t.needs_permission} == {"Write", "Edit", "Bash"}
+    needs = {n for n, t in TOOLS.items() if t.needs_permission}
+    assert needs == {"Write", "Edit", "Bash", "WebFetch"}
 
 
 def test_lookup_by_name() -> None:

@@ -3,7 +3,8 @@
 A session's tools get the ports the client offered in ``initialize``: the editor's file
 system for whichever of read/write it advertised, else the local disk; commands run in
 client terminals when it advertised ``terminal`` (chosen per call in ``execute``), else
-locally. Limits come from ``[limits]``.
+locally. Limits come from ``[limits]``; ``WebFetch`` goes through one ``Fetcher`` per
+process (``[tools.web]``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
+from toolwire.web import Fetcher, WebSettings
 
 log = logging.getLogger("toolwire.agent")
 
@@ -36,6 +38,8 @@ class SessionFactory:
     def __init__(self, runtime: Runtime, sink: LineSink) -> None:
         self._rt = runtime
         self._sink = sink
+        # One fetcher for every session: its page cache is the process's (docs/agent.md).
+        self._web = Fetcher(WebSettings.from_config(runtime.config.tools.web))
 
     async def new(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> Session:
         """A new session on the default backend and mode, stored at once."""
@@ -133,7 +137,9 @@ class SessionFactory:
         # Commands never see a backend's key (docs/agent.md, "Commands and keys").
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
-        return ToolContext.create(cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits)
+        return ToolContext.create(
+            cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits, web=self._web
+        )
 
 
 def _stored(record: SessionRecord) -> ConversationRecord:

@@ -10,6 +10,8 @@ import typer
 from toolwire.cli._io import fail
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from toolwire.config import Config
     from toolwire.config.mcp import McpServerTable
     from toolwire.config.schema import BackendConfig
@@ -65,9 +67,7 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
         lines += ["", f"[backends.{name}]"]
         lines += _table(_backend_rows(cfg, backend, environ))
     for section in _TABLES:
-        values = getattr(cfg, section).model_dump()
-        lines += ["", f"[{section}]"]
-        lines += _table([(k, _show(v), cfg.source(f"{section}.{k}")) for k, v in values.items()])
+        lines += _section(cfg, section, getattr(cfg, section))
     for name, server in cfg.mcp_servers.items():
         lines += ["", f"[mcp_servers.{name}]"]
         lines += _table(_server_rows(cfg, name, server, environ))
@@ -75,6 +75,21 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
         lines += ["", *_session_files(cwd, environ)]
     if cfg.notice:
         lines += ["", f"# {cfg.notice}"]
+    return lines
+
+
+def _section(cfg: Config, section: str, table: BaseModel) -> list[str]:
+    """``[section]`` and its values; a table inside it (``[tools.web]``) follows as its
+    own section."""
+    from pydantic import BaseModel
+
+    values = {key: getattr(table, key) for key in type(table).model_fields}
+    inner = {k: v for k, v in values.items() if isinstance(v, BaseModel)}
+    plain = [(k, v) for k, v in values.items() if k not in inner]
+    rows = [(k, _show(v), cfg.source(f"{section}.{k}")) for k, v in plain]
+    lines = ["", f"[{section}]", *_table(rows)]
+    for key, value in inner.items():
+        lines += _section(cfg, f"{section}.{key}", value)
     return lines
 
 
@@ -160,12 +175,16 @@ def _masked(values: dict[str, str], environ: Any) -> str:
 
 def _show(value: Any) -> str:
     """A table value as the file would write it (lists as TOML arrays)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f'"{k}" = {_show(v)}' for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(f'"{item}"' for item in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
+    if isinstance(value, int):
+        return str(value)  # a byte count in full, not 5e+06
     return f"{value:g}"
 
 

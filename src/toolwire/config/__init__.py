@@ -26,6 +26,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     [checkpoints]                      # see schema.CheckpointsConfig
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
+    [tools.web]                        # see web.WebConfig: WebFetch's reach and limits
 
     [mcp_servers.db]                   # an MCP server every session starts (see mcp.py)
     command = "db-mcp"                 # or url = "https://..." (+ headers, transport)
@@ -39,8 +40,9 @@ the default when nothing else is. Every value remembers where it came from.
 
 ``choices`` holds the fixed sets (modes, profiles, pass-through levels, providers, tool
 formats, handoff defaults) that every other module imports; ``schema`` the file's
-models (``mcp`` its ``[mcp_servers.NAME]`` tables); ``explain`` the one-line wording of
-their errors (``errors.ConfigError``); ``load`` the precedence and sources.
+models (``mcp`` its ``[mcp_servers.NAME]`` tables, ``web`` its ``[tools.web]``);
+``explain`` the one-line wording of their errors (``errors.ConfigError``); ``load`` the
+precedence and sources.
 """
 
 from __future__ import annotations

@@ -148,6 +148,7 @@ def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
         ("tools", data.tools),
     ):
         sources.update({f"{section}.{key}": where for key in table.model_fields_set})
+    sources.update({f"tools.web.{key}": where for key in data.tools.web.model_fields_set})
     for name, server in data.mcp_servers.items():
         sources.update({f"mcp_servers.{name}.{key}": where for key in server.model_fields_set})
     return sources

@@ -48,6 +48,7 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
 from toolwire.config.mcp import McpServerTable
+from toolwire.config.web import WebConfig
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -174,6 +175,9 @@ class ToolsConfig(Table):
                 '(e.g. ["OPENAI_API_KEY"]), not their values'
             )
         return names
+
+    web: WebConfig = Field(default_factory=WebConfig)
+    """``[tools.web]``: the web tools' reach, deadline and size cap (``config.web``)."""
 
 
 class PriceTable(Table):

@@ -8,7 +8,8 @@ Use::
     result = await tool.run(arguments, ctx.with_output(on_chunk))
 
 ``tool_specs()`` lists the tools for the model; each tool also exposes ``kind`` (the
-ACP ``ToolKind``) and ``needs_permission`` (edits and commands).
+ACP ``ToolKind``), ``needs_permission`` (edits, commands, fetches) and ``scope(args)``
+(what a permission holds for when less than the tool: ``WebFetch``'s host).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from toolwire.tools.paths import PathRefusedError
 from toolwire.tools.read import ReadTool
 from toolwire.tools.terminal import BackgroundJob, CommandResult, LocalTerminal, Terminal
 from toolwire.tools.todo import TodoWriteTool
+from toolwire.tools.web_port import Page, WebPort
+from toolwire.tools.webfetch import WebFetchTool
 from toolwire.tools.write import WriteTool
 
 _ALL: tuple[Tool, ...] = (
@@ -46,6 +49,7 @@ _ALL: tuple[Tool, ...] = (
     GrepTool(),
     GlobTool(),
     TodoWriteTool(),
+    WebFetchTool(),
 )
 TOOLS: MappingProxyType[str, Tool] = MappingProxyType({t.name: t for t in _ALL})
 """Every tool by its exact name, in the order offered to the model."""
@@ -76,6 +80,7 @@ __all__ = [
     "LocalFileSystem",
     "LocalTerminal",
     "Location",
+    "Page",
     "PathRefusedError",
     "PlanEntry",
     "ReadTool",
@@ -87,6 +92,8 @@ __all__ = [
     "ToolKind",
     "ToolLimits",
     "ToolResult",
+    "WebFetchTool",
+    "WebPort",
     "WriteTool",
     "atomic_write",
     "get_tool",

@@ -144,6 +144,11 @@ class Tool(ABC):
             name=self.name, description=self.description, input_schema=self.input_schema
         )
 
+    def scope(self, args: Mapping[str, Any]) -> str | None:
+        """What of ``args`` a permission is given for, when less than the whole tool
+        (``WebFetch``: the URL's host); None: the tool."""
+        return None
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the tool; expected failures come back as error results, never raised."""
         if not isinstance(args, Mapping):

@@ -20,6 +20,7 @@ from toolwire.updates.titles import display_path
 
 if TYPE_CHECKING:  # the schema loads pydantic; the tools do not need it to run
     from toolwire.config.schema import LimitsConfig
+    from toolwire.tools.web_port import WebPort
 
 
 class PathLocks:
@@ -86,6 +87,8 @@ class ToolContext:
     terminal: Terminal = field(default_factory=LocalTerminal)
     limits: ToolLimits = field(default_factory=ToolLimits)
     on_output: OutputCallback | None = None
+    web: WebPort | None = None
+    """Where ``WebFetch`` gets pages (``toolwire.web.Fetcher``); None: it is refused."""
     locks: PathLocks = field(default_factory=PathLocks, compare=False, repr=False)
     """Serializes read-modify-write of one file across parallel calls (shared by copies)."""
 
@@ -110,6 +113,7 @@ class ToolContext:
         fs: FileSystem | None = None,
         terminal: Terminal | None = None,
         limits: ToolLimits | None = None,
+        web: WebPort | None = None,
     ) -> ToolContext:
         """A context for a session in ``cwd`` (absolute) with extra directories."""
         return cls(
@@ -118,6 +122,7 @@ class ToolContext:
             fs=fs or LocalFileSystem(),
             terminal=terminal or LocalTerminal(),
             limits=limits or ToolLimits(),
+            web=web,
         )
 
     def with_output(self, on_output: OutputCallback | None) -> ToolContext:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from toolwire.updates.wire import JsonObject, ToolKind, location
 
@@ -132,6 +133,20 @@ def _todos(args: Mapping[str, Any], cwd: str) -> Description:
     return Description("Update todos", "think")
 
 
+def _web_fetch(args: Mapping[str, Any], cwd: str) -> Description:
+    # Host and path as soon as ``url`` is complete: what is fetched from where, without
+    # a query string that may be long (or carry a token).
+    url = _text(args, "url")
+    if url is None:
+        return Description("Fetch", "fetch")
+    try:
+        parts = urlsplit(url.strip())
+        where = (parts.hostname or "") + (parts.path if parts.path != "/" else "")
+    except ValueError:
+        where = ""
+    return Description(f"Fetch {shorten(where or url, 70)}", "fetch")
+
+
 def _fetch(args: Mapping[str, Any], cwd: str) -> Description:
     target = _text(args, "url", "query")
     return Description(f"Fetch {shorten(target, 70)}" if target else "Fetch", "fetch")
@@ -169,7 +184,7 @@ _DESCRIBERS: Final[dict[str, Callable[[Mapping[str, Any], str], Description]]] =
     "Grep": _pattern_tool("Search"),
     "Glob": _pattern_tool("Find"),
     "TodoWrite": _todos,
-    "WebFetch": _fetch,
+    "WebFetch": _web_fetch,
     "WebSearch": _fetch,
 }
 

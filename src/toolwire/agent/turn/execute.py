@@ -71,7 +71,7 @@ class Executor:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         ctx = self.session.tools
         refused = await self._permit(
-            builtin_traits(tool), life, show=lambda: preview(tool, args, ctx)
+            builtin_traits(tool, args), life, show=lambda: preview(tool, args, ctx)
         )
         if refused is not None:
             return self._refuse(call, life, refused)
@@ -108,15 +108,15 @@ class Executor:
             return refusal(traits, session.mode, session)
         if decision == "allow":
             return None
-        choice = await self._ask(traits.name, life, show)
+        choice = await self._ask(traits.subject, life, show)
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "reject_always":
-            session.never.add(traits.name)
+            session.never.add(traits.rule)
         if choice in ("reject", "reject_always"):
             return rejected(traits)
         if choice == "allow_always":
-            session.always.add(traits.name)
+            session.always.add(traits.rule)
         return None
 
     async def _ask(

@@ -2,13 +2,15 @@
 
 ``decide`` takes what a tool can do (its ``Traits``), the session's mode and the
 session's rules (the tools the user chose to always allow or always reject, by name, for
-the rest of the session). First match wins:
+the rest of the session; for a tool with a ``scope``, by name and scope: ``WebFetch`` is
+allowed per host). First match wins:
 
 1. ``bypass``: allow;
 2. a tool the user chose to always reject: deny;
 3. a tool that only reads: allow when it is built in, when its MCP server is trusted
    (``trusted = true``), or in a mode that refuses the rest (``read-only``, ``plan``);
-4. a mode that refuses edits and commands: deny;
+4. a mode that refuses edits and commands: deny (a fetch changes nothing here, so it
+   is not denied: it asks, as it sends data out);
 5. a tool the user chose to always allow: allow;
 6. ``accept-edits`` and a built-in edit: allow (an MCP tool that changes things is
    not known to change only the project's files, so it still asks);
@@ -20,16 +22,16 @@ the same words for every tool, so the model learns one rule.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
-from typing import Final, Literal, Protocol, TypeAlias
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from toolwire.config.choices import Mode
 from toolwire.mcp import McpTool
 from toolwire.tools import Tool
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
-Effect: TypeAlias = Literal["read", "edit", "command"]
+Effect: TypeAlias = Literal["read", "edit", "command", "fetch"]
 
 #: Modes in which edits and commands are refused (the model is told why).
 REFUSING: Final[frozenset[Mode]] = frozenset({"read-only", "plan"})
@@ -39,14 +41,26 @@ REFUSING: Final[frozenset[Mode]] = frozenset({"read-only", "plan"})
 class Traits:
     """What a permission decision needs to know of a tool.
 
-    ``name`` is the name rules are kept under (what the model calls it); ``effect`` what a
-    call can do; ``mcp`` and ``trusted`` where it comes from.
+    ``name`` is what the model calls it; ``scope`` what of its arguments a permission is
+    for (``WebFetch``: the host), None for the whole tool; ``effect`` what a call can
+    do; ``mcp`` and ``trusted`` where it comes from.
     """
 
     name: str
     effect: Effect
     mcp: bool = False
     trusted: bool = False
+    scope: str | None = None
+
+    @property
+    def rule(self) -> str:
+        """The key "always" answers are kept under: the name, or name and scope."""
+        return self.name if self.scope is None else f"{self.name} {self.scope}"
+
+    @property
+    def subject(self) -> str:
+        """What the user is asked about ("Always allow docs.python.org")."""
+        return self.scope or self.name
 
 
 class Rules(Protocol):
@@ -67,10 +81,13 @@ class SessionRules:
     never: Set[str] = field(default_factory=frozenset)
 
 
-def builtin_traits(tool: Tool) -> Traits:
-    """A built-in tool: reads never ask (``Tool.needs_permission``)."""
+def builtin_traits(tool: Tool, args: Mapping[str, Any] | None = None) -> Traits:
+    """A built-in tool: reads never ask (``Tool.needs_permission``); a fetch is scoped
+    by ``Tool.scope`` of the call's ``args``."""
     if not tool.needs_permission:
         return Traits(tool.name, "read")
+    if tool.kind == "fetch":
+        return Traits(tool.name, "fetch", scope=tool.scope(args or {}))
     return Traits(tool.name, "edit" if tool.kind == "edit" else "command")
 
 
@@ -84,13 +101,13 @@ def decide(traits: Traits, mode: Mode, rules: Rules) -> Decision:
     """Whether a call of the tool may run now in ``mode`` (module doc)."""
     if mode == "bypass":
         return "allow"
-    if traits.name in rules.never:
+    if traits.name in rules.never or traits.rule in rules.never:
         return "deny"
     if traits.effect == "read" and (not traits.mcp or traits.trusted or mode in REFUSING):
         return "allow"
-    if mode in REFUSING:
+    if mode in REFUSING and traits.effect != "fetch":
         return "deny"
-    if traits.name in rules.always:
+    if traits.rule in rules.always:
         return "allow"
     if mode == "accept-edits" and traits.effect == "edit" and not traits.mcp:
         return "allow"
@@ -100,6 +117,11 @@ def decide(traits: Traits, mode: Mode, rules: Rules) -> Decision:
 def refusal(traits: Traits, mode: Mode, rules: Rules) -> str:
     """The tool error for a call ``decide`` denied, for the model."""
     name = traits.name
+    if traits.rule in rules.never and traits.scope is not None:
+        return (
+            f"Refused: the user chose to always reject {name} of {traits.scope} in this "
+            "session. Do not call it again for that host; take another approach or ask the user."
+        )
     if name in rules.never or mode not in REFUSING:
         return (
             f"Refused: the user chose to always reject {name} in this session. "
