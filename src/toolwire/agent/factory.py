@@ -27,7 +27,7 @@ from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
-from toolwire.web import Fetcher, WebSettings
+from toolwire.web import Fetcher, Searcher, SearchSettings, WebSettings
 
 log = logging.getLogger("toolwire.agent")
 
@@ -40,6 +40,9 @@ class SessionFactory:
         self._sink = sink
         # One fetcher for every session: its page cache is the process's (docs/agent.md).
         self._web = Fetcher(WebSettings.from_config(runtime.config.tools.web))
+        searching = SearchSettings.from_config(runtime.config.tools.web)
+        # Its own client: the backends' may be bound to a provider (a test's transport).
+        self._search = None if searching is None else Searcher(searching)
 
     async def new(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> Session:
         """A new session on the default backend and mode, stored at once."""
@@ -138,7 +141,13 @@ class SessionFactory:
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         terminal = LocalTerminal(hidden=hidden_variables(keys, config.tools.env_allow))
         return ToolContext.create(
-            cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits, web=self._web
+            cwd,
+            dirs,
+            fs=fs,
+            terminal=terminal,
+            limits=tool_limits,
+            web=self._web,
+            search=self._search,
         )
 
 

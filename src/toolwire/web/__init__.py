@@ -22,6 +22,7 @@ from toolwire.web.errors import FetchError, RefusedError
 from toolwire.web.fetch import CACHE_SECONDS, MAX_REDIRECTS, Fetcher, WebSettings
 from toolwire.web.search import (
     SEARCH_PROVIDERS,
+    Searcher,
     SearchError,
     SearchProvider,
     SearchResult,
@@ -40,6 +41,7 @@ __all__ = [
     "SearchProvider",
     "SearchResult",
     "SearchSettings",
+    "Searcher",
     "WebSettings",
     "allowed",
     "literal_address",

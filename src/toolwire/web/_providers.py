@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from toolwire.tools.search_port import SearchResult
+
 SearchProvider = Literal["searxng", "brave", "tavily"]
 SEARCH_PROVIDERS: Final[tuple[SearchProvider, ...]] = ("searxng", "brave", "tavily")
 
@@ -30,15 +32,6 @@ NAMES: Final[dict[SearchProvider, str]] = {
 }
 _MAX_RESULTS: Final = 20  # Brave's ``count`` and Tavily's ``max_results`` stop at 20
 _TAG = re.compile(r"<[^>]+>")
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """One hit: what the model reads and the editor links to."""
-
-    title: str
-    url: str
-    snippet: str = ""
 
 
 @dataclass(frozen=True, slots=True)

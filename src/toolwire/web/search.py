@@ -28,8 +28,9 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from toolwire.errors import TransportError
+from toolwire.config.web import WebConfig
 from toolwire.secrets import scrub
+from toolwire.tools.errors import ToolError
 from toolwire.web._providers import (
     BRAVE_URL,
     DEFAULT_KEY_ENV,
@@ -52,8 +53,9 @@ DEFAULT_SEARCH_TIMEOUT = 30.0
 DEFAULT_MAX_RESULTS = 10
 
 
-class SearchError(TransportError):
-    """A search did not give results; the message is one line for the model and the user."""
+class SearchError(ToolError):
+    """A search did not give results; the message is one line for the model and the user
+    (a ``ToolError``: ``WebSearch`` answers the model with it and the turn goes on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,14 @@ class SearchSettings:
     max_results: int = DEFAULT_MAX_RESULTS
     endpoint: str | None = None
     """Another URL for the Brave or Tavily API (a gateway; tests)."""
+
+    @classmethod
+    def from_config(cls, web: WebConfig) -> SearchSettings | None:
+        """The provider ``[tools.web] search`` names; None when it names none (unset, or
+        ``native``: only the backend's own search)."""
+        if web.search is None or web.search == "native":
+            return None
+        return cls(web.search, web.searxng_url, web.api_key_env, web.timeout)
 
     def __post_init__(self) -> None:
         if self.provider not in SEARCH_PROVIDERS:
@@ -91,6 +101,51 @@ class SearchSettings:
         if self.key_env is None:
             return None
         return (os.environ if environ is None else environ).get(self.key_env) or None
+
+
+class Searcher:
+    """``WebSearch``'s port (``toolwire.tools.SearchPort``): ``search`` over one client.
+
+    ``client``: the one to use (the proxy's, a test's); by default one of its own, made
+    at the first search and kept, closed by ``aclose``.
+    """
+
+    def __init__(
+        self,
+        settings: SearchSettings,
+        client: httpx2.AsyncClient | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._client = client
+        self._owned = client is None
+        self._environ = environ
+
+    @property
+    def provider(self) -> str:
+        """The provider as messages name it."""
+        return self.settings.name
+
+    async def search(
+        self, query: str, allowed_domains: Sequence[str], blocked_domains: Sequence[str]
+    ) -> list[SearchResult]:
+        """``search`` with these settings; ``SearchError`` (a ``ToolError``) on failure."""
+        if self._client is None:
+            self._client = httpx2.AsyncClient(follow_redirects=False)
+        return await search(
+            self.settings,
+            query,
+            allowed_domains=allowed_domains,
+            blocked_domains=blocked_domains,
+            client=self._client,
+            environ=self._environ,
+        )
+
+    async def aclose(self) -> None:
+        """Close the client this searcher made (never one it was given)."""
+        if self._owned and self._client is not None:
+            await self._client.aclose()
+            self._client = None
 
 
 async def search(
@@ -191,5 +246,6 @@ __all__ = [
     "SearchProvider",
     "SearchResult",
     "SearchSettings",
+    "Searcher",
     "search",
 ]
