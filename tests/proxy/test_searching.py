@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, Sequence
+from pathlib import Path
 from typing import Any
 
+import anthropic
+import pytest
 from anthropic.types import Message as SdkMessage
 from anthropic.types import WebSearchToolResultBlock
 
+from tests.fakes.http import FakeServer, Reply, sse
+from tests.proxy.support import chat_chunk, openai_text_stream, running, write_config
 from tests.proxy.test_websearch import HITS, Hit
 from toolwire.backends.base import ModelRequest
 from toolwire.events import (
@@ -21,10 +27,12 @@ from toolwire.events import (
     Usage,
 )
 from toolwire.history import ToolResultPart, user
+from toolwire.proxy import load_settings, websearch
 from toolwire.proxy.encode import AnthropicEncoder, accumulate
 from toolwire.proxy.searching import SearchRun, searched
 from toolwire.proxy.upstream import Opened
 from toolwire.proxy.websearch import FUNCTION, SearchTool
+from toolwire.web import SearchError
 
 
 def _call(ident: str, query: str) -> list[Event]:
@@ -69,7 +77,7 @@ def _run(
     async def search(query: str, tool: SearchTool) -> Sequence[Hit]:
         queries.append(query)
         if fail:
-            raise RuntimeError("SearXNG is unreachable")
+            raise SearchError("SearXNG is unreachable: start it or fix searxng_url")
         return HITS
 
     request = ModelRequest("", (user("What is new in asyncio?"),), (FUNCTION,))
@@ -157,3 +165,78 @@ def test_a_message_with_client_calls_ends_for_the_client_to_run_them() -> None:
     assert message.stop_reason == "tool_use"
     assert queries == ["q"]
     assert upstream.requests == []
+
+
+def _searxng_config(tmp: Path, upstream: str, searxng: str) -> Path:
+    config = write_config(tmp, upstream, upstream)
+    web = f'[tools.web]\nsearch = "searxng"\nsearxng_url = "{searxng}"\n'
+    config.write_text(config.read_text() + web, encoding="utf-8")
+    return config
+
+
+def _search_call() -> list[bytes]:
+    function = {"name": "web_search", "arguments": '{"query": "asyncio news"}'}
+    named = {"index": 0, "id": "call_s", "type": "function", "function": function}
+    events: list[tuple[str | None, Any]] = [
+        (None, chat_chunk({"tool_calls": [named]})),
+        (None, chat_chunk({}, "tool_calls")),
+        (None, "[DONE]"),
+    ]
+    return [sse([e]) for e in events]
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_the_sdk_reads_the_proxy_search_answer(tmp_path: Path, streamed: bool) -> None:
+    hits = {"results": [{"title": h.title, "url": h.url, "content": h.snippet} for h in HITS]}
+    with FakeServer() as upstream, FakeServer() as searxng:
+        upstream.script(Reply(chunks=_search_call()), Reply(chunks=openai_text_stream("New.")))
+        searxng.script(Reply(chunks=[json.dumps(hits).encode()], content_type="application/json"))
+        settings = load_settings(_searxng_config(tmp_path, upstream.url, searxng.url))
+        with running(settings) as url:
+            client = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
+            args: dict[str, Any] = {
+                "model": "local,qwen3",
+                "max_tokens": 1024,
+                "messages": [{"role": "user", "content": "Search: asyncio news"}],
+                "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
+            }
+            if streamed:
+                with client.messages.stream(**args) as stream:
+                    message = stream.get_final_message()
+            else:
+                message = client.messages.create(**args)
+    assert [b.type for b in message.content] == [
+        "server_tool_use",
+        "web_search_tool_result",
+        "text",
+    ]
+    result = message.content[1]
+    assert isinstance(result, WebSearchToolResultBlock)
+    assert isinstance(result.content, list)
+    assert [r.url for r in result.content] == [h.url for h in HITS]
+    assert message.usage.server_tool_use is not None
+    assert message.usage.server_tool_use.web_search_requests == 1
+    first, second = (r.json() for r in upstream.requests)
+    assert any(t["function"]["name"] == "web_search" for t in first["tools"])
+    assert HITS[0].snippet in second["messages"][-1]["content"]  # the results went upstream
+    assert "q=asyncio+news" in searxng.requests[0].path
+
+
+def test_without_a_provider_the_tool_is_left_out_and_the_setting_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(websearch, "_hinted", False)
+    with FakeServer() as upstream:
+        upstream.script(*(Reply(chunks=openai_text_stream("No search.")) for _ in range(2)))
+        with running(load_settings(write_config(tmp_path, upstream.url, upstream.url))) as url:
+            client = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
+            for _ in range(2):
+                client.messages.create(
+                    model="local,qwen3",
+                    max_tokens=64,
+                    messages=[{"role": "user", "content": "Search: asyncio news"}],
+                    tools=[{"type": "web_search_20250305", "name": "web_search"}],
+                )
+    assert all("tools" not in r.json() for r in upstream.requests)
+    hints = [r for r in caplog.records if "[tools.web] search" in r.getMessage()]
+    assert len(hints) == 1

@@ -14,11 +14,16 @@ there (``tool_use``): the client runs those and sends the searches back in its h
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
-from toolwire.backends.base import ModelRequest
+import httpx2
+
+from toolwire.backends import http_client
+from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.errors import ToolwireError
 from toolwire.events import (
     Event,
@@ -32,7 +37,7 @@ from toolwire.events import (
 )
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart
 from toolwire.proxy.errors import ProxyError
-from toolwire.proxy.upstream import Opened
+from toolwire.proxy.upstream import Opened, open_stream
 from toolwire.proxy.websearch import (
     NAME,
     Result,
@@ -41,8 +46,10 @@ from toolwire.proxy.websearch import (
     query_of,
     result_items,
     result_text,
+    search_tool,
     server_id,
 )
+from toolwire.web import SearchError, SearchSettings, search
 
 Search = Callable[[str, SearchTool], Awaitable[Sequence[Result]]]
 """Runs one query within the tool's domain filters; raises on a provider failure."""
@@ -50,6 +57,7 @@ Search = Callable[[str, SearchTool], Awaitable[Sequence[Result]]]
 # Rounds of search-then-continue one response may take, whatever max_uses says: a model
 # that keeps calling after its searches are refused must still end.
 MAX_ROUNDS = 12
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +79,35 @@ class _Round:
     searches: list[ToolCallPart] = field(default_factory=list)
     other_calls: bool = False
     end: MessageEnd | None = None
+
+
+def search_run(
+    body: Mapping[str, Any],
+    request: ModelRequest,
+    backend: TappableBackend,
+    settings: SearchSettings | None,
+    client: httpx2.AsyncClient | None,
+) -> SearchRun | None:
+    """The searches of a translated request that asks for them, on the configured
+    provider (None: no ``web_search`` tool in the request, or no provider)."""
+    tool = search_tool(body)
+    if tool is None or settings is None:
+        return None
+    return SearchRun(
+        tool, partial(_provider, settings, client), request, partial(open_stream, backend)
+    )
+
+
+async def _provider(
+    settings: SearchSettings, client: httpx2.AsyncClient | None, query: str, tool: SearchTool
+) -> Sequence[Result]:
+    if client is None:  # no lifespan (an app used without one): a client of its own
+        async with http_client() as own:
+            return await _provider(settings, own, query, tool)
+    allowed, blocked = tool.allowed_domains, tool.blocked_domains
+    return await search(
+        settings, query, allowed_domains=allowed, blocked_domains=blocked, client=client
+    )
 
 
 async def searched(opened: Opened, run: SearchRun) -> Opened:
@@ -155,7 +192,8 @@ async def _search(call: ToolCallPart, run: SearchRun, used: int) -> tuple[Any, i
         return error_content("max_uses_exceeded"), used
     try:
         hits = await run.search(query, run.tool)
-    except Exception:  # the provider's failure is the model's to handle, as Anthropic's is
+    except SearchError as e:  # the model's to handle, as with Anthropic's own search
+        _log.warning("web search for the upstream failed: %s", e)  # one line, key scrubbed
         return error_content("unavailable"), used + 1
     return result_items(hits), used + 1
 
@@ -194,4 +232,4 @@ def _with_output(end: MessageEnd, output: int) -> MessageEnd:
     return MessageEnd(end.stop_reason, replace(usage, output_tokens=output or usage.output_tokens))
 
 
-__all__ = ["MAX_ROUNDS", "Search", "SearchRun", "searched"]
+__all__ = ["MAX_ROUNDS", "Search", "SearchRun", "search_run", "searched"]
