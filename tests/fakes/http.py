@@ -96,10 +96,16 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep test output clean
 
     def do_POST(self) -> None:
+        self._answer("POST")
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def _answer(self, method: str) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(length)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        received = Received("POST", self.path, headers, body)
+        received = Received(method, self.path, headers, body)
         self.fake.requests.append(received)
         if self.fake.respond is not None:
             reply = self.fake.respond(received)

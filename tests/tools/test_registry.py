@@ -22,6 +22,7 @@ def test_registry_names_kinds_and_permissions() -> None:
         "Glob",
         "TodoWrite",
         "WebFetch",
+        "WebSearch",
     ]
     kinds = {name: tool.kind for name, tool in TOOLS.items()}
     assert kinds == {
@@ -33,6 +34,7 @@ def test_registry_names_kinds_and_permissions() -> None:
         "Glob": "search",
         "TodoWrite": "think",
         "WebFetch": "fetch",
+        "WebSearch": "search",
     }
     needs = {n for n, t in TOOLS.items() if t.needs_permission}
     assert needs == {"Write", "Edit", "Bash", "WebFetch"}
@@ -52,6 +54,7 @@ def test_specs_are_valid_json_schemas_with_descriptions() -> None:
         assert spec.input_schema["type"] == "object"
         assert len(spec.description) > 80
     assert [s.name for s in tool_specs(("Bash", "Read"))] == ["Read", "Bash"]
+    assert "WebSearch" not in [s.name for s in tool_specs(without=("WebSearch",))]
 
 
 def test_result_to_history_part() -> None:

@@ -30,7 +30,7 @@ from toolwire.imaging import fitted_messages
 from toolwire.sandbox import INSTALL, Sandbox, probe
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
-from toolwire.web import Fetcher, WebSettings
+from toolwire.web import Fetcher, Searcher, SearchSettings, WebSettings
 
 log = logging.getLogger("toolwire.agent")
 
@@ -43,6 +43,9 @@ class SessionFactory:
         self._sink = sink
         # One fetcher for every session: its page cache is the process's (docs/agent.md).
         self._web = Fetcher(WebSettings.from_config(runtime.config.tools.web))
+        searching = SearchSettings.from_config(runtime.config.tools.web)
+        # Its own client: the backends' may be bound to a provider (a test's transport).
+        self._search = None if searching is None else Searcher(searching)
 
     async def new(self, session_id: str, cwd: str, dirs: tuple[str, ...]) -> Session:
         """A new session on the default backend and mode, stored at once."""
@@ -164,7 +167,13 @@ class SessionFactory:
         hidden = hidden_variables(keys, config.tools.env_allow)
         terminal = LocalTerminal(hidden=hidden, sandbox=sandbox)
         return ToolContext.create(
-            cwd, dirs, fs=fs, terminal=terminal, limits=tool_limits, web=self._web
+            cwd,
+            dirs,
+            fs=fs,
+            terminal=terminal,
+            limits=tool_limits,
+            web=self._web,
+            search=self._search,
         )
 
 

@@ -22,7 +22,7 @@ rules a translation must keep"):
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Final
 
 from toolwire.backends._images import anthropic_image, wire_history
 from toolwire.backends._names import ANTHROPIC, ToolNames
@@ -81,6 +81,9 @@ def build_body(
             }
             for t in request.tools
         ]
+    if native and request.web_search:
+        # First, so the cache breakpoint on the last tool stays on a function tool.
+        body["tools"] = [dict(WEB_SEARCH_TOOL), *body.get("tools", ())]
     thinking = anthropic_thinking(request.thinking, request.max_tokens, body["messages"])
     if thinking is not None:
         body["thinking"] = thinking  # the API refuses a temperature with it: none is sent
@@ -89,6 +92,10 @@ def build_body(
     if request.cache:
         mark_breakpoints(body)
     return body
+
+
+WEB_SEARCH_TOOL: Final[dict[str, str]] = {"type": "web_search_20250305", "name": "web_search"}
+"""Anthropic's server-run web search; its calls stream back as ``server_tool_use``."""
 
 
 def mark_breakpoints(body: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ class ModelRequest:
     (Anthropic's ``cache_control``); the agent sets it, a relayed or one-off request
     does not (the proxy forwards the client's own markers). ``thinking``: how much the
     model is asked to think, mapped per provider (docs/backends.md, "Thinking"); ``off``
-    adds nothing to the body.
+    adds nothing to the body. ``web_search``: see the field.
     """
 
     system: str
@@ -59,6 +59,10 @@ class ModelRequest:
     temperature: float | None = None
     cache: bool = False
     thinking: ThoughtLevel = "off"
+    web_search: bool = False
+    """Offer the provider's own web search (Anthropic's ``web_search`` server tool, the
+    Responses ``web_search`` tool, Gemini's ``google_search``); the agent sets it where
+    ``BackendConfig.search_route`` says ``native``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,10 @@ def build_body(
         body["systemInstruction"] = {"parts": [{"text": system}]}
     if native and request.tools:
         body["tools"] = [{"functionDeclarations": [_declaration(t, names) for t in request.tools]}]
+    if native and request.web_search:
+        # Grounding beside function declarations: Gemini 3 models only (docs/agent.md,
+        # "WebSearch"); BackendConfig.search_route asks for it on those alone.
+        body["tools"] = [*body.get("tools", ()), {"google_search": {}}]
     return body
 
 

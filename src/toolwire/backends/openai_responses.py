@@ -65,6 +65,8 @@ def build_body(
         body["instructions"] = system
     if native and request.tools:
         body["tools"] = _tools(request, names)
+    if native and request.web_search:
+        body["tools"] = [*body.get("tools", ()), {"type": "web_search"}]
     if request.temperature is not None:
         body["temperature"] = request.temperature
     effort = openai_effort(request.thinking)

@@ -188,6 +188,8 @@ def _sandbox_state(cfg: Config) -> list[str]:
 
 def _show(value: Any) -> str:
     """A table value as the file would write it (lists as TOML arrays)."""
+    if value is None:  # an optional key left out (``[tools.web] search``)
+        return "(unset)"
     if isinstance(value, dict):
         return "{" + ", ".join(f'"{k}" = {_show(v)}' for k, v in value.items()) + "}"
     if isinstance(value, list):

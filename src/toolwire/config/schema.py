@@ -51,6 +51,10 @@ from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.config.web import WebConfig
 
+SearchRoute = Literal["native", "tool"]
+"""How a session's model searches the web: the provider's own search, or ``WebSearch``."""
+_NATIVE_SEARCH: Final = ("anthropic", "openai-responses", "gemini")
+
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
@@ -290,6 +294,30 @@ class BackendConfig(BackendTable):
         return native_tools(self.tool_format)
 
     @property
+    def native_search(self) -> bool:
+        """The provider runs a web search itself: Anthropic's ``web_search``, the
+        Responses ``web_search`` tool, Gemini's ``google_search``. Gemini before 3 refuses
+        it beside function declarations, so only Gemini 3 models count."""
+        if self.provider not in _NATIVE_SEARCH or not self.native_tools:
+            return False
+        return self.provider != "gemini" or self.model.removeprefix("models/").startswith(
+            "gemini-3"
+        )
+
+    def search_route(self, web: WebConfig) -> SearchRoute | None:
+        """The one decision of how this backend's model searches (docs/agent.md,
+        "WebSearch"): ``search = "searxng" | "brave" | "tavily"``: toolwire's
+        ``WebSearch``; ``native``: the provider's own; unset: the provider's own on its
+        own service (a ``base_url`` server may not have it). None: no search offered."""
+        if web.search is not None and web.search != "native":
+            return "tool"
+        if not self.native_search:
+            return None
+        if web.search is None and self.base_url is not None:
+            return None
+        return "native"
+
+    @property
     def takes_images(self) -> bool:
         """Images reach the model: ``vision``, and native tools (a text-markup history
         has no place for an image)."""
@@ -341,6 +369,7 @@ __all__ = [
     "HandoffConfig",
     "LimitsConfig",
     "PriceTable",
+    "SearchRoute",
     "SubagentsConfig",
     "Table",
     "ToolsConfig",

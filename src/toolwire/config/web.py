@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated, Final
+from typing import Annotated, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
 
 DEFAULT_WEB_TIMEOUT: Final = 30.0
 DEFAULT_WEB_MAX_BYTES: Final = 5_000_000
@@ -26,6 +34,8 @@ _HOST_PATTERN = re.compile(
 _HOST_NAME = re.compile(r"[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]")
 
 HostPattern = Annotated[str, Field(min_length=1)]
+SearchChoice = Literal["native", "searxng", "brave", "tavily"]
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class WebConfig(BaseModel):
@@ -45,6 +55,37 @@ class WebConfig(BaseModel):
     """Seconds one fetch may take in all: connect, headers, body and redirects."""
     max_bytes: PositiveInt = DEFAULT_WEB_MAX_BYTES
     """Body bytes read per fetch; the rest is never read."""
+    search: SearchChoice | None = None
+    """Who answers ``WebSearch``: ``searxng``, ``brave`` or ``tavily`` (toolwire asks
+    them; the backend's own search is then not used), or ``native`` / unset: the
+    backend's own search where its provider has one (docs/agent.md, "WebSearch")."""
+    searxng_url: str | None = Field(default=None, min_length=1)
+    """The SearXNG instance (``search = "searxng"``), e.g. ``http://127.0.0.1:8888``."""
+    api_key_env: str | None = None
+    """The variable holding the Brave or Tavily key (default ``BRAVE_API_KEY`` /
+    ``TAVILY_API_KEY``)."""
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable(cls, name: str | None) -> str | None:
+        if name is not None and not _ENV_NAME.fullmatch(name):
+            raise ValueError(
+                "tools.web.api_key_env must be the NAME of the environment variable "
+                "holding the key (e.g. BRAVE_API_KEY), not the key itself"
+            )
+        return name
+
+    @model_validator(mode="after")
+    def _searxng_has_an_address(self) -> Self:
+        if self.search == "searxng" and not self.searxng_url:
+            raise ValueError(
+                'search = "searxng" needs searxng_url = "http://HOST:PORT" (the instance)'
+            )
+        if self.searxng_url is not None and not self.searxng_url.startswith(
+            ("http://", "https://")
+        ):
+            raise ValueError("tools.web.searxng_url must start with http:// or https://")
+        return self
 
     @field_validator("allow_hosts")
     @classmethod
@@ -72,4 +113,4 @@ class WebConfig(BaseModel):
         return {host.lower().strip("[]"): address.strip("[]") for host, address in pins.items()}
 
 
-__all__ = ["DEFAULT_WEB_MAX_BYTES", "DEFAULT_WEB_TIMEOUT", "WebConfig"]
+__all__ = ["DEFAULT_WEB_MAX_BYTES", "DEFAULT_WEB_TIMEOUT", "SearchChoice", "WebConfig"]

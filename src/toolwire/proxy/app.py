@@ -38,11 +38,13 @@ from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
+from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
 from toolwire.proxy.walk import walk
+from toolwire.web import SearchSettings
 
 _T = TypeVar("_T")
 # A request the upstream refused as too long is compacted into this share of the usual
@@ -118,6 +120,9 @@ class Proxy:
                 open_plan=partial(self._open, body, request),
                 replan=partial(self._replan, body, request),
             )
+        run = None if p.passthrough else search_run(body, p.request, p.backend, *self._web)
+        if run is not None:  # the model's web_search calls run here (searching.py)
+            opened = await searched(opened, run)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
@@ -167,6 +172,11 @@ class Proxy:
         return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
+
+    @property
+    def _web(self) -> tuple[SearchSettings | None, httpx2.AsyncClient | None]:
+        """What the proxy's own web searches need: the provider and the HTTP client."""
+        return self.settings.search, self.client
 
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""

@@ -53,7 +53,10 @@ class AnthropicEncoder:
         self._index = -1
         self._open: str | None = None  # kind of the open block: text, thinking, tool_use
         self._open_call: str | None = None
+        self._server: str | None = None  # the name of the open server_tool_use block's tool
         self._saw_tool = False
+        self.searches = 0
+        """Server-run web searches answered with results (``usage.server_tool_use``)."""
         # Calls that started while another tool_use block was open: Anthropic blocks do not
         # interleave, so their events wait (in order) until the open block ends.
         self._queued: dict[str, list[Event]] = {}
@@ -111,10 +114,12 @@ class AnthropicEncoder:
     def _tool(self, event: ToolCallStart | ToolCallDelta | ToolCallEnd, out: list[Payload]) -> None:
         if isinstance(event, ToolCallStart):
             self._close(out)
-            self._saw_tool = True
-            block = {"type": "tool_use", "id": event.id, "name": event.name, "input": {}}
-            self._open_block(out, "tool_use", block)
+            kind = "server_tool_use" if event.server else "tool_use"
+            self._saw_tool = self._saw_tool or not event.server
+            block = {"type": kind, "id": event.id, "name": event.name, "input": {}}
+            self._open_block(out, kind, block)
             self._open_call = event.id
+            self._server = event.name if event.server else None
         elif event.id != self._open_call:
             return  # a call whose block already closed (see _queue for those that wait)
         elif isinstance(event, ToolCallDelta):
@@ -124,15 +129,26 @@ class AnthropicEncoder:
             if not self._json_args and event.ok:
                 whole = json.dumps(event.arguments, ensure_ascii=False)
                 out.append(self._delta({"type": "input_json_delta", "partial_json": whole}))
+            server = self._server
             self._close(out)
+            if server is not None and event.result is not None:
+                self._server_result(server, event, out)
             self._flush(out)
+
+    def _server_result(self, name: str, event: ToolCallEnd, out: list[Payload]) -> None:
+        """A server-run call's result block (``web_search_tool_result``), sent whole."""
+        if name == "web_search" and isinstance(event.result, list):
+            self.searches += 1
+        block = {"type": f"{name}_tool_result", "tool_use_id": event.id, "content": event.result}
+        self._open_block(out, "server_result", block)
+        self._close(out)
 
     def _queue(self, event: Event) -> bool:
         """Hold ``event`` back if it belongs to a call waiting for the open block to end."""
         call = getattr(event, "id", None) if event.type.startswith("tool_call") else None
         if call is None:
             return False
-        if isinstance(event, ToolCallStart) and self._open == "tool_use":
+        if isinstance(event, ToolCallStart) and self._open in ("tool_use", "server_tool_use"):
             self._queued[event.id] = [event]
             return True
         if call in self._queued:
@@ -175,6 +191,9 @@ class AnthropicEncoder:
         if usage and usage.input_tokens is not None:
             tokens = usage.input_tokens
             delta_usage["input_tokens"] = tokens if self._scale is None else self._scale(tokens)
+        if self.searches:
+            server = {"web_search_requests": self.searches, "web_fetch_requests": 0}
+            delta_usage["server_tool_use"] = server
         out.append(
             {
                 "type": "message_delta",
@@ -200,6 +219,7 @@ class AnthropicEncoder:
             out.append({"type": "content_block_stop", "index": self._index})
             self._open = None
             self._open_call = None
+            self._server = None
 
     def _delta(self, delta: Payload) -> Payload:
         return {"type": "content_block_delta", "index": self._index, "delta": delta}

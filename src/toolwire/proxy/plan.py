@@ -272,7 +272,8 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
     backend = make_backend(
         d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client
     )
-    request = to_model_request(r.body, view.messages)
+    search = None if prepared is not None else r.settings.search is not None
+    request = to_model_request(r.body, view.messages, search=search)
     return _Built(prepared, raw, backend, request, estimate_tokens(backend, request))
 
 

@@ -1,6 +1,8 @@
 """The ``[proxy]`` table of ``config.toml``: only what ``toolwire proxy`` needs.
 
-The backends themselves are the agent's ``[backends.NAME]`` tables (``load_config``);
+The backends themselves are the agent's ``[backends.NAME]`` tables (``load_config``),
+and the web search provider is the agent's ``[tools.web] search`` (docs/proxy.md, "Web
+search on other backends");
 this module adds the schema of the one extra table, which ``load_config`` hands over
 unchecked (``Config.proxy``); errors are worded as every other config error::
 
@@ -36,6 +38,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
+from toolwire.web import SearchSettings
 
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several MB
 # Read deadlines and the connection cap (docs/proxy.md, "Limits"): a slow or half-open
@@ -93,6 +96,9 @@ class ProxySettings:
     models: Mapping[str, str] = field(default_factory=dict)
     failover_cooldown: float = DEFAULT_FAILOVER_COOLDOWN
     """Seconds a backend that failed is skipped (doubling on failures in a row, to 10x)."""
+    search: SearchSettings | None = None
+    """The provider the proxy runs Claude Code's web searches on for backends without
+    their own (``[tools.web] search``, shared with the agent's ``WebSearch``)."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
@@ -108,6 +114,7 @@ class ProxySettings:
             default_backend=table.default_backend or config.default_backend,
             store=table.store or "memory",
             models=dict(table.models),
+            search=SearchSettings.from_config(config.tools.web),
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         settings = cls(**values)

@@ -6,6 +6,7 @@ wire format: ids normalized, ``is_error`` kept as text where the wire has no fla
 thinking kept only for the backend that produced it (never a signature invented),
 ``cache_control`` and beta-only fields gone because only known fields are carried over.
 Mid-conversation ``role: "system"`` messages (Claude Code >= 2.1.154) become user text.
+Anthropic's ``web_search`` server tool and its answered searches: ``websearch.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from toolwire.backends.anthropic_import import TranscriptError, import_anthropic
 from toolwire.backends.base import ModelRequest
 from toolwire.history import Message, ToolSpec
 from toolwire.proxy.errors import BadRequestError
+from toolwire.proxy.websearch import FUNCTION, hint_once, is_search_tool, unfold
 
 # Claude Code asks for 128,000 output tokens; most OpenAI-style servers refuse that much.
 MAX_OUTPUT_TOKENS = 32000
@@ -50,7 +52,7 @@ def parse_request(body: Any) -> Mapping[str, Any]:
 def import_history(body: Mapping[str, Any]) -> tuple[Message, ...]:
     """The request's messages as a neutral history (no backend attributed to any turn)."""
     try:
-        return tuple(import_anthropic(_system_as_user(body["messages"])))
+        return tuple(import_anthropic(unfold(_system_as_user(body["messages"]))))
     except TranscriptError as e:
         raise BadRequestError(str(e)) from e
 
@@ -64,17 +66,23 @@ def raw_index(body: Mapping[str, Any], neutral_index: int) -> int | None:
     for index, message in enumerate(messages):
         if count == neutral_index:
             return index
-        count += len(import_anthropic([message]))
+        count += len(import_anthropic(unfold([message])))
     return len(messages) if count == neutral_index else None
 
 
-def to_model_request(body: Mapping[str, Any], messages: Sequence[Message]) -> ModelRequest:
-    """The neutral request: ``messages`` (imported, maybe rewritten) and the body's rest."""
+def to_model_request(
+    body: Mapping[str, Any], messages: Sequence[Message], *, search: bool | None = None
+) -> ModelRequest:
+    """The neutral request: ``messages`` (imported, maybe rewritten) and the body's rest.
+
+    ``search``: the proxy runs web searches, so Anthropic's ``web_search`` server tool
+    is offered as a function (``websearch.FUNCTION``); without, it is left out (no other
+    backend can run it); None: an Anthropic backend's, which runs it (kept as a tool)."""
     temperature = body.get("temperature")
     return ModelRequest(
         system=system_text(body.get("system")),
         messages=tuple(messages),
-        tools=tuple(_tool(t, n) for n, t in enumerate(body.get("tools") or [])),
+        tools=_tools(body.get("tools") or [], search=search),
         max_tokens=min(int(body.get("max_tokens", 4096)), MAX_OUTPUT_TOKENS),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
     )
@@ -99,6 +107,18 @@ def _system_as_user(messages: list[Any]) -> list[Mapping[str, Any]]:
             message = {"role": "user", "content": [{"type": "text", "text": text}]}
         out.append(message)
     return out
+
+
+def _tools(tools: list[Any], *, search: bool | None) -> tuple[ToolSpec, ...]:
+    out: list[ToolSpec] = []
+    for number, tool in enumerate(tools):
+        if search is None or not is_search_tool(tool):
+            out.append(_tool(tool, number))
+        elif search:
+            out.append(FUNCTION)
+        else:
+            hint_once()
+    return tuple(out)
 
 
 def _tool(tool: Any, number: int) -> ToolSpec:

@@ -35,10 +35,12 @@ from toolwire.tools.glob import GlobTool
 from toolwire.tools.grep import GrepTool
 from toolwire.tools.paths import PathRefusedError
 from toolwire.tools.read import ReadTool
+from toolwire.tools.search_port import SearchPort, SearchResult
 from toolwire.tools.terminal import BackgroundJob, CommandResult, LocalTerminal, Terminal
 from toolwire.tools.todo import TodoWriteTool
 from toolwire.tools.web_port import Page, WebPort
 from toolwire.tools.webfetch import WebFetchTool
+from toolwire.tools.websearch import WebSearchTool
 from toolwire.tools.write import WriteTool
 
 _ALL: tuple[Tool, ...] = (
@@ -50,6 +52,7 @@ _ALL: tuple[Tool, ...] = (
     GlobTool(),
     TodoWriteTool(),
     WebFetchTool(),
+    WebSearchTool(),
 )
 TOOLS: MappingProxyType[str, Tool] = MappingProxyType({t.name: t for t in _ALL})
 """Every tool by its exact name, in the order offered to the model."""
@@ -61,9 +64,16 @@ def get_tool(name: str) -> Tool | None:
     return TOOLS.get(name) or _BY_FOLDED_NAME.get(name.casefold())
 
 
-def tool_specs(names: tuple[str, ...] | None = None) -> list[ToolSpec]:
-    """The specs offered to the model: all tools, or those named, in registry order."""
-    return [t.spec() for t in TOOLS.values() if names is None or t.name in names]
+def tool_specs(
+    names: tuple[str, ...] | None = None, *, without: tuple[str, ...] = ()
+) -> list[ToolSpec]:
+    """The specs offered to the model: all tools, or those named, in registry order;
+    ``without`` leaves some out (``WebSearch`` where the session has no search)."""
+    return [
+        t.spec()
+        for t in TOOLS.values()
+        if (names is None or t.name in names) and t.name not in without
+    ]
 
 
 __all__ = [
@@ -84,6 +94,8 @@ __all__ = [
     "PathRefusedError",
     "PlanEntry",
     "ReadTool",
+    "SearchPort",
+    "SearchResult",
     "Terminal",
     "TodoWriteTool",
     "Tool",
@@ -94,6 +106,7 @@ __all__ = [
     "ToolResult",
     "WebFetchTool",
     "WebPort",
+    "WebSearchTool",
     "WriteTool",
     "atomic_write",
     "get_tool",

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from toolwire.history import ImagePart, ToolResultPart, ToolSpec
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
+from toolwire.tools.search_port import SearchResult
 from toolwire.updates.wire import (
     PlanPriority,
     PlanStatus,
@@ -112,6 +113,8 @@ class ToolResult:
     """How the command ended, set by ``Bash`` when it ran one to its end."""
     terminal_id: str | None = None
     """The client terminal that shows the call's output (the card embeds it)."""
+    links: tuple[SearchResult, ...] = ()
+    """Pages the editor shows as ``resource_link`` content (``WebSearch`` hits)."""
 
     @classmethod
     def error(cls, message: str, **raw: Any) -> ToolResult:

@@ -20,6 +20,7 @@ from toolwire.updates.titles import display_path
 
 if TYPE_CHECKING:  # the schema loads pydantic; the tools do not need it to run
     from toolwire.config.schema import LimitsConfig
+    from toolwire.tools.search_port import SearchPort
     from toolwire.tools.web_port import WebPort
 
 
@@ -89,6 +90,8 @@ class ToolContext:
     on_output: OutputCallback | None = None
     web: WebPort | None = None
     """Where ``WebFetch`` gets pages (``toolwire.web.Fetcher``); None: it is refused."""
+    search: SearchPort | None = None
+    """Where ``WebSearch`` searches (``toolwire.web.Searcher``); None: no provider."""
     locks: PathLocks = field(default_factory=PathLocks, compare=False, repr=False)
     """Serializes read-modify-write of one file across parallel calls (shared by copies)."""
 
@@ -114,6 +117,7 @@ class ToolContext:
         terminal: Terminal | None = None,
         limits: ToolLimits | None = None,
         web: WebPort | None = None,
+        search: SearchPort | None = None,
     ) -> ToolContext:
         """A context for a session in ``cwd`` (absolute) with extra directories."""
         return cls(
@@ -123,6 +127,7 @@ class ToolContext:
             terminal=terminal or LocalTerminal(),
             limits=limits or ToolLimits(),
             web=web,
+            search=search,
         )
 
     def with_output(self, on_output: OutputCallback | None) -> ToolContext:

@@ -147,9 +147,12 @@ def _web_fetch(args: Mapping[str, Any], cwd: str) -> Description:
     return Description(f"Fetch {shorten(where or url, 70)}", "fetch")
 
 
-def _fetch(args: Mapping[str, Any], cwd: str) -> Description:
-    target = _text(args, "url", "query")
-    return Description(f"Fetch {shorten(target, 70)}" if target else "Fetch", "fetch")
+def _web_search(args: Mapping[str, Any], cwd: str) -> Description:
+    # The query as it streams in: the card says what is searched before results exist.
+    query = _text(args, "query")
+    return Description(
+        f"Search the web: {shorten(query, 70)}" if query else "Search the web", "search"
+    )
 
 
 #: The tools' names as other agents spell them (folded: lower case, no ``_`` or ``-``),
@@ -185,7 +188,7 @@ _DESCRIBERS: Final[dict[str, Callable[[Mapping[str, Any], str], Description]]] =
     "Glob": _pattern_tool("Find"),
     "TodoWrite": _todos,
     "WebFetch": _web_fetch,
-    "WebSearch": _fetch,
+    "WebSearch": _web_search,
 }
 
 

@@ -33,7 +33,7 @@ from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.output import DEFAULT_RESULT_BYTES, DEFAULT_TAIL_BYTES
 from toolwire.updates.titles import Describer
-from toolwire.updates.wire import Notification
+from toolwire.updates.wire import Notification, resource_link_content
 
 
 class ResponseTranslator:
@@ -77,7 +77,12 @@ class ResponseTranslator:
                     # Run by the provider, never by the agent: it ends here, completed,
                     # with the provider's result (docs/decoding.md, server-run tools).
                     call.run()
-                    changed = call.complete(_result_text(event.result), raw_output=event.result)
+                    links = result_links(event.result)
+                    changed = (
+                        call.complete(content=links, raw_output=event.result)
+                        if links
+                        else call.complete(_result_text(event.result), raw_output=event.result)
+                    )
                 return engine.update(call, now=now) if changed else []
             case MessageEnd():
                 self.stop_reason = event.stop_reason
@@ -133,10 +138,34 @@ class ResponseTranslator:
         return call
 
 
+MAX_LINKS = 20
+"""Links a provider-run call's card shows at most (a search answers about ten)."""
+
+
+def result_links(result: Any) -> list[dict[str, Any]]:
+    """The web pages a provider-run call's result names, as ``resource_link`` content:
+    every object in it with an http(s) ``url`` (a search's hits, its sources), once each,
+    named by its ``title`` when it has one. Empty when it names none."""
+    found: dict[str, dict[str, Any]] = {}
+    stack = [result]
+    while stack and len(found) < MAX_LINKS:
+        item = stack.pop(0)
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            url = item.get("url")
+            if isinstance(url, str) and url.startswith(("https://", "http://")):
+                title = item.get("title")
+                name = title if isinstance(title, str) and title.strip() else url
+                found.setdefault(url, resource_link_content(url, name))
+            stack.extend(v for v in item.values() if isinstance(v, (list, Mapping)))
+    return list(found.values())
+
+
 def _result_text(result: Any) -> str:
     if result is None:
         return "Run by the provider."
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
-__all__ = ["ResponseTranslator"]
+__all__ = ["MAX_LINKS", "ResponseTranslator", "result_links"]

@@ -131,6 +131,14 @@ def image_content(data: str, mime_type: str) -> dict[str, Any]:
     return {"type": "content", "content": {"type": "image", "data": data, "mimeType": mime_type}}
 
 
+def resource_link_content(uri: str, name: str, description: str | None = None) -> dict[str, Any]:
+    """A ``ToolCallContent`` item holding one ``resource_link`` block (a web page found)."""
+    link: dict[str, Any] = {"type": "resource_link", "uri": uri, "name": name}
+    if description:
+        link["description"] = description
+    return {"type": "content", "content": link}
+
+
 def diff_content(path: str, new_text: str, old_text: str | None = None) -> dict[str, Any]:
     """A ``diff`` item; ``old_text`` None means a new file (ACP v1 ``Diff``).
 
@@ -285,6 +293,7 @@ __all__ = [
     "image_content",
     "location",
     "plan_entry",
+    "resource_link_content",
     "session_notification",
     "state_to_wire",
     "terminal_content",

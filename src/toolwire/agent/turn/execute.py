@@ -230,6 +230,9 @@ class Executor:
             limit = self.session.tools.limits.read_max_chars
             diff = bounded_diff(change.path, change.new_text, change.old_text, limit)
             life.complete(content=diff, raw_output=raw, locations=places)
+        elif result.links:  # WebSearch: each hit a link the editor can open
+            links = [link.to_acp() for link in result.links]
+            life.complete(content=links, raw_output=raw)
         elif result.terminal_id is not None:
             life.complete(content=[terminal_content(result.terminal_id)], raw_output=raw)
         elif result.images:  # the editor shows the image the model gets (Read of a PNG)

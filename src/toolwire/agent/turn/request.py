@@ -64,14 +64,23 @@ class Requests:
     def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
         """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
         session, config = self.session, self.runtime.config
+        backend = config.backend(session.active)
+        route = backend.search_route(config.tools.web)
+        # WebSearch only where toolwire searches; the provider's own search is a flag.
+        without = () if route == "tool" and session.tools.search else ("WebSearch",)
         task = () if session.task_tool is None else (session.task_tool,)
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(session.conversation.request()),
-            tools=(*tool_specs(session.tool_names), *mcp_calls.specs(session), *task),
+            tools=(
+                *tool_specs(session.tool_names, without=without),
+                *mcp_calls.specs(session),
+                *task,
+            ),
             max_tokens=gauge.window.reserved,
-            cache=config.backend(session.active).prompt_cache,
+            cache=backend.prompt_cache,
             thinking=thought_level(session, config),
+            web_search=route == "native",
         )
         return request, estimate_request(request.system, request.messages, request.tools)
 
