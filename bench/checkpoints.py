@@ -7,7 +7,7 @@ The session's first checkpoint hashes every file once (timed apart). Then for ea
 store's growth on disk is measured after each take. Also timed: a checkpoint of the
 unchanged tree, ``changed`` since the first snapshot, and a ``restore`` of 100 files.
 
-Targets (issue 21): a checkpoint takes at most 50 ms; the store grows by about the
+Targets: a checkpoint takes at most 50 ms; the store grows by about the
 changed files only (no full copy per prompt).
 """
 
