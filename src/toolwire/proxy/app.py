@@ -136,11 +136,19 @@ class Proxy:
         return JSONResponse({"input_tokens": p.reported_tokens}, headers=headers)
 
     async def models(self, request: Request) -> Response:
-        """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
+        """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
+        then each backend as ``backend,model`` (what ``/model`` accepts)."""
         self._authorize(request)
+        config = self.settings.config
+        aliases = [
+            (alias, f"{model or config.backend(name).model} ({name})")
+            for alias, (name, _, model) in (
+                (a, t.partition(",")) for a, t in self.settings.aliases.items()
+            )
+        ]
+        backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
         data = [
-            {"type": "model", "id": f"{name},{b.model}", "display_name": f"{b.model} ({name})"}
-            for name, b in self.settings.config.backends.items()
+            {"type": "model", "id": i, "display_name": shown} for i, shown in aliases + backends
         ]
         return JSONResponse({"data": data, "has_more": False})
 
