@@ -41,6 +41,7 @@ from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
+from toolwire.proxy.telemetry import Person, Telemetry, traced
 from toolwire.proxy.upstream import Opened, open_stream
 from toolwire.proxy.walk import walk
 
@@ -57,7 +58,12 @@ class Proxy:
     its request handlers. The client lives as long as the app (its lifespan); without a
     lifespan each upstream response gets a private one."""
 
-    def __init__(self, settings: ProxySettings, store: ProxyStore | None = None) -> None:
+    def __init__(
+        self,
+        settings: ProxySettings,
+        store: ProxyStore | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.settings = settings
         self.client: httpx2.AsyncClient | None = None
         if store is None:
@@ -66,6 +72,7 @@ class Proxy:
         self.metrics = Metrics()
         self.cooldowns = Cooldowns(settings.failover_cooldown)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
+        self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
 
     def app(self) -> Starlette:
         """The ASGI application."""
@@ -94,6 +101,8 @@ class Proxy:
         async with http_client() as self.client:
             yield
         self.client = None
+        if self.telemetry is not None:
+            self.telemetry.close()
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -101,26 +110,24 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
-        names = chain(p.route.backend, self._fallbacks)
-        if len(names) == 1:
-            try:
-                p, opened = await self._open(body, request, p)
-            except UpstreamError as e:
-                e.backend = p.route.backend
-                raise
-        else:
-            p, opened = await walk(
-                p,
-                names,
-                sticky=self.settings.config.backend(names[0]).sticky,
-                cooldowns=self.cooldowns,
-                metrics=self.metrics,
-                open_plan=partial(self._open, body, request),
-                replan=partial(self._replan, body, request),
-            )
+        who = self.person(request)
+        span = (
+            None
+            if self.telemetry is None
+            else self.telemetry.begin(traced(self.settings, body, p.route, who))
+        )
+        try:
+            p, opened = await self._send(body, request, p)
+        except Exception as e:
+            if span is not None and self.telemetry is not None:
+                self.telemetry.failed(span, e.kind if isinstance(e, ProxyError) else "crash")
+            raise
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        if span is not None and self.telemetry is not None:
+            self.telemetry.answered(span, traced(self.settings, body, p.route, who))
+            opened.rest = self.telemetry.watch(span, opened.rest, opened.first)
         headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
             return p.relay.stream(opened, self.metrics, headers)
@@ -175,6 +182,30 @@ class Proxy:
         return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
+
+    async def _send(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
+        """``p`` sent, or its fallbacks in turn (``walk.py``); the plan that answered."""
+        names = chain(p.route.backend, self._fallbacks)
+        if len(names) > 1:
+            return await walk(
+                p,
+                names,
+                sticky=self.settings.config.backend(names[0]).sticky,
+                cooldowns=self.cooldowns,
+                metrics=self.metrics,
+                open_plan=partial(self._open, body, request),
+                replan=partial(self._replan, body, request),
+            )
+        try:
+            return await self._open(body, request, p)
+        except UpstreamError as e:
+            e.backend = p.route.backend
+            raise
+
+    def person(self, request: Request) -> Person | None:
+        """Who sent the request, when the key store knows the key it carried (None with
+        the single ``token``, which names nobody)."""
+        return None
 
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
@@ -316,9 +347,12 @@ def _remember(keys: list[str], backend: str, state: SessionState) -> None:
     state.remember(keys, backend)
 
 
-def create_app(settings: ProxySettings, store: ProxyStore | None = None) -> Starlette:
-    """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``)."""
-    proxy = Proxy(settings, store)
+def create_app(
+    settings: ProxySettings, store: ProxyStore | None = None, telemetry: Telemetry | None = None
+) -> Starlette:
+    """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``).
+    ``telemetry``: where spans go (None: OTLP when the environment names an endpoint)."""
+    proxy = Proxy(settings, store, telemetry)
     app = proxy.app()
     app.state.proxy = proxy
     return app
