@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.http import FakeServer, Reply
+from tests.fakes.http import FakeServer, Received, Reply
 from tests.proxy.support import openai_text_stream, running, write_config
 from tests.proxy.test_claude_code import PACKAGE, RUN_TIMEOUT, _claude
 from toolwire.proxy import load_settings
@@ -26,7 +27,16 @@ from toolwire.proxy import load_settings
 pytestmark = pytest.mark.e2e
 
 TOKEN = "team-gateway-token"
+CACHE = "additionalModelOptionsCache"
+DISCOVERY_WAIT = 15.0
 ALIASES = '[proxy.aliases]\n"claude-qwen-big" = "local,qwen3-big"\n"anthropic-up" = "claude"\n'
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
 
 
 def test_claude_code_lists_the_aliases_with_gateway_model_discovery(tmp_path: Path) -> None:
@@ -37,8 +47,17 @@ def test_claude_code_lists_the_aliases_with_gateway_model_discovery(tmp_path: Pa
     home.mkdir()
     project.mkdir()
     extra = f'token = "{TOKEN}"\n{ALIASES}'
-    with FakeServer() as upstream:
-        upstream.script(Reply(chunks=openai_text_stream("hello")))
+    stored = home / ".claude.json"
+
+    def answer(received: Received) -> Reply:
+        # Claude Code fetches the list in the background at start-up: the answer to its
+        # prompt waits for the list to be stored, or a quick run exits before that.
+        deadline = time.monotonic() + DISCOVERY_WAIT
+        while time.monotonic() < deadline and CACHE not in _read(stored):
+            time.sleep(0.05)
+        return Reply(chunks=openai_text_stream("hello"))
+
+    with FakeServer(answer) as upstream:
         settings = load_settings(write_config(tmp_path, upstream.url, upstream.url, extra))
         with running(settings) as url:
             env = {
@@ -63,8 +82,7 @@ def test_claude_code_lists_the_aliases_with_gateway_model_discovery(tmp_path: Pa
                 check=False,
             )
     assert done.returncode == 0, f"claude exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    stored = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
-    options = {o["value"]: o["label"] for o in stored["additionalModelOptionsCache"]}
+    options = {o["value"]: o["label"] for o in json.loads(_read(stored))[CACHE]}
     assert options["claude-qwen-big"] == "qwen3-big (local)"
     assert options["anthropic-up"] == "claude-up (claude)"
     # A backend,model id that does not start with claude/anthropic is dropped by Claude
