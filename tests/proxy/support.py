@@ -23,6 +23,7 @@ from toolwire.events import Event, StopReason
 from toolwire.proxy import ProxySettings, create_app, load_settings
 from toolwire.proxy.serving import uvicorn_config
 from toolwire.proxy.stores import ProxyStore
+from toolwire.proxy.telemetry import Telemetry
 from toolwire.testing import streams
 
 
@@ -68,14 +69,16 @@ def windowed_config(
 
 
 @contextmanager
-def running(settings: ProxySettings, store: ProxyStore | None = None) -> Iterator[str]:
+def running(
+    settings: ProxySettings, store: ProxyStore | None = None, telemetry: Telemetry | None = None
+) -> Iterator[str]:
     """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     # The limits ``toolwire proxy serve`` serves with (toolwire.proxy.serving).
-    app = create_app(settings, store)
+    app = create_app(settings, store, telemetry)
     config = uvicorn_config(app, settings, log_level="warning", lifespan="off", ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

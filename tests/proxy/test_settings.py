@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.proxy.support import write_config
+from toolwire.proxy.rules import Rule
 from toolwire.proxy.settings import ProxySettings, ProxyTable, load_settings
 
 
@@ -26,23 +27,27 @@ def test_every_proxy_key_reaches_the_settings(tmp_path: Path) -> None:
         name: _other(name, info.default)
         for name, info in ProxyTable.model_fields.items()
         # write_config sets default_backend; store_ttl needs a Redis store
-        if name not in ("default_backend", "models", "store_ttl")
+        if name not in ("default_backend", "models", "store_ttl", "aliases", "routes")
     }
     lines = [
         f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v)}" for k, v in chosen.items()
     ]
     lines.append('models = { "claude-opus-5-5" = "claude,claude-up" }')
+    lines.append('aliases = { "claude-up-alias" = "claude" }')
+    lines.append('routes = [{ image = true, backend = "claude" }]')
     config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9", "\n".join(lines))
     settings = load_settings(config)
     assert {k: getattr(settings, k) for k in chosen} == chosen
     assert settings.models == {"claude-opus-5-5": "claude,claude-up"}
+    assert settings.aliases == {"claude-up-alias": "claude"}
+    assert settings.routes == (Rule("claude", image=True),)
 
 
 def test_defaults_are_the_tables(tmp_path: Path) -> None:
     settings = load_settings(write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9"))
     table = ProxyTable()
     for name in ProxyTable.model_fields:
-        if name not in ("default_backend", "models"):
+        if name not in ("default_backend", "models", "routes"):
             assert getattr(settings, name) == getattr(table, name), name
     bare = ProxySettings(settings.config, "local")
     assert all(getattr(bare, n) == getattr(settings, n) for n in ProxyTable.model_fields)

@@ -42,6 +42,7 @@ from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
+from toolwire.proxy.telemetry import Person, Telemetry, traced
 from toolwire.proxy.upstream import Opened, open_stream
 from toolwire.proxy.walk import walk
 from toolwire.web import SearchSettings
@@ -59,7 +60,12 @@ class Proxy:
     its request handlers. The client lives as long as the app (its lifespan); without a
     lifespan each upstream response gets a private one."""
 
-    def __init__(self, settings: ProxySettings, store: ProxyStore | None = None) -> None:
+    def __init__(
+        self,
+        settings: ProxySettings,
+        store: ProxyStore | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.settings = settings
         self.client: httpx2.AsyncClient | None = None
         if store is None:
@@ -68,6 +74,7 @@ class Proxy:
         self.metrics = Metrics()
         self.cooldowns = Cooldowns(settings.failover_cooldown)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
+        self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
 
     def app(self) -> Starlette:
         """The ASGI application."""
@@ -96,6 +103,8 @@ class Proxy:
         async with http_client() as self.client:
             yield
         self.client = None
+        if self.telemetry is not None:
+            self.telemetry.close()
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -103,29 +112,27 @@ class Proxy:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
-        names = chain(p.route.backend, self._fallbacks)
-        if len(names) == 1:
-            try:
-                p, opened = await self._open(body, request, p)
-            except UpstreamError as e:
-                e.backend = p.route.backend
-                raise
-        else:
-            p, opened = await walk(
-                p,
-                names,
-                sticky=self.settings.config.backend(names[0]).sticky,
-                cooldowns=self.cooldowns,
-                metrics=self.metrics,
-                open_plan=partial(self._open, body, request),
-                replan=partial(self._replan, body, request),
-            )
+        who = self.person(request)
+        span = (
+            None
+            if self.telemetry is None
+            else self.telemetry.begin(traced(self.settings, body, p.route, who))
+        )
+        try:
+            p, opened = await self._send(body, request, p)
+        except Exception as e:
+            if span is not None and self.telemetry is not None:
+                self.telemetry.failed(span, e.kind if isinstance(e, ProxyError) else "crash")
+            raise
         run = None if p.passthrough else search_run(body, p.request, p.backend, *self._web)
         if run is not None:  # the model's web_search calls run here (searching.py)
             opened = await searched(opened, run)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        if span is not None and self.telemetry is not None:
+            self.telemetry.answered(span, traced(self.settings, body, p.route, who))
+            opened.rest = self.telemetry.watch(span, opened.rest, opened.first)
         headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
             return p.relay.stream(opened, self.metrics, headers)
@@ -141,11 +148,19 @@ class Proxy:
         return JSONResponse({"input_tokens": p.reported_tokens}, headers=headers)
 
     async def models(self, request: Request) -> Response:
-        """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
+        """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
+        then each backend as ``backend,model`` (what ``/model`` accepts)."""
         self._authorize(request)
+        config = self.settings.config
+        aliases = [
+            (alias, f"{model or config.backend(name).model} ({name})")
+            for alias, (name, _, model) in (
+                (a, t.partition(",")) for a, t in self.settings.aliases.items()
+            )
+        ]
+        backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
         data = [
-            {"type": "model", "id": f"{name},{b.model}", "display_name": f"{b.model} ({name})"}
-            for name, b in self.settings.config.backends.items()
+            {"type": "model", "id": i, "display_name": shown} for i, shown in aliases + backends
         ]
         return JSONResponse({"data": data, "has_more": False})
 
@@ -177,6 +192,30 @@ class Proxy:
     def _web(self) -> tuple[SearchSettings | None, httpx2.AsyncClient | None]:
         """What the proxy's own web searches need: the provider and the HTTP client."""
         return self.settings.search, self.client
+
+    async def _send(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
+        """``p`` sent, or its fallbacks in turn (``walk.py``); the plan that answered."""
+        names = chain(p.route.backend, self._fallbacks)
+        if len(names) > 1:
+            return await walk(
+                p,
+                names,
+                sticky=self.settings.config.backend(names[0]).sticky,
+                cooldowns=self.cooldowns,
+                metrics=self.metrics,
+                open_plan=partial(self._open, body, request),
+                replan=partial(self._replan, body, request),
+            )
+        try:
+            return await self._open(body, request, p)
+        except UpstreamError as e:
+            e.backend = p.route.backend
+            raise
+
+    def person(self, request: Request) -> Person | None:
+        """Who sent the request, when the key store knows the key it carried (None with
+        the single ``token``, which names nobody)."""
+        return None
 
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
@@ -318,9 +357,12 @@ def _remember(keys: list[str], backend: str, state: SessionState) -> None:
     state.remember(keys, backend)
 
 
-def create_app(settings: ProxySettings, store: ProxyStore | None = None) -> Starlette:
-    """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``)."""
-    proxy = Proxy(settings, store)
+def create_app(
+    settings: ProxySettings, store: ProxyStore | None = None, telemetry: Telemetry | None = None
+) -> Starlette:
+    """The proxy as an ASGI app (the ``Proxy`` is reachable as ``app.state.proxy``).
+    ``telemetry``: where spans go (None: OTLP when the environment names an endpoint)."""
+    proxy = Proxy(settings, store, telemetry)
     app = proxy.app()
     app.state.proxy = proxy
     return app

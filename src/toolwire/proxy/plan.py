@@ -204,7 +204,7 @@ def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
     continues it, else the switch rewrite (``rewrite.py``)."""
     settings, history = r.settings, r.history
     if r.failover is None:
-        chosen = route(r.body["model"], state, settings)
+        chosen = route(r.body["model"], state, settings, body=r.body, headers=r.headers)
     else:
         chosen = _failover(r.failover, state, settings, record=record)
     before = Before(state.last_backend, state.conversation)

@@ -1,14 +1,19 @@
 """Which backend and model a request goes to (docs/proxy.md, "Routing and sessions").
 
 In order: an explicit ``backend,model`` (or a bare backend name) in the request's
-``model`` (what Claude Code's ``/model`` sends); the backend the session was switched to
-with ``toolwire proxy switch``; the ``[proxy.models]`` map; the default backend.
+``model`` (what Claude Code's ``/model`` sends), or a ``[proxy.aliases]`` id (what its
+model picker lists); the backend the session was switched to with ``toolwire proxy
+switch``; the first ``[[proxy.routes]]`` rule the request meets (``rules.py``); the
+``[proxy.models]`` map; the default backend.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from toolwire.proxy.rules import choose
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState
 
@@ -22,19 +27,37 @@ class Route:
     reason: str
 
 
-def route(requested: str, state: SessionState, settings: ProxySettings) -> Route:
-    """Route a request whose ``model`` field is ``requested``."""
+def route(
+    requested: str,
+    state: SessionState,
+    settings: ProxySettings,
+    *,
+    body: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Route:
+    """Route a request whose ``model`` field is ``requested``; the rules read its
+    ``body`` and ``headers`` (without a body, no rule applies)."""
     explicit = _explicit(requested, settings)
     if explicit is not None:
         return Route(*explicit, "explicit")
+    alias = settings.aliases.get(requested)
+    if alias is not None:
+        return _mapped(alias, "alias", settings)
     if state.forced is not None:
         return Route(state.forced, _model(state.forced, None, settings), "switched")
+    rule = None if body is None else choose(settings.routes, body, headers or {})
+    if rule is not None:
+        return Route(rule.backend, _model(rule.backend, rule.model, settings), "rule")
     mapped = settings.models.get(requested)
     if mapped is not None:
-        name, _, model = mapped.partition(",")
-        return Route(name, _model(name, model or None, settings), "mapped")
+        return _mapped(mapped, "mapped", settings)
     name = settings.default_backend
     return Route(name, _model(name, None, settings), "default")
+
+
+def _mapped(target: str, reason: str, settings: ProxySettings) -> Route:
+    name, _, model = target.partition(",")
+    return Route(name, _model(name, model or None, settings), reason)
 
 
 def _explicit(requested: str, settings: ProxySettings) -> tuple[str, str] | None:

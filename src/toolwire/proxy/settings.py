@@ -24,6 +24,13 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
+
+    [proxy.aliases]                  # listed by /v1/models (Claude Code's picker), routed
+    "claude-glm-4-6" = "glm,glm-4.6" # like an explicit "backend,model"
+
+    [[proxy.routes]]                 # rules, first match wins (toolwire.proxy.rules)
+    long_context = 60000
+    backend = "gemini"
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
+from toolwire.proxy.rules import Rule, RuleTable, rule_of
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 from toolwire.web import SearchSettings
 
@@ -48,6 +56,8 @@ DEFAULT_BODY_TIMEOUT = 60.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
 DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
 DEFAULT_FAILOVER_COOLDOWN = 30.0
+# Claude Code's gateway model discovery keeps only the ids that start with these (any case).
+PICKER_PREFIXES = ("claude", "anthropic")
 
 
 class ProxyTable(Table):
@@ -70,6 +80,14 @@ class ProxyTable(Table):
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
+    )
+    aliases: dict[str, str] = Field(
+        default_factory=dict,
+        description="a table mapping model ids to 'backend' or 'backend,model'",
+    )
+    # Each rule is checked on its own (``_rules``), so an error names its key.
+    routes: list[dict[str, Any]] = Field(
+        default_factory=list, description="an array of tables ([[proxy.routes]])"
     )
 
 
@@ -99,6 +117,10 @@ class ProxySettings:
     search: SearchSettings | None = None
     """The provider the proxy runs Claude Code's web searches on for backends without
     their own (``[tools.web] search``, shared with the agent's ``WebSearch``)."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Model ids ``/v1/models`` lists, each ``backend`` or ``backend,model``."""
+    routes: tuple[Rule, ...] = ()
+    """The ``[[proxy.routes]]`` rules, in order."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
@@ -115,12 +137,16 @@ class ProxySettings:
             store=table.store or "memory",
             models=dict(table.models),
             search=SearchSettings.from_config(config.tools.web),
+            aliases=dict(table.aliases),
+            routes=_rules(table.routes, where),
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         settings = cls(**values)
         _check_store(settings, where)
         config.backend(settings.default_backend)  # an unknown default fails now, in plain words
         _check_fallbacks(settings, where)
+        _check_aliases(settings, where)
+        _check_routes(settings, where)
         return settings
 
 
@@ -140,6 +166,47 @@ def _check_fallbacks(settings: ProxySettings, where: str) -> None:
                     f"{where}: backends.{name}.fallbacks: {fallback!r} is not another "
                     f"backend; defined: {known}"
                 )
+
+
+def _rules(tables: list[dict[str, Any]], where: str) -> tuple[Rule, ...]:
+    return tuple(
+        rule_of(validate(RuleTable, t, where, "proxy", f"routes[{i}]"))
+        for i, t in enumerate(tables)
+    )
+
+
+def _check_aliases(settings: ProxySettings, where: str) -> None:
+    """Each alias names a defined backend, and is an id Claude Code's picker keeps."""
+    backends = settings.config.backends
+    for alias, target in settings.aliases.items():
+        if not alias.lower().startswith(PICKER_PREFIXES):
+            raise ConfigError(
+                f"{where}: proxy.aliases: {alias!r} must start with 'claude' or 'anthropic' "
+                "(Claude Code's model picker drops other ids)"
+            )
+        name = target.partition(",")[0]
+        if name not in backends:
+            known = ", ".join(backends)
+            raise ConfigError(
+                f"{where}: proxy.aliases.{alias}: {name!r} is not a backend; defined: {known}"
+            )
+
+
+def _check_routes(settings: ProxySettings, where: str) -> None:
+    """Each rule sets a condition and names a defined backend."""
+    backends = settings.config.backends
+    for i, rule in enumerate(settings.routes):
+        if not rule.conditions:
+            raise ConfigError(
+                f"{where}: proxy.routes[{i}]: no condition (long_context, thinking, "
+                "background, image, web_search or header)"
+            )
+        if rule.backend not in backends:
+            known = ", ".join(backends)
+            raise ConfigError(
+                f"{where}: proxy.routes[{i}].backend: {rule.backend!r} is not a backend; "
+                f"defined: {known}"
+            )
 
 
 def _check_store(settings: ProxySettings, where: str) -> None:
