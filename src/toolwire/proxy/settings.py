@@ -22,6 +22,10 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
+
+    [proxy.limits]                   # per minute, shared by every replica (0: none)
+    requests_per_minute = 60         # per client key; user_... and team_... likewise
+    tokens_per_minute = 400000
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
+from toolwire.proxy.ratelimit import LimitsTable
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several MB
@@ -68,6 +73,7 @@ class ProxyTable(Table):
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
     )
+    limits: LimitsTable = Field(default_factory=LimitsTable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,8 @@ class ProxySettings:
     models: Mapping[str, str] = field(default_factory=dict)
     failover_cooldown: float = DEFAULT_FAILOVER_COOLDOWN
     """Seconds a backend that failed is skipped (doubling on failures in a row, to 10x)."""
+    limits: LimitsTable = field(default_factory=LimitsTable)
+    """``[proxy.limits]``: requests and tokens per minute (``ratelimit.py``)."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
