@@ -24,7 +24,6 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.context import is_context_overflow
-from toolwire.proxy.cooling import SharedCooldowns
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -38,12 +37,11 @@ from toolwire.proxy.errors import (
 from toolwire.proxy.failover import chain
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Failover, Plan, plan
-from toolwire.proxy.pools import KeyPools, key_name
+from toolwire.proxy.pools import open_pooled
 from toolwire.proxy.provenance import watched
-from toolwire.proxy.ratelimit import Caller, admit, caller_of
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.shared import RedisShared, SharedState, open_shared
+from toolwire.proxy.sharing import Sharing
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.upstream import Opened, open_stream
@@ -69,11 +67,8 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
-        self.shared: SharedState = open_shared(settings.store)
-        # One process's memory needs no pull or push: the table itself is the state.
-        shared = self.shared if self.shared.blocking else None
-        self.cooldowns = SharedCooldowns(settings.failover_cooldown, shared=shared)
-        self.pools = KeyPools(settings, self.shared, self.cooldowns)
+        self.sharing = Sharing(settings, self.metrics)
+        self.cooldowns, self.pools = self.sharing.cooldowns, self.sharing.pools
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
 
     def app(self) -> Starlette:
@@ -103,8 +98,7 @@ class Proxy:
         async with http_client() as self.client:
             yield
         self.client = None
-        if isinstance(self.shared, RedisShared):
-            self.shared.close()  # its connections (it reconnects if the app starts again)
+        self.sharing.close()
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -115,13 +109,11 @@ class Proxy:
             return await self._messages(body, request)
         finally:
             # Cooldowns this request started reach the other replicas before it answers.
-            if self.cooldowns.pending:
-                await self._with_shared(self.cooldowns.push)
+            await self.sharing.push()
 
     async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)
-        if self.settings.limits.any:
-            await self._admit(caller_of(request.headers), p.input_tokens)
+        await self.sharing.admit(request.headers, p.input_tokens)
         names = chain(p.route.backend, self._fallbacks)
         if len(names) == 1:
             try:
@@ -189,32 +181,15 @@ class Proxy:
 
     # -- helpers ------------------------------------------------------------------------
 
-    async def _admit(self, caller: Caller, tokens: int) -> None:
-        """Count the request against ``[proxy.limits]`` (``RateLimitedError`` if over)."""
-        work = partial(admit, self.shared, self.settings.limits, caller, tokens)
-        try:
-            await self._with_shared(work)
-        except RateLimitedError:
-            self.metrics.add("toolwire_proxy_rate_limited_total")
-            raise
-
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
-        """``p``'s upstream opened; a pool key answering 429 cools down for its
-        ``retry-after`` and the request goes with the session's next key (``pools.py``)."""
-        while True:
-            try:
-                return await self._open_key(body, request, p)
-            except UpstreamError as e:
-                if p.key_env is None or e.status != 429:
-                    raise
-                seconds = e.retry_after or self.settings.failover_cooldown
-                self.cooldowns.hold(key_name(p.route.backend, p.key_env), seconds)
-                self.metrics.add(
-                    "toolwire_proxy_key_cooldowns_total", backend=p.route.backend, key=p.key_env
-                )
-                if not self.pools.ready(p.route.backend):
-                    raise
-                p = await self._plan(body, request, record=True, failover=p.failover)
+        """``p``'s upstream opened, through the session's next pool key on a 429."""
+        replan = partial(self._replan_key, body, request)
+        opened = partial(self._open_key, body, request)
+        cooldown = self.settings.failover_cooldown
+        return await open_pooled(p, opened, replan, self.pools, self.metrics, cooldown)
+
+    async def _replan_key(self, body: Any, request: Request, p: Plan) -> Plan:
+        return await self._plan(body, request, record=True, failover=p.failover)
 
     async def _open_key(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
@@ -290,12 +265,6 @@ class Proxy:
             return await asyncio.to_thread(work)
         return work()
 
-    async def _with_shared(self, work: Callable[[], _T]) -> _T:
-        """Run ``work``, which reads or writes the shared state, where it belongs."""
-        if self.shared.blocking:
-            return await asyncio.to_thread(work)
-        return work()
-
     async def _body(self, request: Request) -> Any:
         """The request's JSON, from an authorized client, within ``max_body_bytes``.
 
@@ -351,9 +320,8 @@ class Proxy:
         headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else {}
         if isinstance(exc, UpstreamError) and exc.backend is not None:
             headers["x-toolwire-backend"] = exc.backend
-        retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimitedError) and retry_after is not None:
-            headers["retry-after"] = str(int(retry_after))
+        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
+            headers["retry-after"] = str(int(exc.retry_after))
         payload = error_payload(exc.kind, exc.message)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 

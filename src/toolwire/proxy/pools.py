@@ -11,11 +11,18 @@ variable here and everywhere: the value never leaves ``make_backend``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from toolwire.proxy.cooling import SharedCooldowns
+from toolwire.proxy.errors import UpstreamError
+from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.plan import Plan
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.shared import PIN_TTL, SharedState
+from toolwire.proxy.upstream import Opened
+
+Open = Callable[[Plan], Awaitable[tuple[Plan, Opened]]]
+Replan = Callable[[Plan], Awaitable[Plan]]
 
 
 def key_name(backend: str, env: str) -> str:
@@ -69,8 +76,33 @@ class KeyPools:
             self._shared.pin(where, chosen, PIN_TTL)
         return chosen
 
+    def cool(self, backend: str, env: str, seconds: float) -> None:
+        """``backend``'s key in ``env`` answered 429: skip it for ``seconds``."""
+        self._cooldowns.hold(key_name(backend, env), seconds)
+
     def _cooling(self, backend: str, env: str) -> bool:
         return self._cooldowns.cooling(key_name(backend, env))
 
 
-__all__ = ["KeyPools", "choose", "key_name"]
+async def open_pooled(
+    p: Plan, open_plan: Open, replan: Replan, pools: KeyPools, metrics: Metrics, cooldown: float
+) -> tuple[Plan, Opened]:
+    """``p`` opened; while its pool key answers 429, that key cools down for the
+    upstream's ``retry-after`` (else ``cooldown`` seconds) and the request is planned
+    again, with the session's next key (nothing has reached the client yet). The 429 is
+    the answer once every key of the pool is cooling."""
+    while True:
+        try:
+            return await open_plan(p)
+        except UpstreamError as e:
+            env, backend = p.key_env, p.route.backend
+            if env is None or e.status != 429:
+                raise
+            pools.cool(backend, env, e.retry_after or cooldown)
+            metrics.add("toolwire_proxy_key_cooldowns_total", backend=backend, key=env)
+            if not pools.ready(backend):
+                raise
+            p = await replan(p)
+
+
+__all__ = ["KeyPools", "choose", "key_name", "open_pooled"]

@@ -15,12 +15,14 @@ Tokens are the request's input tokens as the proxy estimates what it sends upstr
 
 Who a request is: a ``Caller``. Until the proxy has keys per person, the caller's
 ``key`` is a digest of the credential the client sent (never the credential itself) and
-``user``/``team`` are None; a key store passes the ones it knows to ``admit``.
+``user``/``team`` are None; a key store passes the caller it knows to
+``Sharing.admit(headers, tokens, caller=Caller(key_id, user, team))``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -97,7 +99,7 @@ def admit(shared: SharedState, limits: LimitsTable, caller: Caller, tokens: int)
         return
     wait = shared.take(wanted, WINDOW)
     if wait is not None:
-        seconds = max(1, round(wait + 0.5))
+        seconds = max(1, math.ceil(wait))  # whole seconds: retry-after's unit
         raise RateLimitedError(
             f"over the proxy's rate limit ([proxy.limits]); retry in {seconds} s", seconds
         )
