@@ -53,6 +53,8 @@ class HTTPStatusError(TransportError):
         """The provider's error code or type when the body had one (``context_length_exceeded``)."""
         self.param = param
         """Where in the request the error is, when the body says (OpenAI's ``param``)."""
+        self.retry_after: float | None = None
+        """Seconds the peer asked to wait (``retry-after``), when it said."""
 
 
 class TransportTimeoutError(TransportError):

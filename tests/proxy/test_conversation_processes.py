@@ -78,7 +78,7 @@ class _Process:
         while True:
             assert self.process.poll() is None, self.log.read_text()
             try:
-                if httpx2.get(f"{self.url}/metrics", timeout=1).status_code == 200:
+                if httpx2.get(f"{self.url}/healthz", timeout=1).status_code == 200:
                     return
             except httpx2.TransportError:
                 pass

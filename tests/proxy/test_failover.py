@@ -117,3 +117,15 @@ def test_a_failover_is_recorded_as_a_switch_made_sticky_only_if_asked(
     assert (switch.kind, switch.at, switch.target) == ("switch", 3, "local")
     assert state.last_backend == "local"
     assert state.forced == ("local" if sticky else None)
+
+
+def test_a_retry_after_longer_than_the_cooldown_is_waited_out() -> None:
+    clock = Clock()
+    cooldowns = Cooldowns(30.0, clock)
+    assert cooldowns.fail("a", at_least=90.0) == 90.0
+    clock.now += 60
+    assert cooldowns.cooling("a")
+    assert cooldowns.fail("b", at_least=5.0) == 30.0  # a shorter one: the usual cooldown
+    cooldowns.hold("c", 12.0)  # a pool key: exactly its retry-after
+    clock.now += 12.5
+    assert not cooldowns.cooling("c")

@@ -27,7 +27,7 @@ def test_every_proxy_key_reaches_the_settings(tmp_path: Path) -> None:
         name: _other(name, info.default)
         for name, info in ProxyTable.model_fields.items()
         # write_config sets default_backend; store_ttl needs a Redis store
-        if name not in ("default_backend", "models", "store_ttl", "aliases", "routes")
+        if name not in ("default_backend", "models", "store_ttl", "aliases", "routes", "limits")
     }
     lines = [
         f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v)}" for k, v in chosen.items()
@@ -35,12 +35,16 @@ def test_every_proxy_key_reaches_the_settings(tmp_path: Path) -> None:
     lines.append('models = { "claude-opus-5-5" = "claude,claude-up" }')
     lines.append('aliases = { "claude-up-alias" = "claude" }')
     lines.append('routes = [{ image = true, backend = "claude" }]')
+    lines.append("limits = { requests_per_minute = 7, team_tokens_per_minute = 9 }")
     config = write_config(tmp_path, "http://127.0.0.1:9", "http://127.0.0.1:9", "\n".join(lines))
     settings = load_settings(config)
     assert {k: getattr(settings, k) for k in chosen} == chosen
     assert settings.models == {"claude-opus-5-5": "claude,claude-up"}
     assert settings.aliases == {"claude-up-alias": "claude"}
     assert settings.routes == (Rule("claude", image=True),)
+    limits = settings.limits
+    assert (limits.requests_per_minute, limits.team_tokens_per_minute) == (7, 9)
+    assert limits.tokens_per_minute == 0
 
 
 def test_defaults_are_the_tables(tmp_path: Path) -> None:

@@ -174,7 +174,9 @@ class HTTPBackend(ABC):
             status, message = response.status_code, self._error_message(response.status_code, raw)
             delay = self._retry_delay(attempt, status, raw, response.headers)
             if delay is None:
-                raise HTTPStatusError(status, message, provider_code(raw), provider_param(raw))
+                error = HTTPStatusError(status, message, provider_code(raw), provider_param(raw))
+                error.retry_after = retry_after(response.headers)
+                raise error
             attempt += 1
             await asyncio.sleep(delay)
 

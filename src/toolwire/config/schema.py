@@ -240,6 +240,9 @@ class BackendTable(Table):
     its answer's first byte (docs/proxy.md, "Failover")."""
     sticky: bool = False
     """``toolwire proxy`` only: a failover from this backend switches the session."""
+    api_key_envs: list[NonEmpty] = Field(default_factory=list)
+    """``toolwire proxy`` only: a pool of upstream keys, the NAMES of their variables; a
+    session sticks to one (docs/proxy.md, "Key pools")."""
 
     @model_validator(mode="before")
     @classmethod
@@ -260,6 +263,18 @@ class BackendTable(Table):
                 "(e.g. ANTHROPIC_API_KEY), not the key itself"
             )
         return name
+
+    @field_validator("api_key_envs")
+    @classmethod
+    def _variable_names(cls, names: list[str]) -> list[str]:
+        if any(not _ENV_NAME.fullmatch(n) for n in names):
+            raise ValueError(
+                "api_key_envs must list the NAMES of the environment variables holding "
+                'the keys (e.g. ["ANTHROPIC_KEY_1", "ANTHROPIC_KEY_2"]), not the keys'
+            )
+        if len(set(names)) != len(names):
+            raise ValueError("api_key_envs names a variable twice")
+        return names
 
     @model_validator(mode="after")
     def _complete(self) -> Self:

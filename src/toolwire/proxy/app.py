@@ -29,17 +29,20 @@ from toolwire.proxy.errors import (
     BadRequestError,
     BodyTooLargeError,
     ProxyError,
+    RateLimitedError,
     RequestTimeoutError,
     UnauthorizedError,
     UpstreamError,
 )
-from toolwire.proxy.failover import Cooldowns, chain
+from toolwire.proxy.failover import chain
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.plan import Failover, Plan, plan
+from toolwire.proxy.pools import open_pooled
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
+from toolwire.proxy.sharing import Sharing
 from toolwire.proxy.state import SessionState, check_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.telemetry import Person, Telemetry, traced
@@ -72,7 +75,8 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
-        self.cooldowns = Cooldowns(settings.failover_cooldown)
+        self.sharing = Sharing(settings, self.metrics)
+        self.cooldowns, self.pools = self.sharing.cooldowns, self.sharing.pools
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
         self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
 
@@ -105,13 +109,22 @@ class Proxy:
         self.client = None
         if self.telemetry is not None:
             self.telemetry.close()
+        self.sharing.close()
 
     # -- endpoints ----------------------------------------------------------------------
 
     async def messages(self, request: Request) -> Response:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
         body = await self._body(request)
+        try:
+            return await self._messages(body, request)
+        finally:
+            # Cooldowns this request started reach the other replicas before it answers.
+            await self.sharing.push()
+
+    async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)
+        await self.sharing.admit(request.headers, p.input_tokens)
         who = self.person(request)
         span = (
             None
@@ -218,6 +231,16 @@ class Proxy:
         return None
 
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
+        """``p``'s upstream opened, through the session's next pool key on a 429."""
+        replan = partial(self._replan_key, body, request)
+        opened = partial(self._open_key, body, request)
+        cooldown = self.settings.failover_cooldown
+        return await open_pooled(p, opened, replan, self.pools, self.metrics, cooldown)
+
+    async def _replan_key(self, body: Any, request: Request, p: Plan) -> Plan:
+        return await self._plan(body, request, record=True, failover=p.failover)
+
+    async def _open_key(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened; one that refuses it as too long, compacted tighter."""
         try:
             return p, await open_stream(p.backend, p.request, tap=p.relay.tap)
@@ -245,9 +268,20 @@ class Proxy:
     ) -> Plan:
         args = (body, request.headers, self.settings, self.store)
         work = partial(
-            plan, *args, record=record, client=self.client, squeeze=squeeze, failover=failover
+            plan,
+            *args,
+            record=record,
+            client=self.client,
+            squeeze=squeeze,
+            failover=failover,
+            choose_key=self.pools.choose,
         )
-        return await self._with_store(work)
+
+        def pulled() -> Plan:
+            self.cooldowns.pull()  # what the other replicas cooled, before choosing
+            return work()
+
+        return await self._with_store(pulled)
 
     def _count(self, p: Plan, opened: Opened, *, streamed: bool) -> None:
         """The metrics of a request whose upstream answered."""
@@ -335,6 +369,8 @@ class Proxy:
         headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else {}
         if isinstance(exc, UpstreamError) and exc.backend is not None:
             headers["x-toolwire-backend"] = exc.backend
+        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
+            headers["retry-after"] = str(int(exc.retry_after))
         payload = error_payload(exc.kind, exc.message)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 

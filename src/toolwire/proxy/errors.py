@@ -62,12 +62,26 @@ class UpstreamError(ProxyError):
         ``context.overflow`` reads it, as the agent does."""
         self.backend: str | None = None
         """The backend that answered so (its name goes in ``x-toolwire-backend``)."""
+        self.retry_after: float | None = None
+        """Seconds the upstream asked to wait (its ``retry-after``), when it said."""
+
+
+class RateLimitedError(ProxyError):
+    """Over a ``[proxy.limits]`` rate: answered with ``retry-after`` (whole seconds)."""
+
+    status = 429
+    kind = "rate_limit_error"
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after: float | None = retry_after
 
 
 __all__ = [
     "BadRequestError",
     "BodyTooLargeError",
     "ProxyError",
+    "RateLimitedError",
     "RequestTimeoutError",
     "UnauthorizedError",
     "UpstreamError",

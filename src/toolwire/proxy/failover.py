@@ -3,8 +3,9 @@
 A backend's ``fallbacks`` list (``[backends.NAME]``) is its route's order: the backend
 itself, then each fallback. A backend that failed before its answer's first byte cools
 down for ``failover_cooldown`` seconds, doubled on each further failure in a row up to
-ten times that; while cooling it is skipped. A success ends the streak. The clock is
-injected, so the tests need no sleeps.
+ten times that (or for the upstream's ``retry-after``, if longer); while cooling it is
+skipped. A success ends the streak. The clock is injected, so the tests need no sleeps;
+``cooling.py`` shares the table between replicas.
 """
 
 from __future__ import annotations
@@ -48,14 +49,22 @@ class Cooldowns:
     clock: Callable[[], float] = time.monotonic
     _table: dict[str, _Cooling] = field(default_factory=dict)
 
-    def fail(self, name: str) -> float:
-        """Record a failure of ``name``; the seconds it now cools down for."""
+    def fail(self, name: str, at_least: float = 0.0) -> float:
+        """Record a failure of ``name``; the seconds it now cools down for (``at_least``:
+        the upstream's ``retry-after``)."""
         now = self.clock()
         previous = self._table.get(name)
         streak = 1 if previous is None else previous.streak + 1
         seconds: float = min(self.base * 2.0 ** (streak - 1), self.base * MAX_FACTOR)
+        seconds = max(seconds, at_least)
         self._table[name] = _Cooling(now + seconds, streak)
         return seconds
+
+    def hold(self, name: str, seconds: float) -> None:
+        """Skip ``name`` for exactly ``seconds`` (an upstream key's ``retry-after``)."""
+        previous = self._table.get(name)
+        streak = 1 if previous is None else previous.streak + 1
+        self._table[name] = _Cooling(self.clock() + seconds, streak)
 
     def succeed(self, name: str) -> None:
         """``name`` answered: its next failure cools it for the base time again."""

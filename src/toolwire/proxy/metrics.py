@@ -45,6 +45,14 @@ _HELP = {
         "counter",
         "Requests that skipped a backend because it was cooling down, by backend.",
     ),
+    "toolwire_proxy_key_cooldowns_total": (
+        "counter",
+        "Pool keys that answered 429 and cooled down, by backend and key variable name.",
+    ),
+    "toolwire_proxy_rate_limited_total": (
+        "counter",
+        "Requests refused by [proxy.limits].",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",

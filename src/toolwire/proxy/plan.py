@@ -11,7 +11,7 @@ what would be sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -45,6 +45,9 @@ from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
 
+KeyChoice = Callable[[str, str], str | None]
+"""(backend, session) -> the variable of the key the request sends with."""
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -72,6 +75,8 @@ class Plan:
     """The session's routing record before this plan changed it (a failover undoes it)."""
     failover: Failover | None = None
     """The failover this plan was made for (None: the routed backend)."""
+    key_env: str | None = None
+    """The variable of the pool key this plan sends with (None: no pool; ``pools.py``)."""
 
     @property
     def reported_tokens(self) -> int:
@@ -109,6 +114,7 @@ class _Request:
     history: tuple[Message, ...]
     client_window: int
     failover: Failover | None = None
+    choose_key: KeyChoice | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +140,7 @@ class _Built:
     backend: TappableBackend
     request: ModelRequest
     tokens: int
+    key_env: str | None = None
 
 
 def plan(
@@ -146,6 +153,7 @@ def plan(
     client: httpx2.AsyncClient | None = None,
     squeeze: float | None = None,
     failover: Failover | None = None,
+    choose_key: KeyChoice | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -155,8 +163,9 @@ def plan(
     estimate says, into that share of the usual budget (the upstream refused the
     request as too long though the estimate said it fits). ``failover``: the route is that
     backend, and the record the failed plan made is undone first (so a switch, if any, is
-    from the backend that produced the history, not from the one that failed)."""
-    r = _read(body, headers, settings, client, failover)
+    from the backend that produced the history, not from the one that failed).
+    ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``)."""
+    r = _read(body, headers, settings, client, failover, choose_key)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
@@ -175,6 +184,7 @@ def plan(
         compacted_now=now,
         before=d.before,
         failover=failover,
+        key_env=built.key_env,
     )
 
 
@@ -184,6 +194,7 @@ def _read(
     settings: ProxySettings,
     client: httpx2.AsyncClient | None,
     failover: Failover | None,
+    choose_key: KeyChoice | None = None,
 ) -> _Request:
     """The request's inputs: its body checked, its session, history and client window."""
     body = parse_request(raw)
@@ -196,6 +207,7 @@ def _read(
         import_history(body),
         client_window(str(body["model"]), headers),
         failover,
+        choose_key,
     )
 
 
@@ -269,12 +281,13 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
     raw = None if prepared is None else RawRelay()
     key = r.headers.get("x-api-key") or None
     attach = None if raw is None else raw.attach
+    env = None if r.choose_key is None else r.choose_key(d.chosen.backend, r.session)
     backend = make_backend(
-        d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client
+        d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client, key_env=env
     )
     search = None if prepared is not None else r.settings.search is not None
     request = to_model_request(r.body, view.messages, search=search)
-    return _Built(prepared, raw, backend, request, estimate_tokens(backend, request))
+    return _Built(prepared, raw, backend, request, estimate_tokens(backend, request), env)
 
 
 def _compacted(backend: str, point: ConversationRecord, state: SessionState) -> None:
@@ -335,4 +348,4 @@ def _passthrough(
     )
 
 
-__all__ = ["Before", "Failover", "Plan", "passthrough_level", "plan"]
+__all__ = ["Before", "Failover", "KeyChoice", "Plan", "passthrough_level", "plan"]

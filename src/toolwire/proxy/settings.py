@@ -31,6 +31,10 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     [[proxy.routes]]                 # rules, first match wins (toolwire.proxy.rules)
     long_context = 60000
     backend = "gemini"
+
+    [proxy.limits]                   # per minute, shared by every replica (0: none)
+    requests_per_minute = 60         # per client key; user_... and team_... likewise
+    tokens_per_minute = 400000
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
+from toolwire.proxy.ratelimit import LimitsTable
 from toolwire.proxy.rules import Rule, RuleTable, rule_of
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 from toolwire.web import SearchSettings
@@ -89,6 +94,7 @@ class ProxyTable(Table):
     routes: list[dict[str, Any]] = Field(
         default_factory=list, description="an array of tables ([[proxy.routes]])"
     )
+    limits: LimitsTable = Field(default_factory=LimitsTable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,8 @@ class ProxySettings:
     """Model ids ``/v1/models`` lists, each ``backend`` or ``backend,model``."""
     routes: tuple[Rule, ...] = ()
     """The ``[[proxy.routes]]`` rules, in order."""
+    limits: LimitsTable = field(default_factory=LimitsTable)
+    """``[proxy.limits]``: requests and tokens per minute (``ratelimit.py``)."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:

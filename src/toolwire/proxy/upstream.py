@@ -77,13 +77,17 @@ def make_backend(
     prepared: Prepared | None = None,
     attach: Callable[[AnthropicDecoder], None] | None = None,
     client: httpx2.AsyncClient | None = None,
+    key_env: str | None = None,
 ) -> TappableBackend:
     """The backend of ``route``; an Anthropic one may carry the client's key (if allowed).
+    ``key_env``: the variable of the pool key chosen for this request (``pools.py``).
 
     With ``prepared`` (an Anthropic backend), a ``PassthroughBackend`` sending it, its
     decoders shown to ``attach``. ``client``: the proxy's HTTP client (its lifespan's)."""
     config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
     environ: Mapping[str, str] | None = None
+    if key_env is not None:
+        config = config.model_copy(update={"api_key_env": key_env})
     if settings.pass_client_key and config.provider == "anthropic" and client_key:
         config = config.model_copy(update={"api_key_env": _CLIENT_KEY_ENV})
         environ = {_CLIENT_KEY_ENV: client_key}
@@ -135,7 +139,9 @@ async def open_stream(
         await events.aclose()
         status = e.status if e.status in _KINDS or e.status >= 500 else 400
         kind = _KINDS.get(status, "api_error")
-        raise UpstreamError(status, kind, e.message, e.code) from e
+        error = UpstreamError(status, kind, e.message, e.code)
+        error.retry_after = e.retry_after
+        raise error from e
     except TransportTimeoutError as e:
         await events.aclose()
         raise UpstreamError(504, "timeout_error", str(e)) from e

@@ -48,7 +48,7 @@ async def walk(
             e.backend = name
             if not retryable(e.status, e.kind):
                 raise
-            cooldowns.fail(name)
+            cooldowns.fail(name, e.retry_after or 0.0)  # at least what it asked for
             metrics.add("toolwire_proxy_cooldowns_total", backend=name)
             if i == len(order) - 1:
                 raise
