@@ -117,4 +117,5 @@ def _drive_initialize_only(tmp_path: Path) -> dict[str, Any]:
         check=False,
     )
     answer: dict[str, Any] = json.loads(done.stdout.splitlines()[0])
-    return answer.get("result", answer)
+    result: dict[str, Any] = answer["result"]
+    return result

@@ -175,8 +175,8 @@ class SubagentsConfig(Table):
 class AcpConfig(Table):
     """``[acp]``: the protocol ``toolwire acp`` speaks (docs/agent.md "ACP v2")."""
 
-    v2: bool = False
-    """Answer a client that asks for protocol version 2 in the v2 draft (else 1)."""
+    v2: bool = True
+    """Answer a client that asks for protocol version 2 in the v2 draft (off: 1)."""
 
 
 class ToolsConfig(Table):
