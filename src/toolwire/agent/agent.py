@@ -113,6 +113,8 @@ class ToolwireAgent:
             runtime = self._rt()
             runtime.compaction_updates, runtime.notices = _session_caps(message)
             runtime.subagents = _subagents_cap(message)
+            v2 = getattr(self._sink, "v2", None)  # the transport's, when it serves v2
+            runtime.protocol = 2 if v2 is not None and v2.active else 1
 
     def on_sent(self, message: dict[str, Any]) -> None:
         """Transport hook: a ``session/new`` (or ``fork``) response is written, the

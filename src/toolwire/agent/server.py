@@ -73,6 +73,8 @@ async def serve_on(
     client = http_client()  # the backends' connections: closed on the way out, below
     agent = ToolwireAgent(config, store or StoreWorker(), transport, record=record, http=client)
     transport.on_sent, transport.on_received = agent.on_sent, agent.on_received
+    if config.acp.v2:
+        transport.serve_v2()
     # session/resume and session/close are stable in ACP v1 (schema 1.21), but the SDK
     # (0.12.1, generated from schema 1.19) still routes them only in "unstable" mode.
     conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)

@@ -25,6 +25,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     [compaction]                       # see schema.CompactionConfig
     [checkpoints]                      # see schema.CheckpointsConfig
     [subagents]                        # see schema.SubagentsConfig (the Task tool)
+    [acp]                              # see schema.AcpConfig: v2 = true answers v2 clients
     [tools]                            # see schema.ToolsConfig
     env_allow = []                     # key variables Bash commands may still see
     [tools.web]                        # see web.WebConfig: WebFetch's reach and limits

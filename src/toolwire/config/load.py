@@ -29,6 +29,7 @@ from toolwire.config.explain import invalid_choice
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
+    AcpConfig,
     BackendConfig,
     CheckpointsConfig,
     CompactionConfig,
@@ -64,6 +65,7 @@ class Config:
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
     subagents: SubagentsConfig = field(default_factory=SubagentsConfig)
+    acp: AcpConfig = field(default_factory=AcpConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     file: Path | None = None
     file_found: bool = False
@@ -125,6 +127,7 @@ def load_config(
         compaction=data.compaction,
         checkpoints=data.checkpoints,
         subagents=data.subagents,
+        acp=data.acp,
         tools=_sandbox_mode(data, env, sources),
         file=file,
         file_found=file.exists(),
@@ -164,6 +167,7 @@ def _file_sources(data: ConfigFile, where: str) -> dict[str, str]:
         ("compaction", data.compaction),
         ("checkpoints", data.checkpoints),
         ("subagents", data.subagents),
+        ("acp", data.acp),
         ("tools", data.tools),
         ("tools.sandbox", data.tools.sandbox),
     ):

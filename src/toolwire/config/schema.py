@@ -172,6 +172,13 @@ class SubagentsConfig(Table):
     """Child model requests in flight at once, across the children of one turn."""
 
 
+class AcpConfig(Table):
+    """``[acp]``: the protocol ``toolwire acp`` speaks (docs/agent.md "ACP v2")."""
+
+    v2: bool = True
+    """Answer a client that asks for protocol version 2 in the v2 draft (off: 1)."""
+
+
 class ToolsConfig(Table):
     """``[tools]``: what the agent's tools may do."""
 
@@ -358,6 +365,7 @@ class ConfigFile(Table):
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
+    acp: AcpConfig = Field(default_factory=AcpConfig)
     proxy: dict[str, Any] = Field(default_factory=dict)
     """Read by ``toolwire proxy`` (``toolwire.proxy.settings``)."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
@@ -375,6 +383,7 @@ def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str
 
 __all__ = [
     "DEFAULT_KEY_ENV",
+    "AcpConfig",
     "BackendConfig",
     "BackendTable",
     "CheckpointsConfig",

@@ -54,6 +54,8 @@ def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
         or not isinstance(message.get("id"), int | str)
         or not isinstance(params, dict)
         or type(params.get("protocolVersion")) is not int
+        # v2 (or later) is decided with the configuration loaded: ``[acp] v2``.
+        or params["protocolVersion"] >= 2
         or not isinstance(params.get("clientCapabilities", {}), dict)
         or not isinstance(params.get("clientInfo", {}), dict)
     ):

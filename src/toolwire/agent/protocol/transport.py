@@ -16,6 +16,9 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
 * **Pre-encoded notifications.** The update engine already holds each notification as
   its exact wire line (compact ASCII JSON, like the SDK's own sender); ``write_line``
   writes it as is, in order with everything else, with no second serialization.
+* **ACP v2 beside v1.** With ``v2`` set (``[acp] v2``), a client that asks for version 2
+  is served through ``toolwire.agent.protocol.v2``: its requests reach the SDK in v1
+  shape, and everything written goes out in v2 shape.
 * **Methods the SDK does not route.** ``session/delete`` is stable in ACP v1 but the SDK
   (generated from an older schema) answers it "method not found"; ``receive`` hands it
   on as the extension method in ``ROUTED_AS_EXTENSION``, which the agent's
@@ -40,6 +43,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO, Final, Protocol
 
 from toolwire.agent.protocol import envelope
+from toolwire.agent.protocol.v2 import V2Wire
 from toolwire.updates.wire import encode
 
 log = logging.getLogger("toolwire.agent")
@@ -73,16 +77,26 @@ class StdioTransport:
         self.on_received = on_received
         self._closed = False
         self._again: deque[dict[str, Any]] = deque()
+        self.v2: V2Wire | None = None
+
+    def serve_v2(self) -> None:
+        """Answer a client that asks for protocol version 2 in v2 (``[acp] v2``)."""
+        self.v2 = V2Wire(self._write_raw)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message (a response, a request, a notification) as one line."""
-        self.write_line((encode(message) + "\n").encode("ascii"))
+        wire = message if self.v2 is None else self.v2.outgoing(message)
+        if wire is not None:
+            self._write_raw((encode(wire) + "\n").encode("ascii"))
         if self.on_sent is not None:
             self.on_sent(message)
         await self.drain()
 
     def write_line(self, line: bytes) -> None:
         """Queue an already encoded line; the order of calls is the order on the wire."""
+        self._write_raw(line if self.v2 is None else self.v2.line(line))
+
+    def _write_raw(self, line: bytes) -> None:
         if self._closed or self._writer.is_closing():
             raise ConnectionError("the client's end of the connection is closed")
         self._writer.write(line)
@@ -97,6 +111,8 @@ class StdioTransport:
             message: dict[str, Any] | None = self._again.popleft()
         else:
             message = await self._next_valid()
+            if message is not None and self.v2 is not None:
+                message = self.v2.incoming(message)
         if message is not None and self.on_received is not None:
             self.on_received(message)
         method = message.get("method") if message is not None else None

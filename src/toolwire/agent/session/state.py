@@ -58,6 +58,8 @@ class Runtime:
     the SDK's capability model drops what it does not know)."""
     notices: bool = False
     """The client advertised ``session.notices``."""
+    protocol: int = 1
+    """The ACP version agreed in ``initialize`` (2: ``toolwire.agent.protocol.v2``)."""
     subagents: bool = False
     """The client advertised ``subagents`` (unstable): children show as sessions of
     their own (``subagent_update``), not as a digest on the parent's ``Task`` call."""

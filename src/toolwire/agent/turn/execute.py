@@ -32,6 +32,7 @@ from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.permissions import answer, bounded_diff, options, preview
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.turn import sandboxing
+from toolwire.agent.turn.agent_terminal import AgentTerminal
 from toolwire.agent.turn.collect import CollectedCall
 from toolwire.agent.turn.hooked import ToolHooks, hook_name
 from toolwire.agent.turn.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
@@ -167,10 +168,14 @@ class Executor:
     ) -> ToolResultPart:
         life.run()
         self.ticker.send(self.engine.update(life))
-        result = await tool.run(call.arguments, self._context(tool, life))
+        owned = self._agent_terminal(tool, call, life)
+        result = await tool.run(call.arguments, self._context(tool, life, owned=owned))
         what = sandboxing.refused_by(self.session, result)
         if what is not None:
             result = await self._outside(tool, call, life, result, what)
+        if owned is not None:  # v2: the output is the terminal's, the card shows it
+            owned.exit(result.command.exit_code if result.command is not None else None)
+            result = dataclasses.replace(result, terminal_id=owned.terminal_id)
         self._finish(tool, life, result)
         return result.to_part(call.id, call.name)
 
@@ -192,10 +197,30 @@ class Executor:
             result = await tool.run(call.arguments, self._context(tool, life, outside=True))
         return sandboxing.noted(result, what, choice)
 
+    def _agent_terminal(
+        self, tool: Tool, call: CollectedCall, life: ToolCallLifecycle
+    ) -> AgentTerminal | None:
+        """In a v2 session a command gets a terminal the agent owns (v2 has no other)."""
+        if tool.kind != "execute" or self.runtime.protocol < 2:
+            return None
+        command = str(call.arguments.get("command", ""))
+        owned = AgentTerminal(self.session.outbox, f"{call.id}-term", command, self.session.cwd)
+        life.set_content([terminal_content(owned.terminal_id)])
+        self.ticker.send(self.engine.update(life) + self.engine.flush())
+        return owned
+
     def _context(
-        self, tool: Tool, life: ToolCallLifecycle, *, outside: bool = False
+        self,
+        tool: Tool,
+        life: ToolCallLifecycle,
+        *,
+        outside: bool = False,
+        owned: AgentTerminal | None = None,
     ) -> ToolContext:
         def on_output(text: str) -> None:
+            if owned is not None:
+                owned.output(text)
+                return
             life.output(text)
             self.ticker.send(self.engine.update(life))
 
