@@ -192,7 +192,9 @@ async def test_child_permission_reaches_the_client_at_once(acp: AgentUnderTest) 
     assert len(acp.client.permissions) == 1
     asked = acp.client.permissions[0]
     assert "general-purpose (look 1)" in asked.title  # names the child
-    assert asked_at[0] - requested[0] < 0.1 + 0.1  # the model's stream, then at once
+    # From the child's model request (its whole stream included) to the client: 3 ms on
+    # an idle machine; the bound is 100 ms from the request alone.
+    assert asked_at[0] - requested[0] < 0.1
     assert (acp.root / "app.py").read_text() == APP.replace("'hi'", "'hey'")  # unblocked
     assert [w for w in acp.run.wire if _permission_on(w) not in (None, sid)] == []
 
