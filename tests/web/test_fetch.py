@@ -29,6 +29,18 @@ async def test_a_name_pinned_to_loopback_is_refused_unless_allowed() -> None:
     assert server.hits == ["/"]
 
 
+async def test_a_name_in_another_script_is_sent_as_idna_and_its_path_encoded() -> None:
+    path = "/stra%C3%9Fe?q=%C3%BC"
+    async with serve({path: page(b"found", "text/plain")}) as server:
+        settings = WebSettings(
+            allow_hosts=("xn--bcher-kva.test",), resolve=(("xn--bcher-kva.test", "127.0.0.1"),)
+        )
+        got = await Fetcher(settings).fetch(f"http://bücher.test:{server.port}/straße?q=ü")
+    assert got.text == "found"
+    assert server.hits == [path]
+    assert got.url == f"http://bücher.test:{server.port}/straße?q=ü"  # as the model wrote it
+
+
 async def test_an_allowed_host_redirecting_to_a_refused_address_is_refused() -> None:
     async with serve({}) as server:
         server.routes["/"] = redirect(server.url("/secret", host="127.0.0.1"))

@@ -12,7 +12,7 @@ import ipaddress
 import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit, urlunsplit
 
 from toolwire.web.address import IPAddress, allowed, literal_address, refusal
 from toolwire.web.errors import RefusedError
@@ -32,7 +32,9 @@ class Target:
 
 
 def split(url: str) -> tuple[SplitResult, str, int]:
-    """``url`` checked: ``http``/``https``, a host, no credentials; with host and port."""
+    """``url`` checked: ``http``/``https``, a host, no credentials; with host and port.
+    The parts are as sent: a host in another script in its IDNA (``xn--``) form, the
+    path and query percent-encoded (HTTP carries ASCII only)."""
     try:
         parts = urlsplit(url.strip())
         port = parts.port
@@ -48,13 +50,27 @@ def split(url: str) -> tuple[SplitResult, str, int]:
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise RefusedError(f"The URL has no host: {url}")
+    if not url.isascii():
+        host, parts = _as_sent(parts, host, port)
     return parts, host, port if port is not None else SCHEMES[scheme]
+
+
+def _as_sent(parts: SplitResult, host: str, port: int | None) -> tuple[str, SplitResult]:
+    """``parts`` with an IDNA host and a percent-encoded path and query."""
+    try:
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise RefusedError(f"Not a valid host name: {host} ({exc}).") from None
+    netloc = host if port is None else f"{host}:{port}"
+    kept = "/%:@!$&'()*+,;=-._~?"  # what a URL already means: encode only the rest
+    path, query = quote(parts.path, safe=kept), quote(parts.query, safe=kept)
+    return host, urlsplit(urlunsplit((parts.scheme, netloc, path, query, "")))
 
 
 async def target(url: str, pins: Mapping[str, str], allow: Sequence[str]) -> Target:
     """The address this hop connects to (module doc), or ``RefusedError`` saying why."""
     parts, host, port = split(url)
-    scheme = parts.scheme.lower()
+    url, scheme = urlunsplit(parts), parts.scheme.lower()
     try:
         literal = literal_address(host)
     except ValueError as exc:
