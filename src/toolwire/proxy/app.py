@@ -24,6 +24,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.context import is_context_overflow
+from toolwire.events import Usage
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -35,6 +36,7 @@ from toolwire.proxy.errors import (
 )
 from toolwire.proxy.failover import Cooldowns, chain
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.people import Caller, Hold, People, Writer, metered, open_accounts, open_ledger
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
@@ -64,6 +66,7 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
+        self.people = _people(settings, self.metrics)
         self.cooldowns = Cooldowns(settings.failover_cooldown)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
 
@@ -94,6 +97,8 @@ class Proxy:
         async with http_client() as self.client:
             yield
         self.client = None
+        # Settlements and ledger rows still queued are written before the process ends.
+        await asyncio.to_thread(self.people.close)
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -102,6 +107,36 @@ class Proxy:
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
         names = chain(p.route.backend, self._fallbacks)
+        hold = await self.people.admit(
+            request.state.caller,
+            p.session,
+            names,
+            p.route.model,
+            (p.input_tokens, p.request.max_tokens),
+        )
+        try:
+            p, opened = await self._open_chain(body, request, p, names)
+        except BaseException as e:
+            if hold is not None:  # nothing reached the client: nothing is charged
+                status = f"error {e.status}" if isinstance(e, UpstreamError) else "error"
+                hold.finish(p.route.backend, p.route.model, None, status, 0)
+            raise
+        if hold is not None:
+            opened.rest = metered(opened.rest, opened.first, partial(self._settle, hold, p))
+        streamed = bool(body.get("stream"))
+        self._count(p, opened, streamed=streamed)
+        opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
+        headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
+        if streamed:
+            return p.relay.stream(opened, self.metrics, headers)
+        data = json_bytes(await p.relay.collect(opened))
+        self.metrics.add("toolwire_proxy_bytes_total", len(data))
+        return Response(data, media_type="application/json", headers=headers)
+
+    async def _open_chain(
+        self, body: Any, request: Request, p: Plan, names: list[str]
+    ) -> tuple[Plan, Opened]:
+        """``p``'s upstream opened, or the first of its fallbacks that answers."""
         if len(names) == 1:
             try:
                 p, opened = await self._open(body, request, p)
@@ -118,15 +153,7 @@ class Proxy:
                 open_plan=partial(self._open, body, request),
                 replan=partial(self._replan, body, request),
             )
-        streamed = bool(body.get("stream"))
-        self._count(p, opened, streamed=streamed)
-        opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
-        headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
-        if streamed:
-            return p.relay.stream(opened, self.metrics, headers)
-        data = json_bytes(await p.relay.collect(opened))
-        self.metrics.add("toolwire_proxy_bytes_total", len(data))
-        return Response(data, media_type="application/json", headers=headers)
+        return p, opened
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
@@ -137,7 +164,7 @@ class Proxy:
 
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: each backend as ``backend,model`` (what ``/model`` accepts)."""
-        self._authorize(request)
+        await self._authorize(request)
         data = [
             {"type": "model", "id": f"{name},{b.model}", "display_name": f"{b.model} ({name})"}
             for name, b in self.settings.config.backends.items()
@@ -151,7 +178,7 @@ class Proxy:
     async def render_metrics(self, request: Request) -> Response:
         """``GET /metrics``: Prometheus text (behind the token, like every route but
         ``/healthz``: the counters name the backends and their traffic)."""
-        self._authorize(request)
+        await self._authorize(request)
         return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
 
     async def switch(self, request: Request) -> Response:
@@ -219,6 +246,16 @@ class Proxy:
         if p.compacted_now:
             add("toolwire_proxy_compactions_total", backend=p.route.backend)
 
+    def _settle(self, hold: Hold, p: Plan, usage: Usage | None, status: str) -> None:
+        """The response ended: charge what the upstream reported; a stream abandoned
+        before it reported anything keeps its worst case (the provider bills it)."""
+        cost = (
+            hold.amount
+            if usage is None
+            else self.people.cost(p.route.backend, usage, p.backend.wire_format)
+        )
+        hold.finish(p.route.backend, p.route.model, usage, status, cost)
+
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
         change = partial(_remember, keys, p.route.backend)
@@ -237,7 +274,7 @@ class Proxy:
         A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
         downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
         """
-        self._authorize(request)
+        request.state.caller = await self._authorize(request)
         raw = await self._read(request)
         try:
             return encodable_json(raw, json.loads(raw))
@@ -266,17 +303,24 @@ class Proxy:
             raise RequestTimeoutError(took) from e
         return bytes(data)
 
-    def _authorize(self, request: Request) -> None:
+    async def _authorize(self, request: Request) -> Caller | None:
+        """The person whose key the request carries (None: the ``token``, or an open
+        proxy); ``UnauthorizedError`` when it carries neither and one is required."""
         token = self.settings.token
-        if not token:
-            return
         # The auth scheme is case-insensitive (RFC 9110, section 11.1).
         scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
         offered = [request.headers.get("x-api-key", "")]
         if scheme.lower() == "bearer":
             offered.append(bearer.strip())
-        if not any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o):
-            raise UnauthorizedError("missing or wrong proxy token")
+        offered = [o for o in offered if o]
+        if token and any(hmac.compare_digest(o.encode(), token.encode()) for o in offered):
+            return None
+        caller = await self.people.identify(offered) if offered else None
+        if caller is not None:
+            return caller
+        if token or await self.people.required():
+            raise UnauthorizedError("missing, wrong or revoked proxy key")
+        return None
 
     async def _error(self, request: Request, exc: Exception) -> Response:
         """Every refusal, in Anthropic's error shape (the one place that writes one)."""
@@ -306,6 +350,14 @@ def _force(backend: str, state: SessionState) -> None:
 
 def _remember(keys: list[str], backend: str, state: SessionState) -> None:
     state.remember(keys, backend)
+
+
+def _people(settings: ProxySettings, metrics: Metrics) -> People:
+    """Keys and budgets beside the session store; the ledger where ``ledger`` says."""
+    ledger = open_ledger(settings.ledger) if settings.ledger else None
+    backends = settings.config.backends
+    prices = {name: b.price_per_mtok for name, b in backends.items()}
+    return People(open_accounts(settings.store), Writer(ledger), metrics, prices.get)
 
 
 def create_app(settings: ProxySettings, store: ProxyStore | None = None) -> Starlette:

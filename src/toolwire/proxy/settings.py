@@ -19,6 +19,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     scale_usage = true               # input tokens reported as a share of Claude's window
     compaction = true                # compact a request over its backend's window (else a 400)
     failover_cooldown = 30.0         # seconds a failed backend is skipped (doubling, up to 10x)
+    ledger = ""                      # spend rows: a SQLite path or "postgresql://..." ("": none)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -26,6 +27,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -35,6 +37,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
+from toolwire.proxy.people.ledger import PG_MISSING, PG_SCHEMES
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
 
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Claude Code's long sessions reach several MB
@@ -64,6 +67,7 @@ class ProxyTable(Table):
     scale_usage: bool = True
     compaction: bool = True
     failover_cooldown: PositiveFloat = DEFAULT_FAILOVER_COOLDOWN
+    ledger: str = ""
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -93,6 +97,8 @@ class ProxySettings:
     models: Mapping[str, str] = field(default_factory=dict)
     failover_cooldown: float = DEFAULT_FAILOVER_COOLDOWN
     """Seconds a backend that failed is skipped (doubling on failures in a row, to 10x)."""
+    ledger: str = ""
+    """Where one row per request is written: a SQLite path or a ``postgresql://`` URL."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
@@ -141,6 +147,8 @@ def _check_store(settings: ProxySettings, where: str) -> None:
         require_redis()  # a ConfigError with the install line, before serving
     elif settings.store_ttl:
         raise ConfigError(f"{where}: proxy.store_ttl needs a redis:// store")
+    if settings.ledger.startswith(PG_SCHEMES) and importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(f"{where}: proxy.ledger: {PG_MISSING}")
 
 
 __all__ = ["DEFAULT_MAX_BODY", "ProxySettings", "ProxyTable", "load_settings"]
