@@ -4,6 +4,8 @@ upstream that reports chosen usage, the proxy served in this process."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import uvicorn
 
 from tests.fakes.http import FakeServer, Received, Reply, sse
@@ -22,7 +25,7 @@ from toolwire.proxy.serving import uvicorn_config
 PRICES = "{ input = 2.0, output = 100.0, cache_read = 0.5, cache_write = 4.0 }"
 
 
-def priced_config(tmp: Path, upstream: str, extra: str = "") -> Path:
+def priced_config(tmp: Path, upstream: str, extra: str = "", prices: str = PRICES) -> Path:
     """Backends ``claude`` (Anthropic, priced) and ``other`` (the same upstream, priced),
     ``[proxy]`` with ``extra``."""
     path = tmp / "config.toml"
@@ -33,12 +36,12 @@ default_backend = "claude"
 provider = "anthropic"
 base_url = "{upstream}"
 model = "claude-up"
-price_per_mtok = {PRICES}
+price_per_mtok = {prices}
 [backends.other]
 provider = "anthropic"
 base_url = "{upstream}"
 model = "other-up"
-price_per_mtok = {PRICES}
+price_per_mtok = {prices}
 [limits]
 max_retries = 1
 read_timeout = 10.0
@@ -137,3 +140,44 @@ def proxied(
         settings = load_settings(priced_config(tmp, upstream.url, extra))
         with served(settings) as (url, proxy):
             yield url, proxy, upstream
+
+
+@contextmanager
+def replicas(config: Path, count: int) -> Iterator[list[str]]:
+    """``count`` ``python -m toolwire proxy serve`` processes on ``config``, each on a
+    free loopback port, started and answering ``/healthz``; yields their URLs."""
+    started: list[subprocess.Popen[bytes]] = []
+    urls: list[str] = []
+    try:
+        for n in range(count):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            argv = [sys.executable, "-m", "toolwire", "proxy", "serve", "--config", str(config)]
+            with (config.parent / f"replica{n}.log").open("ab") as log:
+                started.append(
+                    subprocess.Popen([*argv, "--port", str(port)], stdout=log, stderr=log)
+                )
+            urls.append(f"http://127.0.0.1:{port}")
+        for process, url in zip(started, urls, strict=True):
+            deadline = time.monotonic() + 30
+            while not _healthy(url):
+                assert process.poll() is None, "a proxy process exited"
+                assert time.monotonic() < deadline, "a proxy did not start in 30 s"
+                time.sleep(0.05)
+        yield urls
+    finally:
+        for process in started:
+            process.terminate()  # SIGTERM: uvicorn's shutdown flushes the ledger
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx2.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx2.TransportError:
+        return False

@@ -90,7 +90,7 @@ def _spend_query(mark: str, user: str | None, team: str | None, since: float | N
         where.append(f"at >= {mark}")
         args.append(since)
     sums = ", ".join(
-        f"SUM({c})"
+        f"CAST(SUM({c}) AS BIGINT)"
         for c in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
     )
     text = (
