@@ -24,7 +24,6 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import encodable_json, http_client
 from toolwire.context import is_context_overflow
-from toolwire.events import Usage
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -36,7 +35,7 @@ from toolwire.proxy.errors import (
 )
 from toolwire.proxy.failover import Cooldowns, chain
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.people import Caller, Hold, People, Writer, metered, open_accounts, open_ledger
+from toolwire.proxy.people import Caller, People, metered
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.relay import json_bytes
@@ -66,7 +65,8 @@ class Proxy:
             store = open_store(settings.store, settings.store_ttl or None)
         self.store: ProxyStore = store
         self.metrics = Metrics()
-        self.people = _people(settings, self.metrics)
+        prices = {name: b.price_per_mtok for name, b in settings.config.backends.items()}
+        self.people = People.open(settings.store, settings.ledger, prices.get, self.metrics)
         self.cooldowns = Cooldowns(settings.failover_cooldown)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
 
@@ -107,12 +107,9 @@ class Proxy:
         body = await self._body(request)
         p = await self._plan(body, request, record=True)
         names = chain(p.route.backend, self._fallbacks)
+        tokens = (p.input_tokens, p.request.max_tokens)
         hold = await self.people.admit(
-            request.state.caller,
-            p.session,
-            names,
-            p.route.model,
-            (p.input_tokens, p.request.max_tokens),
+            request.state.caller, p.session, names, p.route.model, tokens
         )
         try:
             p, opened = await self._open_chain(body, request, p, names)
@@ -122,7 +119,8 @@ class Proxy:
                 hold.finish(p.route.backend, p.route.model, None, status, 0)
             raise
         if hold is not None:
-            opened.rest = metered(opened.rest, opened.first, partial(self._settle, hold, p))
+            settle = partial(hold.settle, p.route.backend, p.route.model, p.backend.wire_format)
+            opened.rest = metered(opened.rest, opened.first, settle)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
@@ -246,16 +244,6 @@ class Proxy:
         if p.compacted_now:
             add("toolwire_proxy_compactions_total", backend=p.route.backend)
 
-    def _settle(self, hold: Hold, p: Plan, usage: Usage | None, status: str) -> None:
-        """The response ended: charge what the upstream reported; a stream abandoned
-        before it reported anything keeps its worst case (the provider bills it)."""
-        cost = (
-            hold.amount
-            if usage is None
-            else self.people.cost(p.route.backend, usage, p.backend.wire_format)
-        )
-        hold.finish(p.route.backend, p.route.model, usage, status, cost)
-
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
         change = partial(_remember, keys, p.route.backend)
@@ -350,14 +338,6 @@ def _force(backend: str, state: SessionState) -> None:
 
 def _remember(keys: list[str], backend: str, state: SessionState) -> None:
     state.remember(keys, backend)
-
-
-def _people(settings: ProxySettings, metrics: Metrics) -> People:
-    """Keys and budgets beside the session store; the ledger where ``ledger`` says."""
-    ledger = open_ledger(settings.ledger) if settings.ledger else None
-    backends = settings.config.backends
-    prices = {name: b.price_per_mtok for name, b in backends.items()}
-    return People(open_accounts(settings.store), Writer(ledger), metrics, prices.get)
 
 
 def create_app(settings: ProxySettings, store: ProxyStore | None = None) -> Starlette:

@@ -31,9 +31,9 @@ from toolwire.context.meter import Price, response_cost
 from toolwire.events import Event, MessageEnd, StreamError, Usage
 from toolwire.proxy.errors import ProxyError
 from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.people.accounts import Accounts
+from toolwire.proxy.people.accounts import Accounts, open_accounts
 from toolwire.proxy.people.keys import MICROS, Budget, Charge, KeyRecord, digest, dollars
-from toolwire.proxy.people.ledger import LedgerRow, Writer
+from toolwire.proxy.people.ledger import LedgerRow, Writer, open_ledger
 
 CACHE_SECONDS = 0.5  # under the 1 s in which a revocation must reach every replica
 _T = TypeVar("_T")
@@ -79,6 +79,14 @@ class Hold:
     """The worst case reserved (micro-dollars)."""
     finished: bool = False
 
+    def settle(
+        self, backend: str, model: str, wire_format: Any, usage: Usage | None, status: str
+    ) -> None:
+        """The response ended (``metered``): charge what the upstream reported; a stream
+        abandoned before it reported anything keeps its worst case (the provider bills it)."""
+        cost = self.amount if usage is None else self.people.cost(backend, usage, wire_format)
+        self.finish(backend, model, usage, status, cost)
+
     def finish(self, backend: str, model: str, usage: Usage | None, status: str, cost: int) -> None:
         """Settle at ``cost`` (micro-dollars) and queue the ledger row; later calls do nothing."""
         if self.finished:
@@ -105,6 +113,14 @@ class People:
         self._clock = clock
         self._cache: dict[str, tuple[float, Caller | None]] = {}
         self._any: tuple[float, bool] = (-math.inf, False)
+
+    @classmethod
+    def open(
+        cls, store: str, ledger: str, prices: Callable[[str], Price | None], metrics: Metrics
+    ) -> People:
+        """Keys and budgets beside the session ``store``; rows to ``ledger`` ("": none)."""
+        writer = Writer(open_ledger(ledger) if ledger else None)
+        return cls(open_accounts(store), writer, metrics, prices)
 
     async def identify(self, offered: Sequence[str]) -> Caller | None:
         """The caller of the first offered key found and not revoked, else None."""
