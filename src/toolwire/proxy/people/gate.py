@@ -36,6 +36,7 @@ from toolwire.proxy.people.keys import MICROS, Budget, Charge, KeyRecord, digest
 from toolwire.proxy.people.ledger import LedgerRow, Writer, open_ledger
 
 CACHE_SECONDS = 0.5  # under the 1 s in which a revocation must reach every replica
+_ENDINGS = (MessageEnd, StreamError)
 _T = TypeVar("_T")
 
 
@@ -275,7 +276,10 @@ async def metered(
         if isinstance(first, MessageEnd):
             end(first)
         async for event in events:
-            batch = [event]
+            if not isinstance(event, _ENDINGS):
+                yield event  # the hot path: one check per relayed event
+                continue
+            batch: list[Event] = [event]
             if isinstance(event, StreamError):
                 # The upstream broke off: its decoder ends the message at once, with the
                 # usage reported so far, but a relay stops reading at the error. Read on
