@@ -4,7 +4,9 @@ cannot overshoot when many threads, or two connections as two processes would, r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import redis
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.people.accounts import Accounts, MemoryAccounts, SQLiteAccounts, issue
 from toolwire.proxy.people.keys import Charge, allowed, digest, dollars, parse_budget
+from toolwire.proxy.people.ledger import LedgerRow, Writer
 from toolwire.proxy.people.redis_accounts import RedisAccounts
 
 _REDIS = [pytest.mark.e2e, pytest.mark.xdist_group("redis-server")]
@@ -120,3 +123,35 @@ def test_models_patterns_match_the_backend_the_model_or_both() -> None:
     assert allowed(("claude-*",), "anthropic", "claude-sonnet-4-5")
     assert allowed(("glm,glm-4.*",), "glm", "glm-4.6")
     assert not allowed(("glm",), "anthropic", "claude-sonnet-4-5")
+
+
+class _SlowLedger:
+    """A ledger whose every write takes a while (a database far away)."""
+
+    def __init__(self) -> None:
+        self.rows: list[LedgerRow] = []
+
+    def write(self, rows: Sequence[LedgerRow]) -> None:
+        time.sleep(0.05)
+        self.rows += rows
+
+    def spend(self, **_: object) -> list[tuple[object, ...]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_writer_settles_and_writes_everything_queued_before_it_stops() -> None:
+    ledger = _SlowLedger()
+    accounts = MemoryAccounts()
+    writer = Writer(ledger)
+    row = LedgerRow(0.0, "alice", "", "s", "b", "m", 1, 2, 3, 4, 0.5, "ok")
+    for _ in range(3):
+        for n in range(400):
+            writer.put(row)
+            writer.put(partial(accounts.settle, [Charge("user:alice:0", 10, n, 60)]))
+        time.sleep(0.01)  # more rows arrive while a batch is being written
+    writer.close()
+    assert len(ledger.rows) == 1200
+    assert accounts.spent("user:alice:0") == 3 * sum(range(400))

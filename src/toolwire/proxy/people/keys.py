@@ -19,7 +19,7 @@ import json
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 KEY_PREFIX = "tw-"
 MICROS = 1_000_000  # a dollar in the counters' unit: integers add exactly, floats do not
@@ -95,7 +95,6 @@ class KeyRecord:
     revoked: bool = False
     budget: str | None = None
     """The ``--budget`` it was made with, as written (the budget itself is the user's)."""
-    extra: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data = asdict(self)
