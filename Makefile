@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code mcp-deps redis-server bubblewrap
+	node-deps claude-code mcp-deps redis-server bubblewrap postgresql
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -100,10 +100,25 @@ bubblewrap:
 			"the sandbox tests will be skipped"; \
 	fi
 
-# What the tests use outside Python: the npm packages (from their lock files) and a
-# redis-server and bubblewrap. `make check` installs them first; `make test` never does (it installs no
-# system package), and a test whose tool is missing skips, saying which target installs it.
-deps: node-deps claude-code mcp-deps redis-server bubblewrap
+# A real PostgreSQL (initdb, pg_ctl) for the spend ledger tests (tests/proxy/pg.py starts a
+# throwaway cluster), Debian's package, installed only as root where apt-get exists.
+postgresql:
+	@if command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq postgresql; } \
+		|| echo "could not install postgresql: the PostgreSQL ledger tests will be skipped"; \
+	else \
+		echo "PostgreSQL not found (as root: apt-get install postgresql):" \
+			"the PostgreSQL ledger tests will be skipped"; \
+	fi
+
+# What the tests use outside Python: the npm packages (from their lock files), a
+# redis-server, bubblewrap and PostgreSQL. `make check` installs them first; `make test`
+# never does (it installs no system package), and a test whose tool is missing skips,
+# saying which target installs it.
+deps: node-deps claude-code mcp-deps redis-server bubblewrap postgresql
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)

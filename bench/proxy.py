@@ -50,6 +50,10 @@ Every stream of every phase is checked: sequence numbers 0..N-1, complete and in
 Then a soak: 200 concurrent unpaced streams x 1,000 events through toolwire, nothing may
 be lost or reordered.
 
+``--people`` measures toolwire with keys, budgets and a ledger on (``toolwire+keys``: every
+request authenticated, reserved, settled and written to a SQLite ledger) beside plain
+toolwire instead of LiteLLM.
+
 ``--transports lean,httpx2`` measures toolwire's upstream HTTP path instead of LiteLLM:
 one toolwire proxy per path (this file with ``--serve-toolwire``: the proxy as
 ``toolwire proxy`` serves it, its lifespan's client made with ``http_client(lean=...)``),
@@ -81,6 +85,8 @@ from urllib.parse import urlsplit
 
 HOST = "127.0.0.1"
 DEFAULT_LITELLM = "/tmp/litellm-venv/bin/litellm"
+# The key of the one person of ``--people`` (only ever on 127.0.0.1).
+PEOPLE_KEY = "tw-bench-" + "0" * 40
 PHASE_TIMEOUT = 600.0  # seconds; every phase ends by itself well before this
 
 
@@ -207,6 +213,28 @@ def serve_toolwire(port: int, config: str, *, lean: bool) -> None:
 
     app.router.lifespan_context = lifespan
     uvicorn.run(app, host=HOST, port=port, log_level="warning")
+
+
+def serve_people(port: int, config: str) -> None:
+    """The proxy as ``toolwire proxy`` serves it, with one person's key (``PEOPLE_KEY``)
+    and budgets for the person and the team (large enough never to refuse): every request
+    is authenticated, reserved, settled and written to the config's SQLite ledger."""
+    import time as clock
+
+    import uvicorn
+
+    from toolwire.proxy import create_app, load_settings
+    from toolwire.proxy.people.keys import KeyRecord, digest, parse_budget
+    from toolwire.proxy.serving import uvicorn_options
+
+    settings = load_settings(config)
+    app = create_app(settings)
+    accounts = app.state.proxy.people.accounts
+    now = clock.time()
+    accounts.add(KeyRecord("key_bench", digest(PEOPLE_KEY), "bench", "bench", (), now))
+    for subject in ("user:bench", "team:bench"):
+        accounts.set_budget(subject, parse_budget("1000000usd/30d", now))
+    uvicorn.run(app, host=HOST, port=port, log_level="warning", **uvicorn_options(settings))
 
 
 def run(main: Coroutine[Any, Any, int | None]) -> Any:
@@ -459,21 +487,25 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def start_toolwire(
-    tmp: Path, upstream: int, transport: str | None = None
+    tmp: Path, upstream: int, transport: str | None = None, *, people: bool = False
 ) -> tuple[subprocess.Popen[bytes], Target]:
-    """``toolwire proxy``; with ``transport``, this file serving it on that HTTP path."""
-    config = tmp / "toolwire.toml"
+    """``toolwire proxy``; with ``transport``, this file serving it on that HTTP path;
+    ``people``: with a key, budgets and a ledger (``serve_people``)."""
+    name = "toolwire+keys" if people else transport or "toolwire"
+    config = tmp / f"{name}.toml"
+    priced = "price_per_mtok = { input = 3.0, output = 15.0 }\n" if people else ""
+    ledger = f'ledger = "{tmp / "spend.db"}"\n' if people else ""
     config.write_text(
         f"""default_backend = "local"
 [backends.local]
 provider = "openai-chat"
 base_url = "http://{HOST}:{upstream}/v1"
 model = "qwen3"
-[limits]
+{priced}[limits]
 read_timeout = 60.0
 [proxy]
 default_backend = "local"
-""",
+{ledger}""",
         encoding="utf-8",
     )
     port = free_port()
@@ -482,11 +514,13 @@ default_backend = "local"
     if transport is not None:
         cmd = [sys.executable, __file__, "--serve-toolwire", str(port), "--config", str(config)]
         cmd += ["--transports", transport]
-    name = transport or "toolwire"
+    if people:
+        cmd = [sys.executable, __file__, "--serve-people", str(port), "--config", str(config)]
     proc = spawn(cmd, tmp / f"{name}.log")
     wait_ready(proc, port, tmp / f"{name}.log", 30)
     body = anthropic_body("local")
-    return proc, Target(name, f"http://{HOST}:{port}/v1/messages", body, {}, pid=proc.pid)
+    headers = {"x-api-key": PEOPLE_KEY} if people else {}
+    return proc, Target(name, f"http://{HOST}:{port}/v1/messages", body, headers, pid=proc.pid)
 
 
 def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
@@ -733,10 +767,16 @@ async def bench(args: argparse.Namespace, tmp: Path) -> int:
             proc, target = start_toolwire(tmp, up_port, transport)
             procs.append(proc)
             targets.append(target)
+        if args.people:
+            proc, target = start_toolwire(tmp, up_port, people=True)
+            procs.append(proc)
+            targets.append(target)
         litellm_note = ""
         names = ["direct", "toolwire", "LiteLLM"]
         if args.transports:
             names = ["direct", *transports]
+        elif args.people:
+            names = ["direct", "toolwire", "toolwire+keys"]
         elif args.no_litellm:
             litellm_note = "LiteLLM: skipped (--no-litellm)"
         elif not await asyncio.to_thread(Path(args.litellm).exists):
@@ -834,7 +874,14 @@ def main() -> int:
         help="compare toolwire's upstream HTTP paths instead of LiteLLM: 'lean,httpx2' "
         "(lean: toolwire's HTTP/1.1 for http:// upstreams; httpx2: httpx2's own transport)",
     )
+    parser.add_argument(
+        "--people",
+        action="store_true",
+        help="compare toolwire with toolwire+keys (a key per request, user and team "
+        "budgets reserved and settled, a SQLite ledger) instead of LiteLLM",
+    )
     parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-people", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-toolwire", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -843,6 +890,9 @@ def main() -> int:
         return 0
     if args.serve_toolwire:
         serve_toolwire(args.serve_toolwire, args.config, lean=args.transports == "lean")
+        return 0
+    if args.serve_people:
+        serve_people(args.serve_people, args.config)
         return 0
     with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
         return int(run(bench(args, Path(tmp))))

@@ -324,7 +324,8 @@ def test_body_cut_mid_arguments_fails_the_call() -> None:
             raw='{"location": "Par',
         ),
         StreamError("the stream ended before the response did"),
-        MessageEnd("error"),
+        # What message_start reported before the cut: the provider bills it.
+        MessageEnd("error", Usage(377, 1, cache_read_tokens=0, cache_write_tokens=0)),
     ]
 
 

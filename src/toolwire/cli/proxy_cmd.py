@@ -4,6 +4,8 @@
 ``toolwire proxy`` with no command, or with only options, does the same.
 ``toolwire proxy switch BACKEND [--session ID]`` tells a running proxy to send a
 session's next requests to BACKEND (the control endpoint ``POST /control/switch``).
+``toolwire proxy keys``, ``budget`` and ``spend``: people, budgets and the ledger
+(``proxy_people_cmd.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from toolwire.cli._io import fail
+from toolwire.cli.proxy_people_cmd import budget, keys, spend
 
 _CONFIG = typer.Option("--config", metavar="FILE", help="Config file.", show_default=False)
 _HOST = typer.Option("--host", help="Address to bind.")
@@ -41,6 +44,10 @@ proxy = typer.Typer(
     help="Serve an Anthropic-compatible proxy to any backend (no command: serve).",
     add_completion=False,
 )
+
+proxy.add_typer(keys, name="keys")
+proxy.command("budget")(budget)
+proxy.command("spend")(spend)
 
 
 @proxy.command("serve")

@@ -159,13 +159,16 @@ class ToolCalls:
         out.append(MessageEnd(stop_reason, usage))
         return out
 
-    def fail_message(self, message: str, raw: str | None = None) -> list[Event]:
-        """The stream broke: open calls fail, a ``StreamError``, then ``MessageEnd(error)``."""
+    def fail_message(
+        self, message: str, raw: str | None = None, usage: Usage | None = None
+    ) -> list[Event]:
+        """The stream broke: open calls fail, a ``StreamError``, then ``MessageEnd(error)``
+        carrying the ``usage`` reported before the break (what the provider bills)."""
         if self.message_ended:
             return [StreamError(message, raw)]
         out: list[Event] = list(self.fail_all(f"the stream failed: {message}"))
         out.append(StreamError(message, raw))
-        out.extend(self.end_message("error"))
+        out.extend(self.end_message("error", usage))
         return out
 
 

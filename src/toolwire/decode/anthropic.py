@@ -102,6 +102,10 @@ class AnthropicDecoder(SSEJSONDecoder):
         if not self._calls.message_ended and self._stop is not None:
             # message_delta came, so the content is complete: only message_stop was lost.
             out.extend(self._calls.end_message(self._stop, self._usage_now()))
+        elif not self._calls.message_ended:
+            # Cut: the usage message_start reported is still what the provider bills.
+            cut = "the stream ended before the response did"
+            out.extend(self._calls.fail_message(cut, usage=self._usage_now()))
         super()._on_close(out)
 
     # -- message events ---------------------------------------------------------------

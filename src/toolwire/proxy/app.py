@@ -36,6 +36,7 @@ from toolwire.proxy.errors import (
 )
 from toolwire.proxy.failover import chain
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.people import Caller, People, metered
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.pools import open_pooled
 from toolwire.proxy.provenance import watched
@@ -77,6 +78,8 @@ class Proxy:
         self.metrics = Metrics()
         self.sharing = Sharing(settings, self.metrics)
         self.cooldowns, self.pools = self.sharing.cooldowns, self.sharing.pools
+        prices = {name: b.price_per_mtok for name, b in settings.config.backends.items()}
+        self.people = People.open(settings.store, settings.ledger, prices.get, self.metrics)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
         self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
 
@@ -110,6 +113,8 @@ class Proxy:
         if self.telemetry is not None:
             self.telemetry.close()
         self.sharing.close()
+        # Settlements and ledger rows still queued are written before the process ends.
+        await asyncio.to_thread(self.people.close)
 
     # -- endpoints ----------------------------------------------------------------------
 
@@ -124,7 +129,13 @@ class Proxy:
 
     async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)
-        await self.sharing.admit(request.headers, p.input_tokens)
+        caller: Caller | None = request.state.caller
+        await self.sharing.admit(
+            request.headers, p.input_tokens, None if caller is None else caller.limited
+        )
+        names = chain(p.route.backend, self._fallbacks)
+        tokens = (p.input_tokens, p.request.max_tokens)
+        hold = await self.people.admit(caller, p.session, names, p.route.model, tokens)
         who = self.person(request)
         span = (
             None
@@ -133,13 +144,19 @@ class Proxy:
         )
         try:
             p, opened = await self._send(body, request, p)
-        except Exception as e:
+        except BaseException as e:
+            if hold is not None:  # nothing reached the client: nothing is charged
+                status = f"error {e.status}" if isinstance(e, UpstreamError) else "error"
+                hold.finish(p.route.backend, p.route.model, None, status, 0)
             if span is not None and self.telemetry is not None:
                 self.telemetry.failed(span, e.kind if isinstance(e, ProxyError) else "crash")
             raise
         run = None if p.passthrough else search_run(body, p.request, p.backend, *self._web)
         if run is not None:  # the model's web_search calls run here (searching.py)
             opened = await searched(opened, run)
+        if hold is not None:
+            settle = partial(hold.settle, p.route.backend, p.route.model, p.backend.wire_format)
+            opened.rest = metered(opened.rest, opened.first, settle)
         streamed = bool(body.get("stream"))
         self._count(p, opened, streamed=streamed)
         opened.rest = watched(opened.rest, opened.first, partial(self._produced, p))
@@ -163,7 +180,7 @@ class Proxy:
     async def models(self, request: Request) -> Response:
         """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
         then each backend as ``backend,model`` (what ``/model`` accepts)."""
-        self._authorize(request)
+        await self._authorize(request)
         config = self.settings.config
         aliases = [
             (alias, f"{model or config.backend(name).model} ({name})")
@@ -184,7 +201,7 @@ class Proxy:
     async def render_metrics(self, request: Request) -> Response:
         """``GET /metrics``: Prometheus text (behind the token, like every route but
         ``/healthz``: the counters name the backends and their traffic)."""
-        self._authorize(request)
+        await self._authorize(request)
         return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
 
     async def switch(self, request: Request) -> Response:
@@ -228,7 +245,8 @@ class Proxy:
     def person(self, request: Request) -> Person | None:
         """Who sent the request, when the key store knows the key it carried (None with
         the single ``token``, which names nobody)."""
-        return None
+        caller: Caller | None = getattr(request.state, "caller", None)
+        return None if caller is None else caller.key
 
     async def _open(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
         """``p``'s upstream opened, through the session's next pool key on a 429."""
@@ -320,7 +338,7 @@ class Proxy:
         A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
         downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
         """
-        self._authorize(request)
+        request.state.caller = await self._authorize(request)
         raw = await self._read(request)
         try:
             return encodable_json(raw, json.loads(raw))
@@ -349,17 +367,24 @@ class Proxy:
             raise RequestTimeoutError(took) from e
         return bytes(data)
 
-    def _authorize(self, request: Request) -> None:
+    async def _authorize(self, request: Request) -> Caller | None:
+        """The person whose key the request carries (None: the ``token``, or an open
+        proxy); ``UnauthorizedError`` when it carries neither and one is required."""
         token = self.settings.token
-        if not token:
-            return
         # The auth scheme is case-insensitive (RFC 9110, section 11.1).
         scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
         offered = [request.headers.get("x-api-key", "")]
         if scheme.lower() == "bearer":
             offered.append(bearer.strip())
-        if not any(hmac.compare_digest(o.encode(), token.encode()) for o in offered if o):
-            raise UnauthorizedError("missing or wrong proxy token")
+        offered = [o for o in offered if o]
+        if token and any(hmac.compare_digest(o.encode(), token.encode()) for o in offered):
+            return None
+        caller = await self.people.identify(offered) if offered else None
+        if caller is not None:
+            return caller
+        if token or await self.people.required():
+            raise UnauthorizedError("missing, wrong or revoked proxy key")
+        return None
 
     async def _error(self, request: Request, exc: Exception) -> Response:
         """Every refusal, in Anthropic's error shape (the one place that writes one)."""

@@ -53,6 +53,15 @@ _HELP = {
         "counter",
         "Requests refused by [proxy.limits].",
     ),
+    "toolwire_proxy_team_tokens_total": (
+        "counter",
+        "Tokens the upstreams reported, by team (empty: no key) and kind (input, output, "
+        "cache_read, cache_write).",
+    ),
+    "toolwire_proxy_team_cost_usd_total": (
+        "counter",
+        "Dollars spent at the backends' price_per_mtok, by team (empty: no key).",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",

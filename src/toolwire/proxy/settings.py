@@ -21,6 +21,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     scale_usage = true               # input tokens reported as a share of Claude's window
     compaction = true                # compact a request over its backend's window (else a 400)
     failover_cooldown = 30.0         # seconds a failed backend is skipped (doubling, up to 10x)
+    ledger = ""                      # spend rows: a SQLite path or "postgresql://..." ("": none)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -39,6 +40,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -48,6 +50,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat, PositiveInt
 
 from toolwire.config import Config, load_config
 from toolwire.config.schema import ConfigError, Table, validate
+from toolwire.proxy.people.ledger import PG_MISSING, PG_SCHEMES
 from toolwire.proxy.ratelimit import LimitsTable
 from toolwire.proxy.rules import Rule, RuleTable, rule_of
 from toolwire.proxy.stores.redis import is_redis_url, require_redis
@@ -82,6 +85,7 @@ class ProxyTable(Table):
     scale_usage: bool = True
     compaction: bool = True
     failover_cooldown: PositiveFloat = DEFAULT_FAILOVER_COOLDOWN
+    ledger: str = ""
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -129,6 +133,8 @@ class ProxySettings:
     """The ``[[proxy.routes]]`` rules, in order."""
     limits: LimitsTable = field(default_factory=LimitsTable)
     """``[proxy.limits]``: requests and tokens per minute (``ratelimit.py``)."""
+    ledger: str = ""
+    """Where one row per request is written: a SQLite path or a ``postgresql://`` URL."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:
@@ -223,6 +229,8 @@ def _check_store(settings: ProxySettings, where: str) -> None:
         require_redis()  # a ConfigError with the install line, before serving
     elif settings.store_ttl:
         raise ConfigError(f"{where}: proxy.store_ttl needs a redis:// store")
+    if settings.ledger.startswith(PG_SCHEMES) and importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(f"{where}: proxy.ledger: {PG_MISSING}")
 
 
 __all__ = ["DEFAULT_MAX_BODY", "ProxySettings", "ProxyTable", "load_settings"]

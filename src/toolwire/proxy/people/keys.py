@@ -1,0 +1,160 @@
+"""People's keys and budgets: what ``toolwire proxy keys`` writes and the proxy reads.
+
+A key is ``tw-`` and 43 random URL-safe characters (256 bits from ``secrets``). Only its
+SHA-256 digest is stored: a slow password hash (bcrypt, scrypt) exists to make guessing a
+low-entropy password expensive, and nobody guesses 256 random bits, so one fast digest
+is as safe here and costs microseconds per request instead of tens of milliseconds.
+
+A budget is ``AMOUNT/PERIOD`` (``50usd/30d``, ``5usd/1d``, ``0.5usd/12h``), kept per
+subject (``user:NAME``, ``team:NAME``) in micro-dollars, with the time it was set: its
+periods are fixed windows from then (a key's ``--budget`` from the key's creation), so
+every replica computes the same window without a clock of its own.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+KEY_PREFIX = "tw-"
+MICROS = 1_000_000  # a dollar in the counters' unit: integers add exactly, floats do not
+_BUDGET = re.compile(r"(\d+(?:\.\d{1,6})?)\s*usd\s*/\s*(\d+)\s*([smhd])", re.IGNORECASE)
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def new_secret() -> str:
+    """A fresh key, shown once to whoever creates it."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def digest(secret: str) -> str:
+    """What the store keeps of a key (see the module doc for why SHA-256 is enough)."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A spending limit over fixed windows of ``period`` seconds from ``start``."""
+
+    limit: int
+    """Micro-dollars per window."""
+    period: int
+    """Seconds."""
+    start: float = 0.0
+    """Unix time the first window opened."""
+
+    def window(self, now: float) -> int:
+        """The index of the window ``now`` falls in."""
+        return int((now - self.start) // self.period)
+
+    def resets(self, now: float) -> float:
+        """Unix time the current window ends."""
+        return self.start + (self.window(now) + 1) * self.period
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Budget:
+        data = json.loads(text)
+        return cls(int(data["limit"]), int(data["period"]), float(data["start"]))
+
+
+def parse_budget(text: str, start: float) -> Budget:
+    """``50usd/30d`` as a ``Budget`` opening at ``start``; ``ValueError`` in plain words."""
+    found = _BUDGET.fullmatch(text.strip())
+    if found is None or int(found.group(2)) == 0:
+        raise ValueError(f"budget {text!r}: write it as AMOUNT/PERIOD, e.g. 50usd/30d or 5usd/1d")
+    amount, count, unit = found.groups()
+    limit = round(float(amount) * MICROS)
+    return Budget(limit, int(count) * _UNIT[unit.lower()], start)
+
+
+def dollars(micros: float) -> str:
+    """``$1.25`` (cents; fractions of a cent when that is all there is)."""
+    value = micros / MICROS
+    return f"${value:.2f}" if value >= 0.01 or value == 0 else f"${value:.6f}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    """One person's key as stored: never the key itself."""
+
+    id: str
+    digest: str
+    user: str
+    team: str | None = None
+    models: tuple[str, ...] = ()
+    """Patterns (``fnmatch``) of the backends or models the key may use; empty: any."""
+    created: float = 0.0
+    revoked: bool = False
+    budget: str | None = None
+    """The ``--budget`` it was made with, as written (the budget itself is the user's)."""
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["models"] = list(self.models)
+        return json.dumps(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> KeyRecord:
+        data = json.loads(text)
+        data["models"] = tuple(data.get("models") or ())
+        return cls(**data)
+
+    def allows(self, backend: str, model: str) -> bool:
+        """Whether a request routed to ``backend`` (its ``model``) is this key's to make."""
+        return allowed(self.models, backend, model)
+
+
+def allowed(patterns: Sequence[str], backend: str, model: str) -> bool:
+    """Any pattern matching the backend, the model or ``backend,model``; none: all."""
+    if not patterns:
+        return True
+    names = (backend, model, f"{backend},{model}")
+    return any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """``amount`` (micro-dollars, may be negative when settling) on ``counter``, which may
+    hold at most ``limit``; the counter may be forgotten ``ttl`` seconds after."""
+
+    counter: str
+    limit: int
+    amount: int
+    ttl: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The charge that did not fit, and what its counter held."""
+
+    charge: Charge
+    spent: int
+
+
+def new_key_id() -> str:
+    """A key's public name (for ``keys list`` and ``keys revoke``), unrelated to its secret."""
+    return "key_" + secrets.token_hex(6)
+
+
+__all__ = [
+    "KEY_PREFIX",
+    "MICROS",
+    "Budget",
+    "Charge",
+    "KeyRecord",
+    "Refused",
+    "allowed",
+    "digest",
+    "dollars",
+    "new_key_id",
+    "new_secret",
+    "parse_budget",
+]

@@ -1,0 +1,183 @@
+"""Helpers for the tests of keys, budgets and the ledger: a priced config, an Anthropic
+upstream that reports chosen usage, the proxy served in this process."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import uvicorn
+
+from tests.fakes.http import FakeServer, Received, Reply, sse
+from toolwire.proxy import Proxy, ProxySettings, create_app, load_settings
+from toolwire.proxy.serving import uvicorn_config
+
+# Dollars per million tokens: a token of output costs 100 micro-dollars, so 1,000
+# tokens of max_tokens are $0.10.
+PRICES = "{ input = 2.0, output = 100.0, cache_read = 0.5, cache_write = 4.0 }"
+
+
+def priced_config(tmp: Path, upstream: str, extra: str = "", prices: str = PRICES) -> Path:
+    """Backends ``claude`` (Anthropic, priced) and ``other`` (the same upstream, priced),
+    ``[proxy]`` with ``extra``."""
+    path = tmp / "config.toml"
+    path.write_text(
+        f"""
+default_backend = "claude"
+[backends.claude]
+provider = "anthropic"
+base_url = "{upstream}"
+model = "claude-up"
+price_per_mtok = {prices}
+[backends.other]
+provider = "anthropic"
+base_url = "{upstream}"
+model = "other-up"
+price_per_mtok = {prices}
+[limits]
+max_retries = 1
+read_timeout = 10.0
+[proxy]
+default_backend = "claude"
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def usage_stream(
+    usage: dict[str, int], *, output: int, text: str = "ok", cut: bool = False
+) -> list[bytes]:
+    """An Anthropic stream whose ``message_start`` reports ``usage`` and whose
+    ``message_delta`` reports ``output`` tokens; ``cut``: it stops after the text."""
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-up",
+            "content": [],
+            "stop_reason": None,
+            "usage": {**usage, "output_tokens": 1},
+        },
+    }
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", start),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": text}}),
+    ]  # fmt: skip
+    if not cut:
+        events += [
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta",
+                               "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                               "usage": {"output_tokens": output}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]  # fmt: skip
+    return [sse([e]) for e in events]
+
+
+def answering(
+    usage: dict[str, int], output: int, delay: float = 0.0
+) -> Callable[[Received], Reply]:
+    """A fake upstream's ``respond``: every request answered with ``usage_stream``."""
+
+    def respond(received: Received) -> Reply:
+        return Reply(chunks=usage_stream(usage, output=output), chunk_delay=delay)
+
+    return respond
+
+
+@contextmanager
+def served(settings: ProxySettings) -> Iterator[tuple[str, Proxy]]:
+    """The proxy on uvicorn on a free loopback port, with its lifespan (the ledger is
+    flushed when it stops); yields its URL and the ``Proxy``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    app = create_app(settings)
+    config = uvicorn_config(app, settings, log_level="warning", lifespan="on", ws="none")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", app.state.proxy
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def wait_for(check: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Poll ``check`` until it holds (the ledger's writer works off the request path)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "not within the deadline"
+        time.sleep(0.02)
+
+
+@contextmanager
+def proxied(
+    tmp: Path, respond: Callable[[Received], Reply], extra: str = ""
+) -> Iterator[tuple[str, Proxy, FakeServer]]:
+    """A fake upstream answering with ``respond`` and the proxy in front of it."""
+    with FakeServer(respond=respond) as upstream:
+        settings = load_settings(priced_config(tmp, upstream.url, extra))
+        with served(settings) as (url, proxy):
+            yield url, proxy, upstream
+
+
+@contextmanager
+def replicas(config: Path, count: int) -> Iterator[list[str]]:
+    """``count`` ``python -m toolwire proxy serve`` processes on ``config``, each on a
+    free loopback port, started and answering ``/healthz``; yields their URLs."""
+    started: list[subprocess.Popen[bytes]] = []
+    urls: list[str] = []
+    try:
+        for n in range(count):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            argv = [sys.executable, "-m", "toolwire", "proxy", "serve", "--config", str(config)]
+            with (config.parent / f"replica{n}.log").open("ab") as log:
+                started.append(
+                    subprocess.Popen([*argv, "--port", str(port)], stdout=log, stderr=log)
+                )
+            urls.append(f"http://127.0.0.1:{port}")
+        for process, url in zip(started, urls, strict=True):
+            deadline = time.monotonic() + 30
+            while not _healthy(url):
+                assert process.poll() is None, "a proxy process exited"
+                assert time.monotonic() < deadline, "a proxy did not start in 30 s"
+                time.sleep(0.05)
+        yield urls
+    finally:
+        for process in started:
+            process.terminate()  # SIGTERM: uvicorn's shutdown flushes the ledger
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx2.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx2.TransportError:
+        return False

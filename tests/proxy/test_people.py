@@ -1,0 +1,180 @@
+"""Keys, budgets and the ledger through a real proxy on uvicorn and a fake Anthropic
+upstream: what a client with a key is let through, refused, and charged."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+
+from tests.fakes.http import FakeServer, Received, Reply
+from tests.proxy.people_support import (
+    answering,
+    priced_config,
+    proxied,
+    served,
+    usage_stream,
+    wait_for,
+)
+from tests.proxy.support import request_body
+from toolwire.proxy import load_settings
+from toolwire.proxy.people.accounts import issue
+from toolwire.proxy.people.gate import CACHE_SECONDS
+
+USAGE = {"input_tokens": 120, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 500}
+OUTPUT = 40
+# 120 x 2 + 3000 x 0.5 + 500 x 4 + 40 x 100 micro-dollars.
+COST = (120 * 2.0 + 3000 * 0.5 + 500 * 4.0 + 40 * 100.0) / 1e6
+
+
+def _post(url: str, key: str | None, *, bearer: bool = False, **extra: Any) -> httpx2.Response:
+    body = request_body([{"role": "user", "content": "hi"}], **extra)
+    headers = {} if key is None else (
+        {"authorization": f"Bearer {key}"} if bearer else {"x-api-key": key}
+    )  # fmt: skip
+    return httpx2.post(f"{url}/v1/messages", json=body, headers=headers, timeout=10)
+
+
+def _ledger(path: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as db:
+        return db.execute(
+            'SELECT "user", team, backend, input_tokens, output_tokens, cache_read_tokens,'
+            " cache_write_tokens, cost, status FROM toolwire_ledger ORDER BY at"
+        ).fetchall()
+
+
+def test_a_key_works_as_x_api_key_or_bearer_and_nothing_else_gets_in(tmp_path: Path) -> None:
+    with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:
+        settings = load_settings(priced_config(tmp_path, upstream.url))
+        with served(settings) as (url, proxy):
+            _, secret = issue(proxy.people.accounts, "alice")
+            assert _post(url, secret).status_code == 200
+            assert _post(url, secret, bearer=True).status_code == 200
+            # Once a key exists, a request without one (or with a made-up one) is refused.
+            assert _post(url, None).status_code == 401
+            refused = _post(url, secret[:-2] + "xx")
+            assert refused.status_code == 401
+            assert refused.json()["error"]["type"] == "authentication_error"
+            assert secret not in refused.text
+        assert len(upstream.requests) == 2
+
+
+def test_the_single_token_still_works_beside_keys(tmp_path: Path) -> None:
+    with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:
+        config = priced_config(tmp_path, upstream.url, 'token = "team-token"')
+        with served(load_settings(config)) as (url, proxy):
+            _, secret = issue(proxy.people.accounts, "alice")
+            assert _post(url, "team-token").status_code == 200
+            assert _post(url, secret).status_code == 200
+            assert _post(url, "wrong").status_code == 401
+
+
+def test_a_revoked_key_is_refused_within_a_second(tmp_path: Path) -> None:
+    with proxied(tmp_path, answering(USAGE, OUTPUT)) as (url, proxy, _upstream):
+        record, secret = issue(proxy.people.accounts, "alice")
+        assert _post(url, secret).status_code == 200  # now cached as valid
+        assert proxy.people.accounts.revoke(record.id)
+        revoked = time.monotonic()
+        while _post(url, secret).status_code == 200:
+            assert time.monotonic() - revoked < 1.0, "still accepted after 1 s"
+        assert _post(url, secret).status_code == 401
+    assert CACHE_SECONDS < 1.0
+
+
+def test_over_budget_is_a_permission_error_the_sdk_reads(tmp_path: Path) -> None:
+    with proxied(tmp_path, answering({"input_tokens": 10}, 1000)) as (url, proxy, upstream):
+        _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="0.25usd/1d")
+        client = anthropic.Anthropic(base_url=url, api_key=secret, max_retries=0)
+        ask = {"model": "claude-up", "messages": [{"role": "user", "content": "hi"}]}
+        # Each costs 10 x 2 + 1000 x 100 micro-dollars; the worst case is about that.
+        for _ in range(2):
+            client.messages.create(max_tokens=1000, **ask)  # type: ignore[call-overload]
+        with pytest.raises(anthropic.PermissionDeniedError) as refused:
+            client.messages.create(max_tokens=1000, **ask)  # type: ignore[call-overload]
+    assert refused.value.status_code == 403
+    body: Any = refused.value.body
+    assert body["type"] == "error"
+    assert body["error"]["type"] == "permission_error"
+    message = body["error"]["message"]
+    assert "budget exceeded for user alice" in message
+    assert "$0.20 of $0.25 spent or reserved" in message
+    assert "resets at" in message
+    assert len(upstream.requests) == 2  # the refused one never reached the upstream
+
+
+def test_a_team_budget_holds_for_all_its_people(tmp_path: Path) -> None:
+    with proxied(tmp_path, answering({"input_tokens": 10}, 1000)) as (url, proxy, _upstream):
+        accounts = proxy.people.accounts
+        _, alice = issue(accounts, "alice", team="eng")
+        _, bob = issue(accounts, "bob", team="eng")
+        accounts.set_budget("team:eng", accounts_budget("0.15usd/1d"))
+        assert _post(url, alice, max_tokens=1000).status_code == 200
+        refused = _post(url, bob, max_tokens=1000)
+    assert refused.status_code == 403
+    assert "budget exceeded for team eng" in refused.json()["error"]["message"]
+
+
+def accounts_budget(text: str) -> Any:
+    from toolwire.proxy.people.keys import parse_budget
+
+    return parse_budget(text, time.time())
+
+
+def test_models_patterns_limit_what_a_key_may_use(tmp_path: Path) -> None:
+    with proxied(tmp_path, answering(USAGE, OUTPUT)) as (url, proxy, upstream):
+        _, secret = issue(proxy.people.accounts, "alice", models=["other*"])
+        assert _post(url, secret, model="other").status_code == 200
+        refused = _post(url, secret, model="claude")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["type"] == "permission_error"
+    assert "may not use claude,claude-up" in refused.json()["error"]["message"]
+    assert [r.json()["model"] for r in upstream.requests] == ["other-up"]
+
+
+def test_the_ledger_holds_the_tokens_the_upstream_reported(tmp_path: Path) -> None:
+    ledger = tmp_path / "spend.db"
+    with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:
+        config = priced_config(tmp_path, upstream.url, f'ledger = "{ledger}"')
+        with served(load_settings(config)) as (url, proxy):
+            _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="5usd/30d")
+            assert _post(url, secret).status_code == 200
+            assert _post(url, secret, stream=True).status_code == 200
+            wait_for(lambda: len(_ledger(ledger)) == 2)
+            metrics = httpx2.get(f"{url}/metrics", headers={"x-api-key": secret}).text
+            (counter,) = proxy.people.accounts.budgets(["user:alice"]).values()
+            spent = proxy.people.accounts.spent(f"user:alice:{counter.window(time.time())}")
+    row = ("alice", "eng", "claude", 120, OUTPUT, 3000, 500)
+    assert [r[:7] for r in _ledger(ledger)] == [row, row]
+    assert [r[8] for r in _ledger(ledger)] == ["ok", "ok"]
+    assert all(r[7] == pytest.approx(COST) for r in _ledger(ledger))
+    # The reservations were settled at the real cost.
+    assert spent == round(2 * COST * 1e6)
+    assert f'toolwire_proxy_team_tokens_total{{kind="cache_read",team="eng"}} {2 * 3000}' in metrics
+    assert f'toolwire_proxy_team_cost_usd_total{{team="eng"}} {2 * COST:g}' in metrics
+
+
+def test_a_stream_cut_midway_settles_what_was_reported(tmp_path: Path) -> None:
+    ledger = tmp_path / "spend.db"
+
+    def cut(received: Received) -> Reply:
+        chunks = usage_stream({"input_tokens": 700}, output=0, cut=True)
+        return Reply(chunks=chunks, drop_after=len(chunks))
+
+    with FakeServer(respond=cut) as upstream:
+        config = priced_config(tmp_path, upstream.url, f'ledger = "{ledger}"')
+        with served(load_settings(config)) as (url, proxy):
+            _, secret = issue(proxy.people.accounts, "alice", budget="1usd/1d")
+            _post(url, secret, stream=True, max_tokens=2000)
+            wait_for(lambda: len(_ledger(ledger)) == 1)
+            (budget,) = proxy.people.accounts.budgets(["user:alice"]).values()
+            spent = proxy.people.accounts.spent(f"user:alice:{budget.window(time.time())}")
+    (row,) = _ledger(ledger)
+    assert row[3] == 700
+    assert row[8] == "cut"
+    # Charged the 700 input tokens and the one output token reported, not the worst case.
+    assert spent == 700 * 2 + 1 * 100
