@@ -31,8 +31,7 @@ from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
-from toolwire.backends.base import Tap
-from toolwire.config.choices import ToolFormat, WireFormat
+from toolwire.backends.base import BackendWrapper, Tap
 from toolwire.context import backend_window
 from toolwire.conversation import Conversation
 from toolwire.events import Event
@@ -50,21 +49,12 @@ class ChildTurn(Protocol):
 MakeTurn = Callable[[Session, Runtime], ChildTurn]
 
 
-class Gated:
+class Gated(BackendWrapper):
     """A backend whose requests each wait for a place at ``gate`` first."""
 
     def __init__(self, inner: TappableBackend, gate: asyncio.Semaphore) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = gate
-        self.name, self.provider, self.model = inner.name, inner.provider, inner.model
-
-    @property
-    def wire_format(self) -> WireFormat:
-        return self.inner.wire_format
-
-    @property
-    def tool_format(self) -> ToolFormat:
-        return self.inner.tool_format
 
     async def stream(
         self, request: ModelRequest, *, tap: Tap | None = None
