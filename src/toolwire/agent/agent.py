@@ -53,7 +53,7 @@ from toolwire.agent.factory import SessionFactory
 from toolwire.agent.features import checkpointing, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
-from toolwire.agent.features.rewind_method import REWIND_METHOD, rewind_method
+from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import mcp_calls
@@ -63,7 +63,7 @@ from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import replayed
 from toolwire.agent.store.worker import StoreWorker
-from toolwire.agent.turn import children
+from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.loop import Turn
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS
@@ -178,7 +178,7 @@ class ToolwireAgent:
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
             session.outbox.update(replayed(update, compaction=compaction))
-        await children.replay(session, self._rt())
+        await Children.replay(session, self._rt())
         session.outbox.update(_commands(session))
         await session.outbox.drain()
         return LoadSessionResponse(
@@ -337,7 +337,7 @@ class ToolwireAgent:
                 raise RequestError.invalid_params({"sessionId": "a session id is required"})
             return await self.delete_session(session_id)
         if method == REWIND_METHOD:
-            return await rewind_method(self._live_for(params), self._rt(), params)
+            return await RewindMethod(self._live_for(params), self._rt()).answer(params)
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:

@@ -72,18 +72,9 @@ def build_body(
     }
     if system:
         body["system"] = system
-    if native and request.tools:
-        body["tools"] = [
-            {
-                "name": names.wire(t.name),
-                "description": t.description,
-                "input_schema": object_schema(t.input_schema, flatten_top=True),
-            }
-            for t in request.tools
-        ]
-    if native and request.web_search:
-        # First, so the cache breakpoint on the last tool stays on a function tool.
-        body["tools"] = [dict(WEB_SEARCH_TOOL), *body.get("tools", ())]
+    tools = _tools(request, names) if native else []
+    if tools:
+        body["tools"] = tools
     thinking = anthropic_thinking(request.thinking, request.max_tokens, body["messages"])
     if thinking is not None:
         body["thinking"] = thinking  # the API refuses a temperature with it: none is sent
@@ -96,6 +87,21 @@ def build_body(
 
 WEB_SEARCH_TOOL: Final[dict[str, str]] = {"type": "web_search_20250305", "name": "web_search"}
 """Anthropic's server-run web search; its calls stream back as ``server_tool_use``."""
+
+
+def _tools(request: ModelRequest, names: ToolNames) -> list[dict[str, Any]]:
+    """The native ``tools`` of the body: web search when asked, then the function tools."""
+    tools: list[dict[str, Any]] = [dict(WEB_SEARCH_TOOL)] if request.web_search else []
+    # Web search first, so the cache breakpoint on the last tool stays on a function tool.
+    tools.extend(
+        {
+            "name": names.wire(t.name),
+            "description": t.description,
+            "input_schema": object_schema(t.input_schema, flatten_top=True),
+        }
+        for t in request.tools
+    )
+    return tools
 
 
 def mark_breakpoints(body: dict[str, Any]) -> None:

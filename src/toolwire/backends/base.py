@@ -129,11 +129,30 @@ class TappableBackend(Backend, Protocol):
         ...
 
 
+class BackendWrapper:
+    """The part every backend in front of another shares: ``inner``'s name, provider and
+    model, and its formats read at each use (a replay's wire format moves on per
+    response). A subclass adds ``stream``."""
+
+    def __init__(self, inner: TappableBackend) -> None:
+        self.inner = inner
+        self.name, self.provider, self.model = inner.name, inner.provider, inner.model
+
+    @property
+    def wire_format(self) -> WireFormat:
+        return self.inner.wire_format
+
+    @property
+    def tool_format(self) -> ToolFormat:
+        return self.inner.tool_format
+
+
 __all__ = [
     "PROVIDERS",
     "TOOL_FORMATS",
     "WIRE_FORMATS",
     "Backend",
+    "BackendWrapper",
     "HTTPSettings",
     "ModelRequest",
     "Provider",

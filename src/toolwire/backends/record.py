@@ -15,32 +15,21 @@ from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
 
-from toolwire.backends.base import ModelRequest, Tap, TappableBackend
+from toolwire.backends.base import BackendWrapper, ModelRequest, Tap, TappableBackend
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.events import Event
 from toolwire.secrets import scrub
 
 
-class RecordingBackend:
+class RecordingBackend(BackendWrapper):
     """A backend that behaves like ``inner`` and writes each response to ``path``."""
 
     def __init__(
         self, inner: TappableBackend, path: str | Path, *, secrets: Iterable[str | None] = ()
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.provider = inner.provider
-        self.model = inner.model
+        super().__init__(inner)
         self.path = Path(path)
         self._secrets = [s for s in secrets if s]
-
-    @property
-    def wire_format(self) -> WireFormat:
-        return self.inner.wire_format
-
-    @property
-    def tool_format(self) -> ToolFormat:
-        return self.inner.tool_format
 
     async def stream(
         self, request: ModelRequest, *, tap: Tap | None = None

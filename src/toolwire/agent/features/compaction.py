@@ -101,15 +101,8 @@ class Compactor:
             return None
         cid = f"compaction-{uuid.uuid4().hex[:12]}"
         began = time.perf_counter()
-        self._show(cid, "in_progress")
-        try:
-            compaction = planned.finish(await self._summary(planned))
-        except BaseException as exc:
-            cancelled = not isinstance(exc, Exception)
-            self._show(cid, "cancelled" if cancelled else "failed", error=str(exc) or None)
-            if cancelled:
-                raise
-            log.exception("session %s: compaction failed", session.id)
+        compaction = await self._finish(cid, planned)
+        if compaction is None:
             return None
         await self._apply(cid, compaction, gauge)
         took = (time.perf_counter() - began) * 1000
@@ -121,6 +114,20 @@ class Compactor:
             extra={"compaction_ms": took},
         )
         return compaction
+
+    async def _finish(self, cid: str, planned: CompactionPlan) -> Compaction | None:
+        """``planned`` with its summary, shown in progress; None when the summary failed.
+        Failed and cancelled are shown; a cancel is raised again (nothing is kept)."""
+        self._show(cid, "in_progress")
+        try:
+            return planned.finish(await self._summary(planned))
+        except BaseException as exc:
+            cancelled = not isinstance(exc, Exception)
+            self._show(cid, "cancelled" if cancelled else "failed", error=str(exc) or None)
+            if cancelled:
+                raise
+            log.exception("session %s: compaction failed", self.session.id)
+            return None
 
     async def _apply(self, cid: str, compaction: Compaction, gauge: ContextMeter) -> None:
         """The conversation goes on from ``compaction`` (stored, shown, the meter told)."""

@@ -17,28 +17,37 @@ from acp.exceptions import RequestError
 from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.features.rewind_report import SCOPES, Ask, RewindInputError, RewindReport
 from toolwire.agent.protocol.handshake import REWIND_METHOD as ADVERTISED
-from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.transcript import agent_message
 
 REWIND_METHOD: Final = ADVERTISED.removeprefix("_")
 """The method as ``ext_method`` receives it."""
 
 
-async def rewind_method(
-    session: Session, runtime: Runtime, params: dict[str, Any]
-) -> dict[str, Any]:
-    """Run the rewind ``params`` ask for; invalid params and bad numbers are
-    ``invalid_params`` errors whose message says what to send."""
-    if session.turn.phase != "idle":
-        raise RequestError.invalid_request({"message": "a prompt is running: rewind after it"})
-    rewinder = Rewinder(session, runtime)
-    try:
-        ask = _ask(params)
-        report = await (rewinder.undo() if ask.kind == "undo" else rewinder.rewind(ask))
-    except RewindInputError as exc:
-        raise RequestError.invalid_params({"prompt": str(exc)}) from None
-    await _mark(session, runtime, report)
-    return report.wire()
+class RewindMethod(Rewinder):
+    """A ``Rewinder`` answering the extension method (module doc)."""
+
+    __slots__ = ()
+
+    async def answer(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Run the rewind ``params`` ask for; invalid params and bad numbers are
+        ``invalid_params`` errors whose message says what to send."""
+        if self.session.turn.phase != "idle":
+            raise RequestError.invalid_request({"message": "a prompt is running: rewind after it"})
+        try:
+            ask = _ask(params)
+            report = await (self.undo() if ask.kind == "undo" else self.rewind(ask))
+        except RewindInputError as exc:
+            raise RequestError.invalid_params({"prompt": str(exc)}) from None
+        await self._mark(report)
+        return report.wire()
+
+    async def _mark(self, report: RewindReport) -> None:
+        """The rewind's line, stored after the cut (the marker) and sent to the client."""
+        session = self.session
+        update = agent_message(report.text(session.cwd))
+        await self.runtime.store.call(lambda db: db.append(session.id, updates=[update]))
+        session.outbox.update(update)
+        await session.outbox.drain()
 
 
 def _ask(params: dict[str, Any]) -> Ask:
@@ -54,12 +63,4 @@ def _ask(params: dict[str, Any]) -> Ask:
     return Ask("rewind", prompt, scope, bool(force))
 
 
-async def _mark(session: Session, runtime: Runtime, report: RewindReport) -> None:
-    """The rewind's line, stored after the cut (the marker) and sent to the client."""
-    update = agent_message(report.text(session.cwd))
-    await runtime.store.call(lambda db: db.append(session.id, updates=[update]))
-    session.outbox.update(update)
-    await session.outbox.drain()
-
-
-__all__ = ["REWIND_METHOD", "rewind_method"]
+__all__ = ["REWIND_METHOD", "RewindMethod"]

@@ -31,13 +31,13 @@ from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
-from toolwire.backends.base import Tap
-from toolwire.config.choices import ToolFormat, WireFormat
+from toolwire.backends.base import BackendWrapper, Tap
 from toolwire.context import backend_window
 from toolwire.conversation import Conversation
 from toolwire.events import Event
 from toolwire.handoff import plan_handoff
-from toolwire.history import user
+from toolwire.history import Message, user
+from toolwire.updates.builders import MessageChunk
 
 
 class ChildTurn(Protocol):
@@ -49,21 +49,12 @@ class ChildTurn(Protocol):
 MakeTurn = Callable[[Session, Runtime], ChildTurn]
 
 
-class Gated:
+class Gated(BackendWrapper):
     """A backend whose requests each wait for a place at ``gate`` first."""
 
     def __init__(self, inner: TappableBackend, gate: asyncio.Semaphore) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = gate
-        self.name, self.provider, self.model = inner.name, inner.provider, inner.model
-
-    @property
-    def wire_format(self) -> WireFormat:
-        return self.inner.wire_format
-
-    @property
-    def tool_format(self) -> ToolFormat:
-        return self.inner.tool_format
 
     async def stream(
         self, request: ModelRequest, *, tap: Tap | None = None
@@ -122,25 +113,48 @@ async def make_child(
     """A child session for ``args`` (``description``, ``prompt``), stored under the
     parent; its outbox writes to ``sink``, after ``announce``. ``ConfigError`` when
     ``backend`` cannot be used."""
-    config = runtime.config
-    impl = create_backend(
-        config.backend(backend), config.limits, record=runtime.record, client=runtime.http
-    )
     cid = str(uuid.uuid4())
     description = args["description"]
     label = f"{kind.name} ({description})" if description else kind.name
-    session = Session(
-        cid,
+    impl = Gated(_backend(runtime, backend), gate)
+    session = _session(parent, kind, backend, impl, Outbox(sink, cid), label)
+    text = f"{kind.prompt}\n\n{args['prompt']}" if kind.prompt else args["prompt"]
+    message = user(text)
+    session.history.append(message)
+    updates = user_updates([TextContentBlock(type="text", text=args["prompt"])])
+    await _store(parent, runtime, session, message, updates)
+    child = Child(session, kind, description)
+    announce(child)  # before any line of the child's own
+    for update in updates:
+        session.outbox.update(update)
+    return child
+
+
+def _backend(runtime: Runtime, backend: str) -> TappableBackend:
+    """The configured ``backend`` made for the child; ``ConfigError`` when it cannot be."""
+    config = runtime.config
+    return create_backend(
+        config.backend(backend), config.limits, record=runtime.record, client=runtime.http
+    )
+
+
+def _session(
+    parent: Session, kind: AgentType, backend: str, impl: Gated, outbox: Outbox, label: str
+) -> Session:
+    """The child's session: the parent's directories, ports, mode, answers and
+    instructions (module doc), its own backend, outbox and tools, no history yet."""
+    return Session(
+        outbox.session_id,
         parent.cwd,
         parent.additional_dirs,
         parent.mode,
         backend,
-        Outbox(sink, cid),
+        outbox,
         parent.tools,
         Conversation(),
         always=parent.always,
         never=parent.never,
-        backend_impl=Gated(impl, gate),
+        backend_impl=impl,
         instructions=parent.instructions,
         titled=True,
         hook_state=parent.hook_state,  # a file declined in the parent is not asked again
@@ -148,25 +162,22 @@ async def make_child(
         label=label,
         tool_names=kind.tool_names(),
     )
-    text = f"{kind.prompt}\n\n{args['prompt']}" if kind.prompt else args["prompt"]
-    message = user(text)
-    session.history.append(message)
-    updates = user_updates([TextContentBlock(type="text", text=args["prompt"])])
-    pid, dirs = parent.id, parent.additional_dirs
+
+
+async def _store(
+    parent: Session, runtime: Runtime, child: Session, message: Message, updates: list[MessageChunk]
+) -> None:
+    """Store the child under the parent, its prompt as its first message, in one trip."""
+    cid, pid, dirs, label = child.id, parent.id, parent.additional_dirs, child.label
 
     def store(db: Any) -> None:
         db.create(
-            parent.cwd, dirs, session_id=cid, title=label, backend=backend, mode=parent.mode,
-            parent_id=pid,
+            parent.cwd, dirs, session_id=cid, title=label, backend=child.active,
+            mode=parent.mode, parent_id=pid,
         )  # fmt: skip
         db.append(cid, messages=[message], updates=updates)
 
     await runtime.store.call(store)
-    child = Child(session, kind, description)
-    announce(child)  # before any line of the child's own
-    for update in updates:
-        session.outbox.update(update)
-    return child
 
 
 def child_runtime(runtime: Runtime) -> Runtime:

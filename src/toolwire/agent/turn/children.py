@@ -5,7 +5,8 @@ read again, ``Task`` offered to the model unless the session is a child itself),
 ``start`` once a response's calls are known (every ``Task`` call of it starts its child
 at once, before the other calls run in their order), and ``result`` where the ``Task``
 call's turn comes. ``stop`` ends every child still running (a cancel of the parent ends
-them within a second, each of their calls ended once, as cancelled).
+them within a second, each of their calls ended once, as cancelled). ``Children.replay``
+is the other side, with no turn: a ``session/load`` of the parent shows its children again.
 
 What the editor sees of a child (``turn.child`` says what the child is): a client that
 advertised ``subagents`` gets a ``subagent_update`` on the parent's session first, then
@@ -113,6 +114,29 @@ class Children:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 log.error("a subagent failed", exc_info=task.exception())
 
+    @staticmethod
+    async def replay(session: Session, runtime: Runtime) -> None:
+        """``session/load`` of a parent, for a client with ``subagents``: each child announced,
+        then its stored updates on its own ``sessionId``. (Any other client has the digest on
+        the parent's ``Task`` calls, which its own transcript keeps.)"""
+        if not runtime.subagents:
+            return
+        sid = session.id
+
+        def read(db: Any) -> list[tuple[str, str | None, list[dict[str, Any]]]]:
+            out = []
+            for cid in db.children(sid):
+                record = db.get(cid)
+                out.append((cid, None if record is None else record.title, db.updates(cid)))
+            return out
+
+        for cid, title, updates in await runtime.store.call(read):
+            announced = {"sessionUpdate": "subagent_update", "sessionId": cid, "title": title}
+            session.outbox.update({**announced, "state": {"state": "idle"}})
+            outbox = Outbox(session.outbox.sink, cid)
+            for update in updates:
+                outbox.update(replayed(update, compaction=runtime.compaction_updates))
+
     async def _child(
         self, call: CollectedCall, life: ToolCallLifecycle, share: int
     ) -> ToolResultPart:
@@ -208,27 +232,4 @@ class Children:
         return self.runtime.config.subagents.timeout
 
 
-async def replay(session: Session, runtime: Runtime) -> None:
-    """``session/load`` of a parent, for a client with ``subagents``: each child announced,
-    then its stored updates on its own ``sessionId``. (Any other client has the digest on
-    the parent's ``Task`` calls, which its own transcript keeps.)"""
-    if not runtime.subagents:
-        return
-    sid = session.id
-
-    def read(db: Any) -> list[tuple[str, str | None, list[dict[str, Any]]]]:
-        out = []
-        for cid in db.children(sid):
-            record = db.get(cid)
-            out.append((cid, None if record is None else record.title, db.updates(cid)))
-        return out
-
-    for cid, title, updates in await runtime.store.call(read):
-        announced = {"sessionUpdate": "subagent_update", "sessionId": cid, "title": title}
-        session.outbox.update({**announced, "state": {"state": "idle"}})
-        outbox = Outbox(session.outbox.sink, cid)
-        for update in updates:
-            outbox.update(replayed(update, compaction=runtime.compaction_updates))
-
-
-__all__ = ["CANCEL_WAIT_S", "Children", "replay"]
+__all__ = ["CANCEL_WAIT_S", "Children"]
