@@ -59,6 +59,7 @@ from toolwire.testing import InMemoryConnection, connect_in_memory, streams
 _URI = "urn:toolwire-tests:acp-schema-v1-e2e"
 RESPONSES = {
     "initialize": "InitializeResponse",
+    "authenticate": "AuthenticateResponse",
     "session/new": "NewSessionResponse",
     "session/load": "LoadSessionResponse",
     "session/resume": "ResumeSessionResponse",
@@ -74,6 +75,7 @@ RESPONSES = {
 }
 REQUESTS = {
     "session/request_permission": "RequestPermissionRequest",
+    "elicitation/create": "CreateElicitationRequest",
     "fs/read_text_file": "ReadTextFileRequest",
     "fs/write_text_file": "WriteTextFileRequest",
     "terminal/create": "CreateTerminalRequest",

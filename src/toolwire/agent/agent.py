@@ -49,6 +49,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from toolwire.agent.auth import authenticate
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.features import checkpointing, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
@@ -139,7 +140,8 @@ class ToolwireAgent:
         info = client_info.model_dump() if client_info is not None else None
         runtime.profile = profile_for_client(info, self._config.profile)
         log.info("client %s, profile %s", info and info.get("name"), runtime.profile)
-        return initialize_response()
+        caps = runtime.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return initialize_response(caps)
 
     async def new_session(
         self,
@@ -291,8 +293,9 @@ class ToolwireAgent:
             session.turn.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        """No authentication methods are advertised (keys live in the environment)."""
-        raise RequestError.method_not_found("authenticate")
+        """The ``env`` method: the default backend has its key (``toolwire.agent.auth``)."""
+        authenticate(self._config, method_id)
+        return AuthenticateResponse()
 
     async def fork_session(
         self,
