@@ -56,6 +56,7 @@ from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
 from toolwire.agent.features.rewind_method import REWIND_METHOD, rewind_method
 from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.notify import Notifier
@@ -98,6 +99,7 @@ class ToolwireAgent:
         self._sessions: dict[str, Session] = {}
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
+        self._requests = Requests()  # what $/cancel_request may cancel
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -107,6 +109,7 @@ class ToolwireAgent:
 
     def on_received(self, message: dict[str, Any]) -> None:
         """Transport hook: a message from the client, before the SDK routes it."""
+        self._requests.received(message)
         method = message.get("method")
         if method in ("session/new", "session/fork") and "id" in message:
             self._creating.add(message["id"])
@@ -173,7 +176,19 @@ class ToolwireAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        """Reopen a stored session, replaying its transcript before the answer."""
+        """Reopen a stored session, replaying its transcript before the answer (a long
+        replay is cancellable with ``$/cancel_request``)."""
+        return await self._requests.guard(
+            self._load(cwd, session_id, mcp_servers, additional_directories)
+        )
+
+    async def _load(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None,
+        additional_directories: list[str] | None,
+    ) -> LoadSessionResponse:
         session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
@@ -263,6 +278,9 @@ class ToolwireAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
+        return await self._requests.guard(self._prompt(session_id, prompt))
+
+    async def _prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self._live(session_id)
         if session.turn.cancelling and not await session.turn.wait_cancelled():
             return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
@@ -342,7 +360,12 @@ class ToolwireAgent:
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Extension notifications are ignored, as the protocol allows."""
+        """``$/cancel_request`` (routed here by the transport); other extension
+        notifications are ignored, as the protocol allows."""
+        if method == CANCEL_REQUEST:
+            prompting = self._requests.cancel(params)
+            if prompting is not None:  # a prompt ends as session/cancel ends it
+                await self.cancel(prompting)
 
     def busy(self) -> bool:
         """True while a prompt turn runs in some session."""

@@ -49,7 +49,11 @@ LINE_LIMIT: Final = 50 * 1024 * 1024
 
 
 #: ACP methods the SDK does not route, and the extension method each is routed as.
-ROUTED_AS_EXTENSION: Final = {"session/delete": "_session/delete"}
+ROUTED_AS_EXTENSION: Final = {
+    "session/delete": "_session/delete",
+    # The SDK logs an unknown notification as an error; the agent serves it as an extension.
+    "$/cancel_request": "_$/cancel_request",
+}
 
 
 class _LineTooLongError(Exception):
