@@ -48,7 +48,7 @@ from acp.schema import (
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.acp_check import schema
+from tests.acp_check import schema, unstable_validator
 from toolwire.agent.agent import ToolwireAgent
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.store.worker import StoreWorker
@@ -72,6 +72,12 @@ RESPONSES = {
     "session/set_config_option": "SetSessionConfigOptionResponse",
     "session/prompt": "PromptResponse",
     "_toolwire/session/rewind": "ExtResponse",
+}
+# Unstable methods, checked against the unstable v1 schema.
+UNSTABLE_RESPONSES = {
+    "providers/list": "ListProvidersResponse",
+    "providers/set": "SetProviderResponse",
+    "providers/disable": "DisableProviderResponse",
 }
 REQUESTS = {
     "session/request_permission": "RequestPermissionRequest",
@@ -395,7 +401,13 @@ def check_wire(wire: list[StreamEvent]) -> int:
             _valid("Error", message["error"])
         else:
             answered = asked.get(message.get("id"))
-            _valid(RESPONSES[answered or ""], message["result"])
+            if answered in UNSTABLE_RESPONSES:
+                errors = list(
+                    unstable_validator(UNSTABLE_RESPONSES[answered]).iter_errors(message["result"])
+                )
+                assert not errors, f"{answered}: {errors[0].message}"
+            else:
+                _valid(RESPONSES[answered or ""], message["result"])
             if answered in ("session/new", "session/fork"):
                 opened.add(message["result"]["sessionId"])
         checked += 1

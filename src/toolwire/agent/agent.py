@@ -51,12 +51,14 @@ from acp.schema import (
 
 from toolwire.agent.auth import authenticate
 from toolwire.agent.factory import SessionFactory
-from toolwire.agent.features import checkpointing, slash
+from toolwire.agent.features import checkpointing, providers, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
+from toolwire.agent.features.providers import Providers
 from toolwire.agent.features.rewind_method import REWIND_METHOD, rewind_method
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
+from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.notify import Notifier
@@ -100,6 +102,7 @@ class ToolwireAgent:
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
         self._requests = Requests()  # what $/cancel_request may cancel
+        self._providers = Providers()
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -357,6 +360,8 @@ class ToolwireAgent:
             return await self.delete_session(session_id)
         if method == REWIND_METHOD:
             return await rewind_method(self._live_for(params), self._rt(), params)
+        if method in PROVIDER_METHODS:
+            return await self._provider_method(method, params)
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -379,6 +384,23 @@ class ToolwireAgent:
         await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------
+
+    async def _provider_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """``providers/*`` (``features.providers``): the new configuration in force for
+        every session of this connection; the model options sent again."""
+        runtime, sessions = self._rt(), list(self._sessions.values())
+        if method == "providers/list":
+            return self._providers.list(self._config)
+        if method == "providers/set":
+            self._config = runtime.config = self._providers.set(self._config, params)
+            providers.rerouted(sessions, str(params["providerId"]))
+        else:
+            await providers.moved_off(
+                sessions, runtime, self._providers.disable(self._config, params)
+            )
+        for session in sessions:
+            Notifier(session, runtime).options_changed()
+        return {}
 
     async def _store_call(self, work: Callable[[SessionDatabase], _T]) -> _T:
         """``work(store)`` off the event loop, in order with every other store call."""

@@ -12,6 +12,9 @@ that is set always wins. Where it lives:
 ``keys.json`` also records which names live in the keyring (never their values), so
 reading a key touches the keyring only for a name ``login`` put there: an agent whose
 keys come from the environment never waits on a locked keyring.
+
+``hold_key`` keeps a key in this process's memory only: the one an editor sets with
+``providers/set``, which must never reach a file.
 """
 
 from __future__ import annotations
@@ -44,8 +47,22 @@ def keys_path(environ: Mapping[str, str] | None = None) -> Path:
     return config_dir(environ) / FILE_NAME
 
 
+#: Keys held in this process only (an editor's ``providers/set``): never written anywhere.
+_HELD: dict[str, str] = {}
+
+
+def hold_key(name: str, key: str | None) -> None:
+    """Keep ``key`` for variable ``name`` in memory, for this process only (None: forget)."""
+    if key is None:
+        _HELD.pop(name, None)
+    else:
+        _HELD[name] = key
+
+
 def stored_key(name: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """The key stored for variable ``name``, or None."""
+    """The key held in memory or stored for variable ``name``, or None."""
+    if name in _HELD:
+        return _HELD[name]
     entry = _read(keys_path(environ)).get(name)
     if not isinstance(entry, dict):
         return None
@@ -144,6 +161,7 @@ __all__ = [
     "SERVICE",
     "config_dir",
     "forget_key",
+    "hold_key",
     "keys_path",
     "store_key",
     "stored_key",

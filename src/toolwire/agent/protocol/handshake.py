@@ -29,6 +29,8 @@ def initialize_result(client_capabilities: Any = None) -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
+            # Unstable: the editor may point backends elsewhere (providers/*).
+            "providers": {},
             "sessionCapabilities": {
                 "list": {},
                 "resume": {},

@@ -86,6 +86,9 @@ class Session:
     tools: ToolContext
     conversation: Conversation = field(default_factory=Conversation)
     pending: str = ""
+    rerouted: bool = False
+    """The active backend was pointed elsewhere (``providers/set``): the next prompt
+    switches to it with the handoff, as to another backend."""
     always: set[str] = field(default_factory=set)
     never: set[str] = field(default_factory=set)
     """Tools the user chose to always reject in this session."""

@@ -98,7 +98,7 @@ class Turn:
         if hooked is None:
             return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
         await self.prompt.begin(blocks, hooked)
-        if self.session.pending != self.session.active:
+        if self.session.pending != self.session.active or self.session.rerouted:
             at = len(self.session.history) - 1
             switched = await Switcher(self.session, self.runtime).switch(at)
             await self._say(switched)
