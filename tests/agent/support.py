@@ -144,6 +144,9 @@ class ScriptedClient:
         self.on_update: Callable[[Any], None] | None = None
         self.on_permission: Callable[[], None] | None = None
         self.cancelled = asyncio.Event()
+        #: ``elicitation/create`` requests received (params as sent) and the answer given.
+        self.elicitations: list[dict[str, Any]] = []
+        self.elicit_answer: dict[str, Any] = {"action": "decline"}
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -238,6 +241,12 @@ class ScriptedClient:
     ) -> ReleaseTerminalResponse:
         self.terminals[terminal_id].released = True
         return ReleaseTerminalResponse()
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.elicitations.append(
+            {"message": message, **mode.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        )
+        return self.elicit_answer
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
