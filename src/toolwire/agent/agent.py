@@ -27,7 +27,7 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import httpx2
@@ -43,6 +43,7 @@ from acp.schema import (
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
+    PromptRequest,
     PromptResponse,
     ResumeSessionResponse,
     SetSessionConfigOptionResponse,
@@ -60,9 +61,10 @@ from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
 from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import mcp_calls
+from toolwire.agent.session import mcp_calls, steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.steering import STEERING_METHOD
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import replayed
@@ -103,6 +105,7 @@ class ToolwireAgent:
         self._runtime: Runtime | None = None
         self._requests = Requests()  # what $/cancel_request may cancel
         self._providers = Providers()
+        self._detached: set[asyncio.Task[Any]] = set()  # turns no request waits for
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -289,13 +292,18 @@ class ToolwireAgent:
             return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
         if self._sessions.get(session_id) is not session:  # closed or reloaded meanwhile
             return PromptResponse(stop_reason="cancelled")
+        if steering.running(session):
+            # Steering: the message joins the running turn (docs/agent.md, "Steering").
+            joined = await steering.queue(session, prompt).joined
+            if joined is not None:
+                return PromptResponse(stop_reason=joined)
+            return await self._prompt(session_id, prompt)  # no turn took it: its own
         if session.turn.phase != "idle":
-            # Not cancelled: one turn at a time (see docs/agent.md, "Cancellation").
             raise RequestError.invalid_request({"message": "a prompt is already running"})
         turn = Turn(session, self._rt())
         task = asyncio.create_task(turn.run(prompt))
         session.turn.start(task)
-        stop: PromptStopReason
+        stop: PromptStopReason = "cancelled"
         try:
             stop = await task
         except asyncio.CancelledError:
@@ -305,6 +313,7 @@ class ToolwireAgent:
             stop = "cancelled"  # cancelled before the turn took its first step
         finally:
             session.turn.finish()
+            steering.settle(session, stop)
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -360,6 +369,8 @@ class ToolwireAgent:
             return await self.delete_session(session_id)
         if method == REWIND_METHOD:
             return await rewind_method(self._live_for(params), self._rt(), params)
+        if method == STEERING_METHOD[1:]:
+            return await self._steer(params)
         if method in PROVIDER_METHODS:
             return await self._provider_method(method, params)
         raise RequestError.method_not_found(f"_{method}")
@@ -381,9 +392,35 @@ class ToolwireAgent:
         sessions, self._sessions = list(self._sessions.values()), {}
         for each in sessions:
             await _stop(each, cancel=False)
+        for task in list(self._detached):
+            task.cancel()
         await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------
+
+    async def _steer(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``_session/steering``: into the running turn, or a turn of its own."""
+        session, blocks = self._live_for(params), params.get("prompt")
+        if not isinstance(blocks, list) or not blocks:
+            raise RequestError.invalid_params({"prompt": "a non-empty list of content blocks"})
+        prompt = PromptRequest.model_validate({"sessionId": session.id, "prompt": blocks}).prompt
+        if not steering.running(session):
+            self._detach(self._prompt(session.id, prompt))
+            return {"outcome": "startedNewTurn"}
+        steer = steering.queue(session, prompt)
+
+        async def leftover() -> None:  # the turn ended before taking it: a turn of its own
+            if await steer.joined is None:
+                await self._prompt(session.id, prompt)
+
+        self._detach(leftover())
+        return {"outcome": "injected"}
+
+    def _detach(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work`` with no request waiting for it (kept until done)."""
+        task = asyncio.create_task(work)
+        self._detached.add(task)
+        task.add_done_callback(self._detached.discard)
 
     async def _provider_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """``providers/*`` (``features.providers``): the new configuration in force for

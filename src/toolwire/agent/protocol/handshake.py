@@ -44,6 +44,9 @@ def initialize_result(client_capabilities: Any = None) -> dict[str, Any]:
         },
         "agentInfo": {"name": "toolwire", "title": "toolwire", "version": __version__},
         "authMethods": auth_methods(client_capabilities),
+        # Steering (the ``_session/steering`` contract of claude-agent-acp and codex-acp):
+        # a message sent while a turn runs joins it.
+        "_meta": {"steering": {"supported": True}},
     }
 
 

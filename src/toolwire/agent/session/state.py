@@ -86,6 +86,10 @@ class Session:
     tools: ToolContext
     conversation: Conversation = field(default_factory=Conversation)
     pending: str = ""
+    steering: list[Any] = field(default_factory=list)
+    """Messages sent while the turn runs, for its next model request (``steering``)."""
+    steered: list[Any] = field(default_factory=list)
+    """Those the running turn took, answered when it ends."""
     rerouted: bool = False
     """The active backend was pointed elsewhere (``providers/set``): the next prompt
     switches to it with the handoff, as to another backend."""
