@@ -27,7 +27,7 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx2
@@ -43,7 +43,6 @@ from acp.schema import (
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PromptRequest,
     PromptResponse,
     ResumeSessionResponse,
     SetSessionConfigOptionResponse,
@@ -51,11 +50,11 @@ from acp.schema import (
 )
 
 from toolwire.agent.auth import authenticate
+from toolwire.agent.extensions import Extensions
 from toolwire.agent.factory import SessionFactory
-from toolwire.agent.features import checkpointing, providers, slash
+from toolwire.agent.features import checkpointing, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
-from toolwire.agent.features.providers import Providers
 from toolwire.agent.features.rewind_method import REWIND_METHOD, rewind_method
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
@@ -104,8 +103,7 @@ class ToolwireAgent:
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
         self._requests = Requests()  # what $/cancel_request may cancel
-        self._providers = Providers()
-        self._detached: set[asyncio.Task[Any]] = set()  # turns no request waits for
+        self._extensions = Extensions(self._prompt)  # steering, providers/*
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -370,9 +368,13 @@ class ToolwireAgent:
         if method == REWIND_METHOD:
             return await rewind_method(self._live_for(params), self._rt(), params)
         if method == STEERING_METHOD[1:]:
-            return await self._steer(params)
+            return await self._extensions.steer(self._live_for(params), params)
         if method in PROVIDER_METHODS:
-            return await self._provider_method(method, params)
+            runtime = self._rt()
+            sessions = list(self._sessions.values())
+            answer = await self._extensions.provider_method(method, params, runtime, sessions)
+            self._config = runtime.config
+            return answer
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -392,52 +394,10 @@ class ToolwireAgent:
         sessions, self._sessions = list(self._sessions.values()), {}
         for each in sessions:
             await _stop(each, cancel=False)
-        for task in list(self._detached):
-            task.cancel()
+        self._extensions.aclose()
         await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------
-
-    async def _steer(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``_session/steering``: into the running turn, or a turn of its own."""
-        session, blocks = self._live_for(params), params.get("prompt")
-        if not isinstance(blocks, list) or not blocks:
-            raise RequestError.invalid_params({"prompt": "a non-empty list of content blocks"})
-        prompt = PromptRequest.model_validate({"sessionId": session.id, "prompt": blocks}).prompt
-        if not steering.running(session):
-            self._detach(self._prompt(session.id, prompt))
-            return {"outcome": "startedNewTurn"}
-        steer = steering.queue(session, prompt)
-
-        async def leftover() -> None:  # the turn ended before taking it: a turn of its own
-            if await steer.joined is None:
-                await self._prompt(session.id, prompt)
-
-        self._detach(leftover())
-        return {"outcome": "injected"}
-
-    def _detach(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Run ``work`` with no request waiting for it (kept until done)."""
-        task = asyncio.create_task(work)
-        self._detached.add(task)
-        task.add_done_callback(self._detached.discard)
-
-    async def _provider_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """``providers/*`` (``features.providers``): the new configuration in force for
-        every session of this connection; the model options sent again."""
-        runtime, sessions = self._rt(), list(self._sessions.values())
-        if method == "providers/list":
-            return self._providers.list(self._config)
-        if method == "providers/set":
-            self._config = runtime.config = self._providers.set(self._config, params)
-            providers.rerouted(sessions, str(params["providerId"]))
-        else:
-            await providers.moved_off(
-                sessions, runtime, self._providers.disable(self._config, params)
-            )
-        for session in sessions:
-            Notifier(session, runtime).options_changed()
-        return {}
 
     async def _store_call(self, work: Callable[[SessionDatabase], _T]) -> _T:
         """``work(store)`` off the event loop, in order with every other store call."""
