@@ -17,7 +17,9 @@ from acp.exceptions import RequestError
 from tests.acp_check import unstable_validator
 from tests.agent.pair import AgentUnderTest, agent_under_test, backend_table
 from tests.agent.support import answer, check_wire, text_of
+from toolwire.agent.features.providers import Providers
 from toolwire.backends.base import ModelRequest
+from toolwire.config import load_config
 
 pytestmark = pytest.mark.anyio
 
@@ -121,3 +123,19 @@ async def test_providers_disable_and_what_is_refused(tmp_path: Path) -> None:
         assert (await acp.prompt(sid, "Hello")).stop_reason == "end_turn"
         assert acp.model.bodies[-1]["model"] == "claude-test"
         check_wire(acp.run.wire)
+
+
+@pytest.mark.parametrize(
+    ("url", "provider"),
+    [
+        ("http://localhost:8000/v1", "openai-chat"),
+        ("https://api.openai.com/v1", "openai-responses"),
+    ],
+)
+def test_an_openai_endpoint_of_its_own_speaks_chat_completions(
+    tmp_path: Path, url: str, provider: str
+) -> None:
+    config = load_config(environ={"XDG_CONFIG_HOME": str(tmp_path), "HOME": str(tmp_path)})
+    params = {"providerId": "openai", "apiType": "openai", "baseUrl": url, "headers": {}}
+    chosen = Providers().set(config, params).backends["openai"]
+    assert (chosen.provider, chosen.base_url, chosen.api_key_env) == (provider, url, None)

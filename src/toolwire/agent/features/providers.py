@@ -89,7 +89,7 @@ class Providers:
                 {"providerId": f"no provider {name!r}; providers/list names them"}
             )
         old = known[name]
-        provider = _provider(api_type, old.provider)
+        provider = _provider(api_type, old.provider, base_url)
         headers = params.get("headers")
         key = _key(headers if isinstance(headers, dict) else {})
         variable = _variable(name)
@@ -149,11 +149,14 @@ def _candidates(config: Config) -> dict[str, BackendConfig]:
     return out
 
 
-def _provider(api_type: str, current: str) -> str:
+def _provider(api_type: str, current: str, base_url: str) -> str:
+    """toolwire's provider for ``api_type``. An OpenAI-compatible endpoint other than
+    OpenAI's own speaks Chat Completions far more often than the Responses API."""
     if api_type == "anthropic":
         return "anthropic"
     if api_type == "openai":
-        return current if current.startswith("openai") else "openai-chat"
+        official = base_url.startswith(DEFAULT_URLS["openai-chat"])
+        return current if official and current.startswith("openai") else "openai-chat"
     if api_type == "gemini":
         return "gemini"
     raise RequestError.invalid_params(
