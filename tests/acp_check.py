@@ -76,6 +76,22 @@ def schema() -> dict[str, Any]:
     return found
 
 
+#: The unstable v1 schema (``providers/*``), from the same two places.
+UNSTABLE = tuple(p.with_name("schema.unstable.json") for p in SCHEMAS)
+
+
+@cache
+def unstable_validator(definition: str) -> Draft202012Validator:
+    """A validator for ``definition`` of the unstable v1 schema (skips without one)."""
+    path = next((p for p in UNSTABLE if p.is_file()), None)
+    if path is None:
+        pytest.skip("no unstable ACP v1 schema: run `make node-deps` (npm) to install it")
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    uri = f"{_URI}-unstable"
+    registry: Registry[Any] = Registry().with_resource(uri, Resource.from_contents(loaded))
+    return Draft202012Validator({"$ref": f"{uri}#/$defs/{definition}"}, registry=registry)
+
+
 @cache
 def validator() -> Draft202012Validator:
     registry: Registry[Any] = Registry().with_resource(_URI, Resource.from_contents(schema()))

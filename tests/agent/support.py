@@ -48,7 +48,7 @@ from acp.schema import (
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from tests.acp_check import schema
+from tests.acp_check import schema, unstable_validator
 from toolwire.agent.agent import ToolwireAgent
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.store.worker import StoreWorker
@@ -59,6 +59,7 @@ from toolwire.testing import InMemoryConnection, connect_in_memory, streams
 _URI = "urn:toolwire-tests:acp-schema-v1-e2e"
 RESPONSES = {
     "initialize": "InitializeResponse",
+    "authenticate": "AuthenticateResponse",
     "session/new": "NewSessionResponse",
     "session/load": "LoadSessionResponse",
     "session/resume": "ResumeSessionResponse",
@@ -72,8 +73,15 @@ RESPONSES = {
     "session/prompt": "PromptResponse",
     "_toolwire/session/rewind": "ExtResponse",
 }
+# Unstable methods, checked against the unstable v1 schema.
+UNSTABLE_RESPONSES = {
+    "providers/list": "ListProvidersResponse",
+    "providers/set": "SetProviderResponse",
+    "providers/disable": "DisableProviderResponse",
+}
 REQUESTS = {
     "session/request_permission": "RequestPermissionRequest",
+    "elicitation/create": "CreateElicitationRequest",
     "fs/read_text_file": "ReadTextFileRequest",
     "fs/write_text_file": "WriteTextFileRequest",
     "terminal/create": "CreateTerminalRequest",
@@ -136,6 +144,9 @@ class ScriptedClient:
         self.on_update: Callable[[Any], None] | None = None
         self.on_permission: Callable[[], None] | None = None
         self.cancelled = asyncio.Event()
+        #: ``elicitation/create`` requests received (params as sent) and the answer given.
+        self.elicitations: list[dict[str, Any]] = []
+        self.elicit_answer: dict[str, Any] = {"action": "decline"}
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -230,6 +241,12 @@ class ScriptedClient:
     ) -> ReleaseTerminalResponse:
         self.terminals[terminal_id].released = True
         return ReleaseTerminalResponse()
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.elicitations.append(
+            {"message": message, **mode.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        )
+        return self.elicit_answer
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
@@ -393,7 +410,13 @@ def check_wire(wire: list[StreamEvent]) -> int:
             _valid("Error", message["error"])
         else:
             answered = asked.get(message.get("id"))
-            _valid(RESPONSES[answered or ""], message["result"])
+            if answered in UNSTABLE_RESPONSES:
+                errors = list(
+                    unstable_validator(UNSTABLE_RESPONSES[answered]).iter_errors(message["result"])
+                )
+                assert not errors, f"{answered}: {errors[0].message}"
+            else:
+                _valid(RESPONSES[answered or ""], message["result"])
             if answered in ("session/new", "session/fork"):
                 opened.add(message["result"]["sessionId"])
         checked += 1

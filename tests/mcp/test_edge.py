@@ -36,7 +36,11 @@ def test_a_server_that_never_answers_is_reported_in_one_line_and_the_rest_start(
         assert "\n" not in line
         assert line.startswith("MCP server 'slowpoke' did not start: no answer within 1 s; check")
         assert str(tmp_path / "mcp.log") in line
-        assert [t.model_name for t in h.tools()][:2] == ["mcp__good__big", "mcp__good__change"]
+        assert [t.model_name for t in h.tools()][:3] == [
+            "mcp__good__ask_name",
+            "mcp__good__big",
+            "mcp__good__change",
+        ]
         assert (await h.call("mcp__good__echo", {"text": "still here"})).text == "still here"
         await h.aclose()
         assert_gone(pgids)

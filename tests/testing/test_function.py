@@ -13,7 +13,7 @@ from toolwire.backends import create_backend
 from toolwire.backends.base import ModelRequest
 from toolwire.config.schema import BackendConfig
 from toolwire.errors import HTTPStatusError
-from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
+from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart, Usage
 from toolwire.history import ToolSpec, user
 from toolwire.testing import ErrorResponse, FunctionBackend
 from toolwire.testing.streams import anthropic_sse, text, tool_call
@@ -136,7 +136,9 @@ async def test_bytes_are_the_stream_as_sent_a_cut_one_included() -> None:
     assert end.arguments is None
     assert end.error is not None
     assert "ended before the response did" in end.error
-    assert events[-1] == MessageEnd("error", None)
+    # What the provider reported before the cut (its message_start) is kept: a proxy
+    # settles a budget at it.
+    assert events[-1] == MessageEnd("error", Usage(input_tokens=10, output_tokens=0))
     async with httpx2.AsyncClient(transport=backend.transport()) as http:
         sent = await http.post("http://model.test/v1/messages", json={"messages": []})
     assert sent.content == cut

@@ -49,16 +49,21 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
+from toolwire.agent.auth import authenticate
+from toolwire.agent.extensions import Extensions
 from toolwire.agent.factory import SessionFactory
 from toolwire.agent.features import checkpointing, slash
 from toolwire.agent.features.commands import commands_update, custom_commands
 from toolwire.agent.features.fork import copy_session
 from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
 from toolwire.agent.protocol.outbox import LineSink
+from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
+from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import mcp_calls
+from toolwire.agent.session import mcp_calls, steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.steering import STEERING_METHOD
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import replayed
@@ -97,6 +102,8 @@ class ToolwireAgent:
         self._sessions: dict[str, Session] = {}
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
+        self._requests = Requests()  # what $/cancel_request may cancel
+        self._extensions = Extensions(self._prompt)  # steering, providers/*
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -106,6 +113,7 @@ class ToolwireAgent:
 
     def on_received(self, message: dict[str, Any]) -> None:
         """Transport hook: a message from the client, before the SDK routes it."""
+        self._requests.received(message)
         method = message.get("method")
         if method in ("session/new", "session/fork") and "id" in message:
             self._creating.add(message["id"])
@@ -141,7 +149,8 @@ class ToolwireAgent:
         info = client_info.model_dump() if client_info is not None else None
         runtime.profile = profile_for_client(info, self._config.profile)
         log.info("client %s, profile %s", info and info.get("name"), runtime.profile)
-        return initialize_response()
+        caps = runtime.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return initialize_response(caps)
 
     async def new_session(
         self,
@@ -173,7 +182,19 @@ class ToolwireAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        """Reopen a stored session, replaying its transcript before the answer."""
+        """Reopen a stored session, replaying its transcript before the answer (a long
+        replay is cancellable with ``$/cancel_request``)."""
+        return await self._requests.guard(
+            self._load(cwd, session_id, mcp_servers, additional_directories)
+        )
+
+    async def _load(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None,
+        additional_directories: list[str] | None,
+    ) -> LoadSessionResponse:
         session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
         compaction = self._rt().compaction_updates
         for update in await self._store_call(lambda db: db.updates(session_id)):
@@ -263,18 +284,26 @@ class ToolwireAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
+        return await self._requests.guard(self._prompt(session_id, prompt))
+
+    async def _prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self._live(session_id)
         if session.turn.cancelling and not await session.turn.wait_cancelled():
             return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
         if self._sessions.get(session_id) is not session:  # closed or reloaded meanwhile
             return PromptResponse(stop_reason="cancelled")
+        if steering.running(session):
+            # Steering: the message joins the running turn (docs/agent.md, "Steering").
+            joined = await steering.queue(session, prompt).joined
+            if joined is not None:
+                return PromptResponse(stop_reason=joined)
+            return await self._prompt(session_id, prompt)  # no turn took it: its own
         if session.turn.phase != "idle":
-            # Not cancelled: one turn at a time (see docs/agent.md, "Cancellation").
             raise RequestError.invalid_request({"message": "a prompt is already running"})
         turn = Turn(session, self._rt())
         task = asyncio.create_task(turn.run(prompt))
         session.turn.start(task)
-        stop: PromptStopReason
+        stop: PromptStopReason = "cancelled"
         try:
             stop = await task
         except asyncio.CancelledError:
@@ -284,6 +313,7 @@ class ToolwireAgent:
             stop = "cancelled"  # cancelled before the turn took its first step
         finally:
             session.turn.finish()
+            steering.settle(session, stop)
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -293,8 +323,9 @@ class ToolwireAgent:
             session.turn.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        """No authentication methods are advertised (keys live in the environment)."""
-        raise RequestError.method_not_found("authenticate")
+        """The ``env`` method: the default backend has its key (``toolwire.agent.auth``)."""
+        authenticate(self._config, method_id)
+        return AuthenticateResponse()
 
     async def fork_session(
         self,
@@ -338,10 +369,23 @@ class ToolwireAgent:
             return await self.delete_session(session_id)
         if method == REWIND_METHOD:
             return await RewindMethod(self._live_for(params), self._rt()).answer(params)
+        if method == STEERING_METHOD[1:]:
+            return await self._extensions.steer(self._live_for(params), params)
+        if method in PROVIDER_METHODS:
+            runtime = self._rt()
+            sessions = list(self._sessions.values())
+            answer = await self._extensions.provider_method(method, params, runtime, sessions)
+            self._config = runtime.config
+            return answer
         raise RequestError.method_not_found(f"_{method}")
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        """Extension notifications are ignored, as the protocol allows."""
+        """``$/cancel_request`` (routed here by the transport); other extension
+        notifications are ignored, as the protocol allows."""
+        if method == CANCEL_REQUEST:
+            prompting = self._requests.cancel(params)
+            if prompting is not None:  # a prompt ends as session/cancel ends it
+                await self.cancel(prompting)
 
     def busy(self) -> bool:
         """True while a prompt turn runs in some session."""
@@ -352,6 +396,7 @@ class ToolwireAgent:
         sessions, self._sessions = list(self._sessions.values()), {}
         for each in sessions:
             await _stop(each, cancel=False)
+        self._extensions.aclose()
         await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------

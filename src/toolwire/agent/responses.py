@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from acp.schema import (
     InitializeResponse,
     SessionConfigOptionBoolean,
@@ -16,9 +18,9 @@ from toolwire.agent.store.database import SessionRecord
 from toolwire.config import Config
 
 
-def initialize_response() -> InitializeResponse:
+def initialize_response(client_capabilities: Any = None) -> InitializeResponse:
     """What ``initialize`` answers (``handshake.initialize_result``), as the SDK's model."""
-    return InitializeResponse.model_validate(initialize_result())
+    return InitializeResponse.model_validate(initialize_result(client_capabilities))
 
 
 def session_infos(records: list[SessionRecord]) -> list[SessionInfo]:

@@ -16,6 +16,7 @@ from toolwire.cli.config_cmd import config
 from toolwire.cli.decode_cmd import decode
 from toolwire.cli.demo_cmd import demo
 from toolwire.cli.handoff_cmd import handoff
+from toolwire.cli.login_cmd import login, logout
 from toolwire.cli.proxy_cmd import proxy
 from toolwire.cli.updates_cmd import updates
 
@@ -38,6 +39,8 @@ app.command("acp", help="Serve the Agent Client Protocol on stdio: what an edito
 app.command("demo", help="Replay a recorded coding session through the agent, live.")(demo)
 app.command("client", help="Drive any ACP agent: toolwire client -- CMD ARGS...")(client)
 app.command("handoff", help="Print the context a new backend gets after a switch.")(handoff)
+app.command("login", help="Store a backend's API key where only you can read it.")(login)
+app.command("logout", help="Remove a key toolwire login stored.")(logout)
 app.add_typer(proxy, name="proxy")
 
 

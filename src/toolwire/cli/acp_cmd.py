@@ -43,8 +43,21 @@ def acp(
         Path | None,
         typer.Option("--log-file", help="Also write a detailed log to this file."),
     ] = None,
+    login: Annotated[
+        bool,
+        typer.Option(
+            "--login",
+            help="Ask for a backend's API key and store it, then exit (the editor's "
+            "terminal sign-in).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the Agent Client Protocol on stdio (what an editor launches)."""
+    if login:
+        from toolwire.cli.login_cmd import run_login
+
+        run_login(config_file, backend)
+        return
     serve_acp(config_file, backend, mode, record, log_file)
 
 

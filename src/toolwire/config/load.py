@@ -26,6 +26,7 @@ from toolwire.config.choices import (
 )
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
+from toolwire.config.keys import config_dir, stored_key
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
@@ -93,10 +94,7 @@ class Config:
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
     """The user's config file: ``$XDG_CONFIG_HOME/toolwire/config.toml`` or ``~/.config/...``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "toolwire" / "config.toml"
+    return config_dir(environ) / "config.toml"
 
 
 def load_config(
@@ -295,11 +293,15 @@ def _detected(env: Mapping[str, str], sources: dict[str, str]) -> dict[str, Back
     out: dict[str, BackendConfig] = {}
     for name, provider, model, key_names in DETECTED:
         key_env = next((k for k in key_names if env.get(k)), None)
+        how = "is set"
+        if key_env is None:  # a key ``toolwire login`` stored counts as one set
+            key_env = next((k for k in key_names if stored_key(k, env)), None)
+            how = "is stored (toolwire login)"
         if key_env is not None:
             out[name] = BackendConfig(
                 name=name, provider=provider, model=model, api_key_env=key_env
             )
-            sources[f"backends.{name}"] = f"detected: ${key_env} is set"
+            sources[f"backends.{name}"] = f"detected: ${key_env} {how}"
     return out
 
 

@@ -47,6 +47,7 @@ from toolwire.config.choices import (
 )
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import explain
+from toolwire.config.keys import stored_key
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.config.web import WebConfig
@@ -346,10 +347,12 @@ class BackendConfig(BackendTable):
         return self.vision and self.native_tools
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
-        """The key, read from the named environment variable (None when unset)."""
+        """The key, read from the named environment variable, else the key ``toolwire
+        login`` stored for that variable (None when neither has one)."""
         if self.api_key_env is None:
             return None
-        return (os.environ if environ is None else environ).get(self.api_key_env) or None
+        env = os.environ if environ is None else environ
+        return env.get(self.api_key_env) or stored_key(self.api_key_env, env)
 
 
 class ConfigFile(Table):

@@ -13,6 +13,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from toolwire.mcp.elicit import Elicitor
 from toolwire.mcp.link import Link, UnreadableAnswerError
 from toolwire.mcp.names import assign_names
 from toolwire.mcp.reasons import died, not_running, start_failure
@@ -39,8 +40,17 @@ class _Server:
 class McpHub:
     """Starts, lists, calls and stops the MCP servers of one session."""
 
-    def __init__(self, *, log: logging.Logger, stderr_path: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        log: logging.Logger,
+        stderr_path: str | None = None,
+        elicitor: Elicitor | None = None,
+    ) -> None:
         self._log = log
+        self._elicitor = elicitor
+        """Asks the user what a server wants to know (``elicit``); None: servers are told
+        elicitation is not supported."""
         self._stderr_path = stderr_path
         self._errlog: IO[str] | None = None
         self._servers: dict[str, _Server] = {}
@@ -168,7 +178,13 @@ class McpHub:
                 self._rebuild()
 
         log = self._log.getChild(server.spec.name)
-        return Link(server.spec, on_tools=on_tools, errlog=self._errfile(), log=log)
+        return Link(
+            server.spec,
+            on_tools=on_tools,
+            errlog=self._errfile(),
+            log=log,
+            elicitor=self._elicitor,
+        )
 
     async def _open(self, server: _Server) -> str | None:
         link = self._new_link(server)

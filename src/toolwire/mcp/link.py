@@ -18,6 +18,7 @@ from typing import IO, Any, cast
 import mcp_types as types
 from mcp import Client
 
+from toolwire.mcp.elicit import Elicitor, callback
 from toolwire.mcp.spec import ServerSpec
 from toolwire.mcp.transports import Watched, kill_group, open_transport, process_group
 
@@ -38,8 +39,10 @@ class Link:
         on_tools: Callable[[Link], None],
         errlog: IO[str],
         log: logging.Logger,
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.spec = spec
+        self._elicitor = elicitor
         self.tools: list[types.Tool] = []
         self.refreshes = 0
         """Tool lists read again after the server said the list changed."""
@@ -157,6 +160,9 @@ class Link:
                     message_handler=cast(Any, self._notified),
                     cache=None,
                     client_info=types.Implementation(name="toolwire", version=_version()),
+                    elicitation_callback=(
+                        callback(self.spec.name, self._elicitor) if self._elicitor else None
+                    ),
                 )
                 await stack.enter_async_context(client)
                 self._asking = "tools/list"

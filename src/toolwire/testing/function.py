@@ -103,6 +103,8 @@ class FunctionBackend:
         self.pace = pace
         self.requests: list[ModelRequest] = []
         self.bodies: list[dict[str, Any]] = []
+        #: The headers of each HTTP request (``transport()``), in order: the key sent.
+        self.headers: list[dict[str, str]] = []
 
     @classmethod
     def replies(cls, *answers: Answer, **options: Any) -> FunctionBackend:
@@ -161,6 +163,7 @@ class FunctionBackend:
             return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found"}})
         sent: dict[str, Any] = json.loads(await http_request.aread())
         self.bodies.append(sent)
+        self.headers.append(dict(http_request.headers))
         body = await self.body(_request_of(sent))
         if isinstance(body, ErrorResponse):
             return httpx2.Response(body.status, json=dict(body.body))

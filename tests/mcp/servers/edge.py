@@ -4,7 +4,8 @@
 crash the server mid-call, wait to be cancelled (writing what happened to
 ``$EDGE_MARKS``), change the tool list, leave a child process behind, return a huge text,
 or take a schema Gemini's ``parameters`` would reject (``$defs``, ``$ref``, ``anyOf``,
-``format``), or return a huge image or huge structured content.
+``format``), or return a huge image or huge structured content; ``ask_name`` asks the user through
+MCP elicitation.
 """
 
 from __future__ import annotations
@@ -131,6 +132,18 @@ class Window(BaseModel):
 def hostile(when: datetime, window: Window | None = None) -> str:
     """A schema with $defs, $ref, anyOf and format, which Gemini's parameters reject."""
     return f"{when.isoformat()} {window}"
+
+
+class _Name(BaseModel):
+    name: str
+
+
+@server.tool()
+async def ask_name(ctx: Context) -> str:
+    """Ask the user a question (MCP elicitation) and say what came back."""
+    result = await ctx.elicit("Which name should the greeting use?", _Name)
+    data = getattr(result, "data", None)
+    return f"accepted: {data.name}" if data is not None else f"answer: {result.action}"
 
 
 if __name__ == "__main__":

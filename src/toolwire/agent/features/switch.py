@@ -77,7 +77,7 @@ class Switcher:
             session.conversation.compacted(stored, new)
         else:
             session.conversation.switched(handoff, new)
-        session.active, session.backend_impl = new, None
+        session.active, session.backend_impl, session.rerouted = new, None, False
         sid = session.id
         # One write, so the switch is made once in any process. The chosen backend (the
         # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
@@ -165,8 +165,11 @@ def _notice(old: str, new: str, handoff: Handoff) -> str:
     if summary is not None:
         how = "a summary written by the new model" if summary.source == "llm" else "a summary"
     work = describe_carried(handoff.items, summarized=summary is not None)
+    moved = f"Switched the model from {old} to {new}."
+    if old == new:  # the same backend, pointed at another endpoint by the editor
+        moved = f"{new} now answers from the endpoint the editor set."
     return (
-        f"Switched the model from {old} to {new}. {new} gets {how} of the conversation and "
+        f"{moved} {new} gets {how} of the conversation and "
         f"the last {len(handoff.tail)} messages as they were. The session's tool work: "
         f"{work}. The previous model's reasoning is not carried over."
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from toolwire import __version__
+from toolwire.agent.protocol.auth_methods import auth_methods
 
 #: The ACP protocol version toolwire speaks (the SDK's ``acp.PROTOCOL_VERSION``).
 PROTOCOL_VERSION: Final = 1
@@ -17,17 +18,19 @@ PROTOCOL_VERSION: Final = 1
 REWIND_METHOD: Final = "_toolwire/session/rewind"
 
 
-def initialize_result() -> dict[str, Any]:
+def initialize_result(client_capabilities: Any = None) -> dict[str, Any]:
     """Only capabilities that work: ``loadSession``; ``session/list``, ``resume``,
     ``close``, ``delete`` and ``additionalDirectories``; embedded context in prompts; MCP
     servers over stdio (always), HTTP and SSE; images; in ``_meta``, the rewind extension
-    method. Not: audio."""
+    method. Not: audio. ``authMethods`` depend on the client's capabilities (raw JSON)."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
             "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
+            # Unstable: the editor may point backends elsewhere (providers/*).
+            "providers": {},
             "sessionCapabilities": {
                 "list": {},
                 "resume": {},
@@ -40,7 +43,10 @@ def initialize_result() -> dict[str, Any]:
             "_meta": {"toolwire": {"rewind": {"method": REWIND_METHOD, "version": 1}}},
         },
         "agentInfo": {"name": "toolwire", "title": "toolwire", "version": __version__},
-        "authMethods": [],
+        "authMethods": auth_methods(client_capabilities),
+        # Steering (the ``_session/steering`` contract of claude-agent-acp and codex-acp):
+        # a message sent while a turn runs joins it.
+        "_meta": {"steering": {"supported": True}},
     }
 
 
@@ -60,7 +66,8 @@ def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
         or not isinstance(params.get("clientInfo", {}), dict)
     ):
         return None
-    return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result()}
+    caps = params.get("clientCapabilities")
+    return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(caps)}
 
 
 __all__ = ["PROTOCOL_VERSION", "REWIND_METHOD", "early_answer", "initialize_result"]

@@ -52,8 +52,15 @@ log = logging.getLogger("toolwire.agent")
 LINE_LIMIT: Final = 50 * 1024 * 1024
 
 
+#: The unstable ``providers/*`` methods (``agent.features.providers``).
+PROVIDER_METHODS: Final = ("providers/list", "providers/set", "providers/disable")
 #: ACP methods the SDK does not route, and the extension method each is routed as.
-ROUTED_AS_EXTENSION: Final = {"session/delete": "_session/delete"}
+ROUTED_AS_EXTENSION: Final = {
+    "session/delete": "_session/delete",
+    **{method: f"_{method}" for method in PROVIDER_METHODS},
+    # The SDK logs an unknown notification as an error; the agent serves it as an extension.
+    "$/cancel_request": "_$/cancel_request",
+}
 
 
 class _LineTooLongError(Exception):
@@ -279,6 +286,7 @@ class Writer(Protocol):
 
 __all__ = [
     "LINE_LIMIT",
+    "PROVIDER_METHODS",
     "ROUTED_AS_EXTENSION",
     "FileWriter",
     "StdioTransport",

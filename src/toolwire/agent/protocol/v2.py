@@ -67,8 +67,14 @@ def initialize_result_v2() -> dict[str, Any]:
         "protocolVersion": V2,
         "info": v1["agentInfo"],
         "capabilities": {"session": session, "_meta": caps["_meta"]},
-        "authMethods": v1["authMethods"],
+        "authMethods": [_auth_method(m) for m in v1["authMethods"]],
     }
+
+
+def _auth_method(v1: dict[str, Any]) -> dict[str, Any]:
+    """A v1 auth method in v2's words: ``methodId`` for ``id``, ``type`` always given."""
+    rest = {k: v for k, v in v1.items() if k not in ("id", "type")}
+    return {"type": v1.get("type", "agent"), "methodId": v1["id"], **rest}
 
 
 class V2Wire:
@@ -117,6 +123,8 @@ class V2Wire:
             # v1 replays on load; the answer is still the resume's (``_answer``).
             rest = {k: v for k, v in params.items() if k != "replayFrom"}
             return {**message, "method": "session/load", "params": rest}
+        if method == "auth/login":  # v1's authenticate, by the same method id
+            return {**message, "method": "authenticate", "params": params}
         if method == "session/set_config_option" and params.get("type") == "id":
             params = {k: v for k, v in params.items() if k != "type"}
         if method == "session/prompt" and session is not None and "id" in message:

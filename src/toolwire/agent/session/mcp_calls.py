@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolwire.agent.session.elicitation import elicitor
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.schema import default_db_path
@@ -98,7 +99,11 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     wanted = [*specs_from_acp(servers), *specs_from_config(runtime.config)]
     if not wanted:
         return
-    hub = McpHub(log=logging.getLogger("toolwire.mcp"), stderr_path=stderr_log())
+    hub = McpHub(
+        log=logging.getLogger("toolwire.mcp"),
+        stderr_path=stderr_log(),
+        elicitor=elicitor(session, runtime),
+    )
     session.mcp = hub
 
     async def run() -> None:

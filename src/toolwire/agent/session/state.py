@@ -88,6 +88,13 @@ class Session:
     tools: ToolContext
     conversation: Conversation = field(default_factory=Conversation)
     pending: str = ""
+    steering: list[Any] = field(default_factory=list)
+    """Messages sent while the turn runs, for its next model request (``steering``)."""
+    steered: list[Any] = field(default_factory=list)
+    """Those the running turn took, answered when it ends."""
+    rerouted: bool = False
+    """The active backend was pointed elsewhere (``providers/set``): the next prompt
+    switches to it with the handoff, as to another backend."""
     always: set[str] = field(default_factory=set)
     never: set[str] = field(default_factory=set)
     """Tools the user chose to always reject in this session."""

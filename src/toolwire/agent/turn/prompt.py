@@ -105,6 +105,15 @@ class Prompt:
             await self.say(line)
         await self.images_notice(session.pending, images=has_images([message]))
 
+    async def steered(self, blocks: list[Any]) -> None:
+        """A message sent while this turn runs (``session.steering``), added before the
+        next model request: the user's, in the history and the transcript."""
+        session, store = self.session, self.runtime.store
+        message = await off_loop(lambda: prompt_message(blocks, prompt_text(blocks)))
+        session.history.append(message)
+        updates = user_updates(blocks)
+        await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
+
     async def images_notice(self, name: str, *, images: bool) -> None:
         """Tell the user, once per session, that backend ``name`` gets notes, not images."""
         session = self.session

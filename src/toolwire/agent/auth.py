@@ -1,0 +1,38 @@
+"""``authenticate``: the ``env`` method succeeds when the default backend has its key.
+
+toolwire holds no accounts: a backend is reached with the key its config names
+(``api_key_env``), from the environment or stored by ``toolwire login``
+(``toolwire.config.keys``). So authenticating is checking that key is there, and when
+it is not, saying in the error which variable to set (never a key: there is none to
+show). The ``terminal`` method is the client's to run, never passed here (ACP).
+"""
+
+from __future__ import annotations
+
+from acp.exceptions import RequestError
+
+from toolwire.agent.protocol.auth_methods import ENV_METHOD, LOGIN_METHOD
+from toolwire.config import Config
+
+
+def authenticate(config: Config, method_id: str) -> None:
+    """Return when ``method_id`` succeeds; else raise the ``RequestError`` to answer."""
+    if method_id == LOGIN_METHOD:
+        raise RequestError.invalid_params(
+            {"methodId": "login is a terminal method: run the agent with --login instead"}
+        )
+    if method_id != ENV_METHOD:
+        raise RequestError.invalid_params({"methodId": f"no auth method {method_id!r}"})
+    backend = config.backends[config.default_backend]
+    if backend.api_key_env is None or backend.api_key() is not None:
+        return
+    raise RequestError.auth_required(
+        {
+            "details": f"backend {backend.name!r} needs an API key: set "
+            f"${backend.api_key_env}, or run `toolwire login {backend.name}`",
+            "variable": backend.api_key_env,
+        }
+    )
+
+
+__all__ = ["authenticate"]

@@ -1,0 +1,84 @@
+"""The agent's methods beyond ACP v1's stable set: ``_session/steering`` and the
+unstable ``providers/*`` (``ToolwireAgent.ext_method`` routes them here).
+
+Steering (``toolwire.agent.session.steering``) queues a message for the running turn,
+or starts a turn no request waits for; such turns are kept here until done and
+cancelled when the client goes away. ``providers/*`` (``features.providers``) put a new
+configuration in force for every session of the connection and send each its model
+options again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from acp.exceptions import RequestError
+from acp.schema import PromptRequest
+
+from toolwire.agent.features import providers
+from toolwire.agent.features.providers import Providers
+from toolwire.agent.session import steering
+from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.state import Runtime, Session
+
+#: Runs a prompt turn in a session: ``ToolwireAgent``'s own prompt handling.
+PromptRunner = Callable[[str, list[Any]], Coroutine[Any, Any, Any]]
+
+
+class Extensions:
+    """Steering and providers for one connection (module doc)."""
+
+    def __init__(self, prompt: PromptRunner) -> None:
+        self.providers = Providers()
+        self._prompt = prompt
+        self._detached: set[asyncio.Task[Any]] = set()
+
+    async def steer(self, session: Session, params: dict[str, Any]) -> dict[str, Any]:
+        """``_session/steering``: into the running turn, or a turn of its own."""
+        blocks = params.get("prompt")
+        if not isinstance(blocks, list) or not blocks:
+            raise RequestError.invalid_params({"prompt": "a non-empty list of content blocks"})
+        prompt = PromptRequest.model_validate({"sessionId": session.id, "prompt": blocks}).prompt
+        if not steering.running(session):
+            self._detach(self._prompt(session.id, prompt))
+            return {"outcome": "startedNewTurn"}
+        steer = steering.queue(session, prompt)
+
+        async def leftover() -> None:  # the turn ended before taking it: a turn of its own
+            if await steer.joined is None:
+                await self._prompt(session.id, prompt)
+
+        self._detach(leftover())
+        return {"outcome": "injected"}
+
+    async def provider_method(
+        self, method: str, params: dict[str, Any], runtime: Runtime, sessions: list[Session]
+    ) -> dict[str, Any]:
+        """``providers/list``, ``set`` or ``disable``; ``runtime.config`` updated."""
+        if method == "providers/list":
+            return self.providers.list(runtime.config)
+        if method == "providers/set":
+            runtime.config = self.providers.set(runtime.config, params)
+            providers.rerouted(sessions, str(params["providerId"]))
+        else:
+            name = self.providers.disable(runtime.config, params)
+            await providers.moved_off(sessions, runtime, name)
+        for session in sessions:
+            Notifier(session, runtime).options_changed()
+        return {}
+
+    def aclose(self) -> None:
+        """The client went away: no detached turn goes on."""
+        for task in list(self._detached):
+            task.cancel()
+
+    def _detach(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work`` with no request waiting for it (kept until done)."""
+        task = asyncio.create_task(work)
+        self._detached.add(task)
+        task.add_done_callback(self._detached.discard)
+
+
+__all__ = ["Extensions", "PromptRunner"]
