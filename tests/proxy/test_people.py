@@ -178,3 +178,18 @@ def test_a_stream_cut_midway_settles_what_was_reported(tmp_path: Path) -> None:
     assert row[8] == "cut"
     # Charged the 700 input tokens and the one output token reported, not the worst case.
     assert spent == 700 * 2 + 1 * 100
+
+
+def test_a_team_limit_counts_every_key_of_the_team(tmp_path: Path) -> None:
+    # [proxy.limits] counts a request against the person its key names: two people of
+    # one team share the team's requests per minute, whichever key they send.
+    with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:
+        extra = "[proxy.limits]\nteam_requests_per_minute = 3"
+        with served(load_settings(priced_config(tmp_path, upstream.url, extra))) as (url, proxy):
+            _, alice = issue(proxy.people.accounts, "alice", team="core")
+            _, bob = issue(proxy.people.accounts, "bob", team="core")
+            _, carol = issue(proxy.people.accounts, "carol", team="docs")
+            codes = [_post(url, key).status_code for key in (alice, bob, alice, bob)]
+            assert codes == [200, 200, 200, 429]
+            assert _post(url, carol).status_code == 200  # another team's minute
+        assert len(upstream.requests) == 4
