@@ -33,6 +33,7 @@ from toolwire.events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
+    Usage,
 )
 
 
@@ -256,6 +257,10 @@ def _slow(server: FakeServer, read_timeout: float) -> AnthropicBackend:
     return _anthropic(server, settings=replace(FAST, read_timeout=read_timeout, max_retries=0))
 
 
+REPORTED = Usage(377, 1, cache_read_tokens=0, cache_write_tokens=0)
+"""The usage the recorded stream's ``message_start`` reports."""
+
+
 @needs_shared
 def test_no_answer_is_a_timeout_error(server: FakeServer) -> None:
     server.script(Reply(chunks=[anthropic_body()], delay_headers=2))
@@ -274,7 +279,8 @@ def test_a_stall_mid_stream_ends_the_calls_with_a_stream_error(server: FakeServe
     assert not end.ok
     (error,) = find(events, StreamError)
     assert "read_timeout" in error.message
-    assert events[-1] == MessageEnd("error")
+    # What the provider reported before the cut (its message_start) is kept.
+    assert events[-1] == MessageEnd("error", REPORTED)
 
 
 @needs_shared
@@ -290,7 +296,8 @@ def test_a_connection_drop_mid_stream_keeps_what_was_decoded(server: FakeServer)
     assert end.raw == '{"locati'
     (error,) = find(events, StreamError)
     assert "broke mid-response" in error.message
-    assert events[-1] == MessageEnd("error")
+    # What the provider reported before the cut (its message_start) is kept.
+    assert events[-1] == MessageEnd("error", REPORTED)
 
 
 def test_connection_refused_is_a_transport_error() -> None:
