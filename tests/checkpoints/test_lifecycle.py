@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.checkpoints.support import git, sh, tree
 from toolwire.checkpoints import Checkpoints, after, before, unavailable
+from toolwire.checkpoints.git import clean_env
 
 
 def prompts(cps: Checkpoints, repo: Path, count: int) -> None:
@@ -107,3 +109,31 @@ def test_without_git_checkpoints_say_why(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def _store_bytes(store: Path) -> int:
     return sum(p.stat().st_size for p in store.rglob("*") if p.is_file())
+
+
+def test_git_reads_the_snapshots_as_its_own(repo: Path, root: Path, tmp_path: Path) -> None:
+    # The snapshot's tree, commit and ref are written without git (objects.py): git's own
+    # fsck and ls-tree must find them valid, through takes, a prune and a restore; eleven
+    # directories, so the subtrees "10" and "2" test git's entry order.
+    others = [tmp_path / f"other{i}" for i in range(10)]
+    for other in others:
+        other.mkdir()
+        (other / "notes.md").write_text("notes\n")
+    cps = Checkpoints.open(root, "s1", [repo, *others])
+    prompts(cps, repo, 4)
+    cps.prune(2)
+    cps.restore(cps.get(before(3)) or pytest.fail("no snapshot"))
+    store = root / "s1"
+    checked = subprocess.run(
+        ["git", f"--git-dir={store}", "fsck", "--strict", "--no-dangling"],
+        capture_output=True, text=True, env=clean_env(), check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+    snapshot = cps.get(after(4)) or pytest.fail("no snapshot")
+    shown = subprocess.run(
+        ["git", f"--git-dir={store}", "ls-tree", "-r", "--name-only", snapshot.commit],
+        capture_output=True, text=True, env=clean_env(), check=True,
+    ).stdout.split()  # fmt: skip
+    assert "0/turn4.txt" in shown
+    assert "1/notes.md" in shown
+    assert "10/notes.md" in shown

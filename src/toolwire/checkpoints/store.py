@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolwire.checkpoints import files
+from toolwire.checkpoints import files, objects
 from toolwire.checkpoints.git import ATTRIBUTES, STORE_CONFIG, run
 from toolwire.checkpoints.model import Changes, RestoreReport, Snapshot
 from toolwire.checkpoints.rules import conflicts, outside_windows, pruned
@@ -85,17 +85,17 @@ class Checkpoints:
         if not _NAME.fullmatch(name) or name.endswith(".lock"):
             raise UsageError(f"not a snapshot name: {name!r}")
         scans = {d: self._scan(d) for d in self.directories}
-        listing = "".join(f"040000 tree {s.tree}\t{i}\n" for i, s in enumerate(scans.values()))
-        tree = run(self.store, ["mktree"], stdin=listing.encode()).decode().strip()
+        subtrees = [(str(i), s.tree) for i, s in enumerate(scans.values())]
+        tree = objects.write_object(self.store, "tree", objects.tree(subtrees))
         taken_at = time.time()
         meta = {
             "name": name,
             "taken_at": taken_at,
             "dirs": {str(d): {"tree": s.tree, "skipped": s.skipped} for d, s in scans.items()},
         }
-        message = f"checkpoint {name}\n\n{json.dumps(meta)}\n".encode()
-        commit = run(self.store, ["commit-tree", tree], stdin=message).decode().strip()
-        run(self.store, ["update-ref", _REFS + name, commit])
+        message = f"checkpoint {name}\n\n{json.dumps(meta)}\n"
+        commit = objects.write_object(self.store, "commit", objects.commit(tree, message, taken_at))
+        objects.set_ref(self.store, _REFS + name, commit)
         return _snapshot(commit, meta)
 
     def snapshots(self) -> list[Snapshot]:
