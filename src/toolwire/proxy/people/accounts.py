@@ -29,6 +29,7 @@ from toolwire.proxy.people.keys import (
     new_secret,
     parse_budget,
 )
+from toolwire.proxy.stores.sqlite import shared_file
 
 
 class Accounts(Protocol):
@@ -138,12 +139,7 @@ class SQLiteAccounts:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None, timeout=30
-        )
-        with self._lock:
-            for statement in _SCHEMA:
-                self._db.execute(statement)
+        self._db = shared_file(path, _SCHEMA)
 
     def add(self, record: KeyRecord) -> None:
         with self._lock:

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from toolwire.proxy.shared.types import Charge, Cooling
+from toolwire.proxy.stores.sqlite import shared_file
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS shared_counters "
@@ -29,12 +29,7 @@ class SQLiteShared:
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None, timeout=30
-        )
-        with self._lock:
-            for statement in _SCHEMA:
-                self._db.execute(statement)
+        self._db = shared_file(path, _SCHEMA)
 
     def take(self, charges: Sequence[Charge], window: int) -> float | None:
         now = self._clock()

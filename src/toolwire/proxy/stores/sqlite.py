@@ -5,17 +5,29 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from toolwire.proxy.state import SessionState
 
 _T = TypeVar("_T")
+_SCHEMA = "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
 _UPSERT = (
     "INSERT INTO sessions (id, state) VALUES (?, ?) "
     "ON CONFLICT(id) DO UPDATE SET state = excluded.state"
 )
+
+
+def shared_file(path: str | Path, schema: Sequence[str]) -> sqlite3.Connection:
+    """A SQLite file several proxy processes share: autocommit (each statement its own
+    transaction; a caller opens one explicitly where it needs more), usable from any
+    thread (the caller holds a lock around it), waiting up to 30 s for another process's
+    write lock; ``schema`` run once."""
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+    for statement in schema:
+        db.execute(statement)
+    return db
 
 
 class SQLiteStore:
@@ -25,14 +37,7 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        # Autocommit: each statement is its own transaction, ``update`` opens one explicitly.
-        self._db = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None, timeout=30
-        )
-        with self._lock, self._db:
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
-            )
+        self._db = shared_file(path, [_SCHEMA])
 
     def load(self, session: str) -> SessionState:
         with self._lock:
