@@ -16,6 +16,14 @@ import typer
 
 from toolwire.cli._acp_run import serve_acp
 
+Login = Annotated[
+    bool,
+    typer.Option(
+        "--login",
+        help="Ask for a backend's API key and store it, then exit (the editor's terminal sign-in).",
+    ),
+]
+
 
 def acp(
     config_file: Annotated[
@@ -43,14 +51,7 @@ def acp(
         Path | None,
         typer.Option("--log-file", help="Also write a detailed log to this file."),
     ] = None,
-    login: Annotated[
-        bool,
-        typer.Option(
-            "--login",
-            help="Ask for a backend's API key and store it, then exit (the editor's "
-            "terminal sign-in).",
-        ),
-    ] = False,
+    login: Login = False,
 ) -> None:
     """Serve the Agent Client Protocol on stdio (what an editor launches)."""
     if login:

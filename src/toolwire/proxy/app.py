@@ -163,6 +163,10 @@ class Proxy:
         if span is not None and self.telemetry is not None:
             self.telemetry.answered(span, traced(self.settings, body, p.route, who))
             opened.rest = self.telemetry.watch(span, opened.rest, opened.first)
+        return await self._answer(p, opened, streamed=streamed)
+
+    async def _answer(self, p: Plan, opened: Opened, *, streamed: bool) -> Response:
+        """The client's response: the relayed stream, or the whole message as JSON."""
         headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
         if streamed:
             return p.relay.stream(opened, self.metrics, headers)

@@ -169,6 +169,13 @@ def plan(
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
+    return _assembled(r, d, built, compacted_now=now, failover=failover)
+
+
+def _assembled(
+    r: _Request, d: _Decision, built: _Built, *, compacted_now: bool, failover: Failover | None
+) -> Plan:
+    """The plan of what was decided and built, with its relay."""
     relay, scale = _relay(r, d, built)
     return Plan(
         r.session,
@@ -180,8 +187,8 @@ def plan(
         built.tokens,
         relay,
         scale,
-        compacted=d.compacted or now,
-        compacted_now=now,
+        compacted=d.compacted or compacted_now,
+        compacted_now=compacted_now,
         before=d.before,
         failover=failover,
         key_env=built.key_env,

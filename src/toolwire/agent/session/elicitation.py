@@ -19,55 +19,59 @@ from pydantic import ValidationError
 
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
-from toolwire.mcp.elicit import Action, Elicitation, Elicitor
+from toolwire.mcp.elicit import Action, Elicitation
 
 log = logging.getLogger("toolwire.agent")
 _ACTIONS: dict[str, Action] = {"accept": "accept", "decline": "decline", "cancel": "cancel"}
 
 
-def elicitor(session: Session, runtime: Runtime) -> Elicitor:
-    """What the session's MCP servers' questions go to (module doc)."""
+class Questions:
+    """Where one session's MCP servers' questions go (module doc): call it with a
+    question, as an ``Elicitor``."""
 
-    async def ask(question: Elicitation) -> tuple[Action, dict[str, Any] | None]:
-        caps = runtime.capabilities.elicitation
+    __slots__ = ("runtime", "session")
+
+    def __init__(self, session: Session, runtime: Runtime) -> None:
+        self.session = session
+        self.runtime = runtime
+
+    async def __call__(self, question: Elicitation) -> tuple[Action, dict[str, Any] | None]:
+        """The editor's answer to ``question``, or a decline the user is told about."""
+        caps = self.runtime.capabilities.elicitation
         able = caps is not None and (caps.form if question.mode == "form" else caps.url)
         if not able:
-            return _declined(session, runtime, question, "this editor cannot show it")
+            return self._declined(question, "this editor cannot show it")
+        sid = self.session.id
         try:
-            mode = _mode(session, question)
-            answer = await runtime.client.create_elicitation(question.message, mode)
+            mode = _mode(sid, question)
+            answer = await self.runtime.client.create_elicitation(question.message, mode)
         except (ValidationError, ValueError) as exc:
-            log.warning("session %s: MCP question not asked: %s", session.id, exc)
-            return _declined(session, runtime, question, "the editor cannot show its form")
+            log.warning("session %s: MCP question not asked: %s", sid, exc)
+            return self._declined(question, "the editor cannot show its form")
         except Exception as exc:  # the editor failed to answer: the server must still hear
-            log.warning("session %s: elicitation/create failed: %r", session.id, exc)
-            return _declined(session, runtime, question, "the editor did not answer")
+            log.warning("session %s: elicitation/create failed: %r", sid, exc)
+            return self._declined(question, "the editor did not answer")
         data = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
         action = _ACTIONS.get(str(data.get("action")), "cancel")
         content = data.get("content") if action == "accept" else None
         return action, content if isinstance(content, dict) else None
 
-    return ask
+    def _declined(self, question: Elicitation, why: str) -> tuple[Action, None]:
+        Notifier(self.session, self.runtime).notice(
+            f"MCP server {question.server!r} asked: {question.message!r}. It was declined: {why}."
+        )
+        return "decline", None
 
 
-def _mode(session: Session, question: Elicitation) -> Any:
+def _mode(session_id: str, question: Elicitation) -> Any:
     if question.mode == "url":
         return ElicitationUrlSessionMode.model_validate(
-            {"sessionId": session.id, "elicitationId": question.elicitation_id, "url": question.url}
+            {"sessionId": session_id, "elicitationId": question.elicitation_id, "url": question.url}
         )
     return ElicitationFormSessionMode(
-        session_id=session.id,
+        session_id=session_id,
         requested_schema=ElicitationSchema.model_validate(question.schema or {}),
     )
 
 
-def _declined(
-    session: Session, runtime: Runtime, question: Elicitation, why: str
-) -> tuple[Action, None]:
-    Notifier(session, runtime).notice(
-        f"MCP server {question.server!r} asked: {question.message!r}. It was declined: {why}."
-    )
-    return "decline", None
-
-
-__all__ = ["elicitor"]
+__all__ = ["Questions"]

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolwire.agent.session.elicitation import elicitor
+from toolwire.agent.session.elicitation import Questions
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.schema import default_db_path
@@ -102,7 +102,7 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     hub = McpHub(
         log=logging.getLogger("toolwire.mcp"),
         stderr_path=stderr_log(),
-        elicitor=elicitor(session, runtime),
+        elicitor=Questions(session, runtime),
     )
     session.mcp = hub
 
