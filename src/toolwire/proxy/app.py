@@ -3,14 +3,12 @@
 Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
 ``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
 ``POST /control/switch`` that ``toolwire proxy switch`` calls. Every error is answered
-in Anthropic's shape with a one-line message; keys never appear in one.
+in Anthropic's shape with a one-line message (refusals.py); keys never appear in one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -19,32 +17,26 @@ from typing import Any, TypeVar
 import httpx2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route as Endpoint
 
-from toolwire.backends import encodable_json, http_client
+from toolwire.backends import http_client
 from toolwire.context import is_context_overflow
-from toolwire.proxy.encode import error_payload
-from toolwire.proxy.errors import (
-    BadRequestError,
-    BodyTooLargeError,
-    ProxyError,
-    RateLimitedError,
-    RequestTimeoutError,
-    UnauthorizedError,
-    UpstreamError,
-)
+from toolwire.proxy.endpoints import Endpoints
+from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
+from toolwire.proxy.intake import Intake
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.people import Caller, People, metered
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.pools import open_pooled
 from toolwire.proxy.provenance import watched
+from toolwire.proxy.refusals import Refusals
 from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.sharing import Sharing
-from toolwire.proxy.state import SessionState, check_session
+from toolwire.proxy.state import SessionState
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.telemetry import Person, Telemetry, traced
 from toolwire.proxy.upstream import Opened, open_stream
@@ -55,8 +47,6 @@ _T = TypeVar("_T")
 # A request the upstream refused as too long is compacted into this share of the usual
 # budget and sent once more (as the agent recovers: toolwire.context).
 RETRY_SQUEEZE = 0.6
-NESTED = "the request is nested too deeply"
-UNENCODABLE = "the request holds text that cannot be encoded (a lone surrogate?)"
 
 
 class Proxy:
@@ -82,27 +72,23 @@ class Proxy:
         self.people = People.open(settings.store, settings.ledger, prices.get, self.metrics)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
         self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
+        self.intake = Intake(settings, self.people)
+        self.endpoints = Endpoints(settings, self.metrics, self.intake, self._update)
 
     def app(self) -> Starlette:
         """The ASGI application."""
+        small = self.endpoints  # the routes that neither plan nor open (endpoints.py)
         return Starlette(
             routes=[
                 Endpoint("/v1/messages", self.messages, methods=["POST"]),
                 Endpoint("/v1/messages/count_tokens", self.count_tokens, methods=["POST"]),
-                Endpoint("/v1/models", self.models, methods=["GET"]),
-                Endpoint("/healthz", self.healthz, methods=["GET"]),
-                Endpoint("/metrics", self.render_metrics, methods=["GET"]),
-                Endpoint("/control/switch", self.switch, methods=["POST"]),
+                Endpoint("/v1/models", small.models, methods=["GET"]),
+                Endpoint("/healthz", small.healthz, methods=["GET"]),
+                Endpoint("/metrics", small.render_metrics, methods=["GET"]),
+                Endpoint("/control/switch", small.switch, methods=["POST"]),
             ],
             lifespan=self._lifespan,
-            exception_handlers={
-                ProxyError: self._error,
-                # Python's own limits met by the client's input: nesting deeper than the
-                # recursion limit, text with lone surrogates (which no encoding takes).
-                RecursionError: self._unusable,
-                UnicodeError: self._unusable,
-                Exception: self._crashed,  # anything else: still Anthropic's shape
-            },
+            exception_handlers=Refusals(self.metrics).handlers(),
         )
 
     @asynccontextmanager
@@ -120,7 +106,7 @@ class Proxy:
 
     async def messages(self, request: Request) -> Response:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
-        body = await self._body(request)
+        body = await self.intake.body(request)
         try:
             return await self._messages(body, request)
         finally:
@@ -176,49 +162,10 @@ class Proxy:
 
     async def count_tokens(self, request: Request) -> Response:
         """``POST /v1/messages/count_tokens``: over the body as the backend would send it."""
-        body = await self._body(request)
+        body = await self.intake.body(request)
         p = await self._plan(body, request, record=False)
         headers = {"x-toolwire-backend": p.route.backend}
         return JSONResponse({"input_tokens": p.reported_tokens}, headers=headers)
-
-    async def models(self, request: Request) -> Response:
-        """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
-        then each backend as ``backend,model`` (what ``/model`` accepts)."""
-        await self._authorize(request)
-        config = self.settings.config
-        aliases = [
-            (alias, f"{model or config.backend(name).model} ({name})")
-            for alias, (name, _, model) in (
-                (a, t.partition(",")) for a, t in self.settings.aliases.items()
-            )
-        ]
-        backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
-        data = [
-            {"type": "model", "id": i, "display_name": shown} for i, shown in aliases + backends
-        ]
-        return JSONResponse({"data": data, "has_more": False})
-
-    async def healthz(self, request: Request) -> Response:
-        """``GET /healthz``: liveness (no upstream is contacted)."""
-        return JSONResponse({"status": "ok"})
-
-    async def render_metrics(self, request: Request) -> Response:
-        """``GET /metrics``: Prometheus text (behind the token, like every route but
-        ``/healthz``: the counters name the backends and their traffic)."""
-        await self._authorize(request)
-        return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
-
-    async def switch(self, request: Request) -> Response:
-        """``POST /control/switch`` ``{"backend": NAME, "session": ID}``: force a backend."""
-        data = await self._body(request)
-        if not isinstance(data, dict):
-            raise BadRequestError("the body must be a JSON object")
-        name, sid = data.get("backend"), check_session(str(data.get("session") or "default"))
-        if not isinstance(name, str) or name not in self.settings.config.backends:
-            known = ", ".join(self.settings.config.backends)
-            raise BadRequestError(f"unknown backend {name!r}; defined: {known}")
-        await self._with_store(partial(self.store.update, str(sid), partial(_force, name)))
-        return JSONResponse({"session": sid, "backend": name})
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -326,8 +273,11 @@ class Proxy:
 
     async def _produced(self, p: Plan, keys: list[str]) -> None:
         """A response completed: its turn is ``p``'s backend's (``provenance.py``)."""
-        change = partial(_remember, keys, p.route.backend)
-        await self._with_store(partial(self.store.update, p.session, change))
+        await self._update(p.session, partial(_remember, keys, p.route.backend))
+
+    async def _update(self, session: str, change: Callable[[SessionState], None]) -> None:
+        """``change`` made to ``session``'s stored state."""
+        await self._with_store(partial(self.store.update, session, change))
 
     async def _with_store(self, work: Callable[[], _T]) -> _T:
         """Run ``work``, which reads or writes the session store, where it belongs."""
@@ -335,87 +285,6 @@ class Proxy:
             # A SQLite write lock or a Redis round trip waits off the loop.
             return await asyncio.to_thread(work)
         return work()
-
-    async def _body(self, request: Request) -> Any:
-        """The request's JSON, from an authorized client, within ``max_body_bytes``.
-
-        A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
-        downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
-        """
-        request.state.caller = await self._authorize(request)
-        raw = await self._read(request)
-        try:
-            return encodable_json(raw, json.loads(raw))
-        except ValueError as e:
-            raise BadRequestError(f"the body is not JSON: {e}") from e
-        except RecursionError as e:
-            raise BadRequestError(NESTED) from e
-
-    async def _read(self, request: Request) -> bytes:
-        limit = self.settings.max_body_bytes
-        too_large = f"the request body is over {limit} bytes (max_body_bytes)"
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise BodyTooLargeError(too_large)
-        data = bytearray()
-        try:
-            # A client that sends its body slowly or not at all would hold the request
-            # open forever: the whole body has ``body_timeout`` seconds.
-            async with asyncio.timeout(self.settings.body_timeout):
-                async for chunk in request.stream():
-                    data += chunk
-                    if len(data) > limit:
-                        raise BodyTooLargeError(too_large)
-        except TimeoutError as e:
-            took = f"the request body took over {self.settings.body_timeout:g} s (body_timeout)"
-            raise RequestTimeoutError(took) from e
-        return bytes(data)
-
-    async def _authorize(self, request: Request) -> Caller | None:
-        """The person whose key the request carries (None: the ``token``, or an open
-        proxy); ``UnauthorizedError`` when it carries neither and one is required."""
-        token = self.settings.token
-        # The auth scheme is case-insensitive (RFC 9110, section 11.1).
-        scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
-        offered = [request.headers.get("x-api-key", "")]
-        if scheme.lower() == "bearer":
-            offered.append(bearer.strip())
-        offered = [o for o in offered if o]
-        if token and any(hmac.compare_digest(o.encode(), token.encode()) for o in offered):
-            return None
-        caller = await self.people.identify(offered) if offered else None
-        if caller is not None:
-            return caller
-        if token or await self.people.required():
-            raise UnauthorizedError("missing, wrong or revoked proxy key")
-        return None
-
-    async def _error(self, request: Request, exc: Exception) -> Response:
-        """Every refusal, in Anthropic's error shape (the one place that writes one)."""
-        if not isinstance(exc, ProxyError):  # registered for ProxyError only
-            raise exc
-        self.metrics.add("toolwire_proxy_errors_total", kind=exc.kind)
-        headers = {"connection": "close"} if isinstance(exc, RequestTimeoutError) else {}
-        if isinstance(exc, UpstreamError) and exc.backend is not None:
-            headers["x-toolwire-backend"] = exc.backend
-        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
-            headers["retry-after"] = str(int(exc.retry_after))
-        payload = error_payload(exc.kind, exc.message)
-        return JSONResponse(payload, status_code=exc.status, headers=headers)
-
-    async def _unusable(self, request: Request, exc: Exception) -> Response:
-        """Input past what Python can hold or encode: a 400 saying which."""
-        message = NESTED if isinstance(exc, RecursionError) else UNENCODABLE
-        return await self._error(request, BadRequestError(message))
-
-    async def _crashed(self, request: Request, exc: Exception) -> Response:
-        """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
-        message = f"internal proxy error ({type(exc).__name__})"
-        return await self._error(request, ProxyError(message))
-
-
-def _force(backend: str, state: SessionState) -> None:
-    state.forced = backend
 
 
 def _remember(keys: list[str], backend: str, state: SessionState) -> None:
