@@ -2,8 +2,8 @@
 
 The SDK routes each JSON-RPC request to a method here, validated into its models, each
 in a task of its own (so ``session/cancel`` is heard while a prompt runs). Sessions are
-``Session`` objects in memory and rows in the ``SessionDatabase``, which every handler
-reaches through ``_store_call`` (the store's own thread: SQLite never blocks the loop).
+``Session`` objects in memory and rows in the ``SessionDatabase``; opening, listing and
+ending them is ``lifecycle.Lifecycle``'s, the extension methods ``extensions``'s.
 A prompt turn is a ``turn.Turn`` run as a task, its phase the session's ``turn_state.TurnState``, so
 that ``cancel`` can stop it without cancelling the SDK's request handler (which must
 still answer the prompt, once, with ``cancelled``).
@@ -25,10 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-import uuid
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx2
 from acp.exceptions import RequestError
@@ -51,35 +48,24 @@ from acp.schema import (
 
 from toolwire.agent.auth import authenticate
 from toolwire.agent.extensions import Extensions
-from toolwire.agent.factory import SessionFactory
-from toolwire.agent.features import checkpointing, slash
-from toolwire.agent.features.commands import commands_update, custom_commands
-from toolwire.agent.features.fork import copy_session
-from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
+from toolwire.agent.features import slash
+from toolwire.agent.lifecycle import PAGE_SIZE, Lifecycle
+from toolwire.agent.protocol.handshake import session_caps, subagents_cap
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
-from toolwire.agent.protocol.transport import PROVIDER_METHODS
-from toolwire.agent.responses import initialize_response, options_model, session_infos, state_model
-from toolwire.agent.session import mcp_calls, steering
+from toolwire.agent.responses import initialize_response, options_model
+from toolwire.agent.session import steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
-from toolwire.agent.session.steering import STEERING_METHOD
 from toolwire.agent.session.turn_state import PromptStopReason
-from toolwire.agent.store.database import SessionDatabase
-from toolwire.agent.store.transcript import replayed
 from toolwire.agent.store.worker import StoreWorker
-from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.loop import Turn
 from toolwire.config import Config
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.errors import UsageError
-from toolwire.updates.builders import CommandsUpdate
 from toolwire.updates.profiles import profile_for_client
 
 log = logging.getLogger("toolwire.agent")
-PAGE_SIZE = 50
-_CURSOR = re.compile(r"[0-9]{1,18}")
-_T = TypeVar("_T")
 
 
 class ToolwireAgent:
@@ -94,12 +80,12 @@ class ToolwireAgent:
         record: str | None = None,
         http: httpx2.AsyncClient | None = None,
     ) -> None:
-        self._config = config
         self._http = http
         self._store = store
         self._sink = sink
         self._record = record
-        self._sessions: dict[str, Session] = {}
+        self._lifecycle = Lifecycle(config, store, sink, self._rt)
+        self._sessions = self._lifecycle.by_id  # the open ones, by id
         self._creating: set[Any] = set()  # ids of session/new requests not yet answered
         self._runtime: Runtime | None = None
         self._requests = Requests()  # what $/cancel_request may cancel
@@ -108,7 +94,7 @@ class ToolwireAgent:
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
         self._runtime = Runtime(
-            self._config, self._store, conn, record=self._record, http=self._http
+            self._lifecycle.config, self._store, conn, record=self._record, http=self._http
         )
 
     def on_received(self, message: dict[str, Any]) -> None:
@@ -119,8 +105,8 @@ class ToolwireAgent:
             self._creating.add(message["id"])
         elif method == "initialize":
             runtime = self._rt()
-            runtime.compaction_updates, runtime.notices = _session_caps(message)
-            runtime.subagents = _subagents_cap(message)
+            runtime.compaction_updates, runtime.notices = session_caps(message)
+            runtime.subagents = subagents_cap(message)
             v2 = getattr(self._sink, "v2", None)  # the transport's, when it serves v2
             runtime.protocol = 2 if v2 is not None and v2.active else 1
 
@@ -147,7 +133,7 @@ class ToolwireAgent:
         runtime = self._rt()
         runtime.capabilities = client_capabilities or ClientCapabilities()
         info = client_info.model_dump() if client_info is not None else None
-        runtime.profile = profile_for_client(info, self._config.profile)
+        runtime.profile = profile_for_client(info, self._lifecycle.config.profile)
         log.info("client %s, profile %s", info and info.get("name"), runtime.profile)
         caps = runtime.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
         return initialize_response(caps)
@@ -160,19 +146,7 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         """A new session; nothing is sent for it before this response (outbox held)."""
-        dirs = tuple(additional_directories or ())
-        session_id = str(uuid.uuid4())
-        session = await self._factory().new(session_id, cwd, dirs)
-        self._sessions[session_id] = session
-        mcp_calls.start(session, self._rt(), list(mcp_servers or ()))
-        checkpointing.warm(self._config, session_id, (cwd, *dirs))
-        Notifier(session, self._rt()).options_changed()
-        session.outbox.update(_commands(session))
-        return NewSessionResponse(
-            session_id=session_id,
-            modes=state_model(session),
-            config_options=options_model(session, self._config),
-        )
+        return await self._lifecycle.new(cwd, additional_directories, mcp_servers)
 
     async def load_session(
         self,
@@ -185,25 +159,7 @@ class ToolwireAgent:
         """Reopen a stored session, replaying its transcript before the answer (a long
         replay is cancellable with ``$/cancel_request``)."""
         return await self._requests.guard(
-            self._load(cwd, session_id, mcp_servers, additional_directories)
-        )
-
-    async def _load(
-        self,
-        cwd: str,
-        session_id: str,
-        mcp_servers: list[Any] | None,
-        additional_directories: list[str] | None,
-    ) -> LoadSessionResponse:
-        session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
-        compaction = self._rt().compaction_updates
-        for update in await self._store_call(lambda db: db.updates(session_id)):
-            session.outbox.update(replayed(update, compaction=compaction))
-        await Children.replay(session, self._rt())
-        session.outbox.update(_commands(session))
-        await session.outbox.drain()
-        return LoadSessionResponse(
-            modes=state_model(session), config_options=options_model(session, self._config)
+            self._lifecycle.load(cwd, session_id, mcp_servers, additional_directories)
         )
 
     async def resume_session(
@@ -215,41 +171,23 @@ class ToolwireAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         """Reopen a stored session without replaying it (the client kept its view)."""
-        session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
-        session.outbox.update(_commands(session))
-        return ResumeSessionResponse(
-            modes=state_model(session), config_options=options_model(session, self._config)
-        )
+        return await self._lifecycle.resume(session_id, cwd, additional_directories, mcp_servers)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """Stored sessions, most recent first, ``PAGE_SIZE`` per page."""
-        # Our cursors are offsets in ASCII digits; anything else (a sign, "1_0", an
-        # offset past SQLite's 64-bit integers) is the client's error, not ours.
-        if cursor and not _CURSOR.fullmatch(cursor):
-            raise RequestError.invalid_params({"cursor": "not from session/list"})
-        offset = int(cursor) if cursor else 0
-        records = await self._store_call(
-            lambda db: db.list_sessions(cwd=cwd, limit=PAGE_SIZE + 1, offset=offset)
-        )
-        more = str(offset + PAGE_SIZE) if len(records) > PAGE_SIZE else None
-        return ListSessionsResponse(sessions=session_infos(records[:PAGE_SIZE]), next_cursor=more)
+        return await self._lifecycle.page(cwd, cursor)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Stop the session's work and free it (it stays stored, loadable later)."""
-        session = self._sessions.pop(session_id, None)
-        if session is None and await self._store_call(lambda db: db.get(session_id)) is None:
-            raise RequestError.resource_not_found(session_id)
-        if session is not None:
-            await _stop(session, cancel=True)
-        return CloseSessionResponse()
+        return await self._lifecycle.close(session_id)
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
         """A mode of ``permissions.MODES``, from the next decision on."""
-        await self._set_mode(self._live(session_id), mode_id)
+        await self._set_mode(self._lifecycle.live(session_id), mode_id)
         return SetSessionModeResponse()
 
     async def set_config_option(
@@ -261,7 +199,7 @@ class ToolwireAgent:
     ) -> SetSessionConfigOptionResponse:
         """``model`` (applies at the next prompt), ``mode`` or ``thought_level`` (from the
         next request); answers the full set."""
-        session = self._live(session_id)
+        session = self._lifecycle.live(session_id)
         if config_id == "mode" and isinstance(value, str):
             await self._set_mode(session, value)
         elif config_id == THOUGHT_OPTION and isinstance(value, str):
@@ -269,7 +207,7 @@ class ToolwireAgent:
                 known = ", ".join(THOUGHT_LEVELS)
                 raise RequestError.invalid_params({"value": f"{value!r}; use {known}"})
             session.thought = value
-            await self._store_call(
+            await self._store.call(
                 lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
             )
             Notifier(session, self._rt()).options_changed()
@@ -280,14 +218,16 @@ class ToolwireAgent:
                 raise RequestError.invalid_params({"value": str(exc)}) from None
         else:
             raise RequestError.invalid_params({"configId": f"no option {config_id!r} of that type"})
-        return SetSessionConfigOptionResponse(config_options=options_model(session, self._config))
+        return SetSessionConfigOptionResponse(
+            config_options=options_model(session, self._lifecycle.config)
+        )
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
         return await self._requests.guard(self._prompt(session_id, prompt))
 
     async def _prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
-        session = self._live(session_id)
+        session = self._lifecycle.live(session_id)
         if session.turn.cancelling and not await session.turn.wait_cancelled():
             return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
         if self._sessions.get(session_id) is not session:  # closed or reloaded meanwhile
@@ -324,7 +264,7 @@ class ToolwireAgent:
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         """The ``env`` method: the default backend has its key (``toolwire.agent.auth``)."""
-        authenticate(self._config, method_id)
+        authenticate(self._lifecycle.config, method_id)
         return AuthenticateResponse()
 
     async def fork_session(
@@ -337,47 +277,16 @@ class ToolwireAgent:
     ) -> ForkSessionResponse:
         """A new session with a copy of the stored one (``agent.fork``); not advertised:
         the v1 schema has no capability for it yet."""
-        new_id = str(uuid.uuid4())
-        copied = await self._store_call(lambda db: copy_session(db, session_id, new_id, cwd))
-        if copied is None:
-            raise RequestError.resource_not_found(session_id)
-        await checkpointing.fork(session_id, new_id)
-        session = await self._reopen(new_id, cwd, additional_directories, mcp_servers, held=True)
-        session.outbox.update(commands_update())
-        return ForkSessionResponse(
-            session_id=new_id,
-            modes=state_model(session),
-            config_options=options_model(session, self._config),
-        )
+        return await self._lifecycle.fork(session_id, cwd, additional_directories, mcp_servers)
 
     async def delete_session(self, session_id: str) -> dict[str, Any]:
         """``session/delete``: stop it if live, remove it and its stored history."""
-        session = self._sessions.pop(session_id, None)
-        if session is not None:
-            await _stop(session, cancel=True)
-        if not await self._store_call(lambda db: db.delete(session_id)) and session is None:
-            raise RequestError.resource_not_found(session_id)
-        await checkpointing.delete(session_id)
-        return {}
+        return await self._lifecycle.delete(session_id)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """``session/delete``, which the transport routes here (the SDK does not)."""
-        if method == "session/delete":
-            session_id = params.get("sessionId")
-            if not isinstance(session_id, str):
-                raise RequestError.invalid_params({"sessionId": "a session id is required"})
-            return await self.delete_session(session_id)
-        if method == REWIND_METHOD:
-            return await RewindMethod(self._live_for(params), self._rt()).answer(params)
-        if method == STEERING_METHOD[1:]:
-            return await self._extensions.steer(self._live_for(params), params)
-        if method in PROVIDER_METHODS:
-            runtime = self._rt()
-            sessions = list(self._sessions.values())
-            answer = await self._extensions.provider_method(method, params, runtime, sessions)
-            self._config = runtime.config
-            return answer
-        raise RequestError.method_not_found(f"_{method}")
+        """``session/delete``, which the transport routes here (the SDK does not), and
+        the extension methods (``toolwire.agent.extensions``)."""
+        return await self._extensions.route(method, params, self._lifecycle)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         """``$/cancel_request`` (routed here by the transport); other extension
@@ -393,103 +302,22 @@ class ToolwireAgent:
 
     async def shutdown(self) -> None:
         """The client went away: stop every turn and command, close the store."""
-        sessions, self._sessions = list(self._sessions.values()), {}
-        for each in sessions:
-            await _stop(each, cancel=False)
+        await self._lifecycle.stop_all()
         self._extensions.aclose()
         await self._store.aclose()
 
     # -- internals ----------------------------------------------------------------
-
-    async def _store_call(self, work: Callable[[SessionDatabase], _T]) -> _T:
-        """``work(store)`` off the event loop, in order with every other store call."""
-        return await self._store.call(work)
 
     def _rt(self) -> Runtime:
         if self._runtime is None:
             raise UsageError("the agent is not connected: the SDK calls on_connect first")
         return self._runtime
 
-    def _factory(self) -> SessionFactory:
-        return SessionFactory(self._rt(), self._sink)
-
-    def _live_for(self, params: dict[str, Any]) -> Session:
-        session_id = params.get("sessionId")
-        if not isinstance(session_id, str):
-            raise RequestError.invalid_params({"sessionId": "a session id is required"})
-        return self._live(session_id)
-
-    def _live(self, session_id: str) -> Session:
-        session = self._sessions.get(session_id)
-        if session is None:
-            raise RequestError.invalid_params(
-                {"sessionId": f"{session_id} is not open here: session/new or session/load first"}
-            )
-        return session
-
-    async def _reopen(
-        self,
-        session_id: str,
-        cwd: str,
-        dirs: list[str] | None,
-        servers: list[Any] | None,
-        *,
-        held: bool = False,
-    ) -> Session:
-        record = await self._store_call(lambda db: db.get(session_id))
-        if record is None:
-            raise RequestError.resource_not_found(session_id)
-        old = self._sessions.pop(session_id, None)
-        if old is not None:
-            await _stop(old, cancel=True)
-        extra = tuple(dirs) if dirs is not None else record.additional_dirs
-        session = await self._factory().reopen(record, cwd, extra, held=held)
-        self._sessions[session_id] = session
-        mcp_calls.start(session, self._rt(), list(servers or ()))
-        checkpointing.warm(self._config, session_id, (cwd, *extra))
-        return session
-
     async def _set_mode(self, session: Session, mode_id: str) -> None:
         try:
             await slash.Slash(session, self._rt()).choose_mode(mode_id)
         except slash.ChoiceError as exc:
             raise RequestError.invalid_params({"modeId": str(exc)}) from None
-
-
-def _commands(session: Session) -> CommandsUpdate:
-    """The session's ``available_commands_update``: built-ins and its custom commands."""
-    return commands_update(custom_commands(session.cwd))
-
-
-def _session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
-    """``clientCapabilities.session.compaction`` and ``.notices`` from the raw request
-    (ACP 1.25; the SDK's model does not know them yet). ``{}`` advertises, null does not."""
-    params = message.get("params")
-    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
-    session = caps.get("session") if isinstance(caps, dict) else None
-    if not isinstance(session, dict):
-        return False, False
-    return isinstance(session.get("compaction"), dict), isinstance(session.get("notices"), dict)
-
-
-def _subagents_cap(message: dict[str, Any]) -> bool:
-    """``clientCapabilities.subagents`` (unstable; ``{}`` advertises, null does not)."""
-    params = message.get("params")
-    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
-    return isinstance(caps, dict) and isinstance(caps.get("subagents"), dict)
-
-
-async def _stop(session: Session, *, cancel: bool) -> None:
-    """End a session's turn (as a user cancel, or not) and its background commands."""
-    await session.turn.stop(cancel=cancel)
-    try:
-        await session.tools.terminal.aclose()
-    except Exception:  # a command that will not die must not keep the session open
-        log.exception("session %s: closing its commands failed", session.id)
-    try:
-        await mcp_calls.stop(session)
-    except Exception:  # a server that will not stop must not keep the session open
-        log.exception("session %s: stopping its MCP servers failed", session.id)
 
 
 __all__ = ["PAGE_SIZE", "ToolwireAgent"]

@@ -1,5 +1,6 @@
-"""The agent's methods beyond ACP v1's stable set: ``_session/steering`` and the
-unstable ``providers/*`` (``ToolwireAgent.ext_method`` routes them here).
+"""The agent's methods beyond ACP v1's stable set: ``_session/steering``, the
+unstable ``providers/*``, ``_toolwire/session/rewind`` and ``session/delete`` (which the
+transport hands to ``ToolwireAgent.ext_method``, which hands them to ``route``).
 
 Steering (``toolwire.agent.session.steering``) queues a message for the running turn,
 or starts a turn no request waits for; such turns are kept here until done and
@@ -19,21 +20,46 @@ from acp.schema import PromptRequest
 
 from toolwire.agent.features import providers
 from toolwire.agent.features.providers import Providers
+from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
+from toolwire.agent.lifecycle import Lifecycle
+from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.session import steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.session.steering import STEERING_METHOD
 
 #: Runs a prompt turn in a session: ``ToolwireAgent``'s own prompt handling.
 PromptRunner = Callable[[str, list[Any]], Coroutine[Any, Any, Any]]
 
 
 class Extensions:
-    """Steering and providers for one connection (module doc)."""
+    """Steering, providers and the other extension methods for one connection (module doc)."""
 
     def __init__(self, prompt: PromptRunner) -> None:
         self.providers = Providers()
         self._prompt = prompt
         self._detached: set[asyncio.Task[Any]] = set()
+
+    async def route(
+        self, method: str, params: dict[str, Any], sessions: Lifecycle
+    ) -> dict[str, Any]:
+        """One extension method's answer; an unknown one is ``method_not_found``."""
+        if method == "session/delete":
+            session_id = params.get("sessionId")
+            if not isinstance(session_id, str):
+                raise RequestError.invalid_params({"sessionId": "a session id is required"})
+            return await sessions.delete(session_id)
+        if method == REWIND_METHOD:
+            return await RewindMethod(sessions.live_for(params), sessions.runtime()).answer(params)
+        if method == STEERING_METHOD[1:]:
+            return await self.steer(sessions.live_for(params), params)
+        if method in PROVIDER_METHODS:
+            runtime = sessions.runtime()
+            live = list(sessions.by_id.values())
+            answer = await self.provider_method(method, params, runtime, live)
+            sessions.config = runtime.config
+            return answer
+        raise RequestError.method_not_found(f"_{method}")
 
     async def steer(self, session: Session, params: dict[str, Any]) -> dict[str, Any]:
         """``_session/steering``: into the running turn, or a turn of its own."""

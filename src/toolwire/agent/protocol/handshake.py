@@ -3,6 +3,8 @@
 The answer depends on nothing the client sends (ACP v1 is the only stable version to
 agree on), so ``toolwire.agent.launch`` can write it before the SDK's models have loaded,
 and ``toolwire.agent.responses`` builds the SDK's model from the same dictionary.
+``session_caps`` and ``subagents_cap`` read what the SDK's model of the client's
+``initialize`` request does not know yet, from the raw request.
 """
 
 from __future__ import annotations
@@ -70,4 +72,29 @@ def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(caps)}
 
 
-__all__ = ["PROTOCOL_VERSION", "REWIND_METHOD", "early_answer", "initialize_result"]
+def session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
+    """``clientCapabilities.session.compaction`` and ``.notices`` from the raw request
+    (ACP 1.25; the SDK's model does not know them yet). ``{}`` advertises, null does not."""
+    params = message.get("params")
+    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+    session = caps.get("session") if isinstance(caps, dict) else None
+    if not isinstance(session, dict):
+        return False, False
+    return isinstance(session.get("compaction"), dict), isinstance(session.get("notices"), dict)
+
+
+def subagents_cap(message: dict[str, Any]) -> bool:
+    """``clientCapabilities.subagents`` (unstable; ``{}`` advertises, null does not)."""
+    params = message.get("params")
+    caps = params.get("clientCapabilities") if isinstance(params, dict) else None
+    return isinstance(caps, dict) and isinstance(caps.get("subagents"), dict)
+
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "REWIND_METHOD",
+    "early_answer",
+    "initialize_result",
+    "session_caps",
+    "subagents_cap",
+]
