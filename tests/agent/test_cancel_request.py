@@ -22,7 +22,7 @@ from toolwire.testing import InMemoryConnection
 
 pytestmark = pytest.mark.anyio
 
-COPIES = 400
+COPIES = 2000
 
 
 async def _request_id(run: InMemoryConnection, method: str) -> Any:
@@ -63,9 +63,12 @@ async def test_cancel_request_ends_a_running_load(acp: AgentUnderTest) -> None:
     async with acp.again() as second:
         conn = second.run.conn
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        replaying = asyncio.Event()  # the cancel goes once the replay is under way
+        second.client.on_update = lambda update: replaying.set()
         load = asyncio.create_task(
             conn.load_session(cwd=str(second.root), session_id=sid, mcp_servers=[])
         )
+        await asyncio.wait_for(replaying.wait(), 10)
         await _cancel_request(second.run, await _request_id(second.run, "session/load"))
         with pytest.raises(RequestError) as caught:
             await load

@@ -15,6 +15,7 @@ first, so one id is never live twice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -46,6 +47,10 @@ from toolwire.agent.store.worker import StoreWorker
 from toolwire.agent.turn.children import Children
 from toolwire.config import Config
 from toolwire.updates.builders import CommandsUpdate
+
+REPLAY_BATCH = 100
+"""Replayed updates written between two chances for the client's cancel to be heard
+(a large session replays for seconds; it is written without a pause otherwise)."""
 
 log = logging.getLogger("toolwire.agent")
 PAGE_SIZE = 50
@@ -97,8 +102,12 @@ class Lifecycle:
         """Reopen a stored session, its transcript replayed before the answer."""
         session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
         compaction = self.runtime().compaction_updates
-        for update in await self._store_call(lambda db: db.updates(session_id)):
+        stored = await self._store_call(lambda db: db.updates(session_id))
+        for n, update in enumerate(stored, 1):
             session.outbox.update(replayed(update, compaction=compaction))
+            if n % REPLAY_BATCH == 0:  # a $/cancel_request is heard between batches
+                await session.outbox.drain()
+                await asyncio.sleep(0)
         await Children.replay(session, self.runtime())
         session.outbox.update(_commands(session))
         await session.outbox.drain()
