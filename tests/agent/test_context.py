@@ -301,7 +301,10 @@ def test_forty_files_on_a_24k_window(tmp_path: Path, variant: str) -> None:
                 assert await ask(run.conn, sid, TASK) == "end_turn"
                 check_wire(run.wire)
                 check_no_failure(fake, run.wire)
-                assert fake.served == files, "every file read once, in order"
+                said = "".join(
+                    u["content"].get("text", "") for u in updates(run.wire, "agent_message_chunk")
+                )
+                assert fake.served == files, f"every file read once, in order; said: {said[-600:]}"
                 answered = [s for s in fake.model_requests() if s.status == 200]
                 check_usage(run.wire, len(answered))
                 last = updates(run.wire, "usage_update")[-1]
