@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import uvicorn
 
 from tests.fakes.http import FakeServer, Received, Reply, sse
+from tests.proxy.support import serving
 from toolwire.proxy import Proxy, ProxySettings, create_app, load_settings
-from toolwire.proxy.serving import uvicorn_config
 
 # Dollars per million tokens: a token of output costs 100 micro-dollars, so 1,000
 # tokens of max_tokens are $0.10.
@@ -104,23 +102,9 @@ def answering(
 def served(settings: ProxySettings) -> Iterator[tuple[str, Proxy]]:
     """The proxy on uvicorn on a free loopback port, with its lifespan (the ledger is
     flushed when it stops); yields its URL and the ``Proxy``."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
     app = create_app(settings)
-    config = uvicorn_config(app, settings, log_level="warning", lifespan="on", ws="none")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 5
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}", app.state.proxy
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with serving(app, settings, lifespan="on") as url:
+        yield url, app.state.proxy
 
 
 def wait_for(check: Callable[[], bool], seconds: float = 5.0) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import anthropic
 import httpx2
 import uvicorn
+from starlette.applications import Starlette
 
 from tests.fakes.http import sse
 from toolwire.decode import decoder_for
@@ -73,13 +74,18 @@ def running(
     settings: ProxySettings, store: ProxyStore | None = None, telemetry: Telemetry | None = None
 ) -> Iterator[str]:
     """The proxy served by uvicorn on an ephemeral loopback port; yields its base URL."""
+    with serving(create_app(settings, store, telemetry), settings, lifespan="off") as url:
+        yield url
+
+
+@contextmanager
+def serving(app: Starlette, settings: ProxySettings, *, lifespan: str) -> Iterator[str]:
+    """``app`` served by uvicorn on an ephemeral loopback port with the limits
+    ``toolwire proxy serve`` serves with (toolwire.proxy.serving); yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    # The limits ``toolwire proxy serve`` serves with (toolwire.proxy.serving).
-    app = create_app(settings, store, telemetry)
-    config = uvicorn_config(app, settings, log_level="warning", lifespan="off", ws="none")
+    config = uvicorn_config(app, settings, log_level="warning", lifespan=lifespan, ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -87,10 +93,10 @@ def running(
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
-        thread.join(timeout=5)
+        thread.join(timeout=10)
         sock.close()
 
 
