@@ -11,6 +11,7 @@ change the bytes that are stored or run anything.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -86,7 +87,21 @@ def run(
 
 def global_excludes() -> Path | None:
     """The user's global ignore file (``core.excludesFile``, else git's XDG default),
-    read once with the user's own config, since the store's runs read none."""
+    read with the user's own config, since the store's runs read none."""
+    named = _excludes_setting(os.environ.get("HOME", ""), os.environ.get("XDG_CONFIG_HOME", ""))
+    if named:
+        path = Path(named).expanduser()
+    else:
+        base = os.environ.get("XDG_CONFIG_HOME", "")
+        root = Path(base) if os.path.isabs(base) else Path.home() / ".config"
+        path = root / "git" / "ignore"
+    return path if path.is_file() else None
+
+
+@functools.cache
+def _excludes_setting(home: str, config_home: str) -> str:
+    """``core.excludesFile`` of the user's global config, once per process and home: the
+    agent opens a session's store at every checkpoint, and this is a git process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         done = subprocess.run(
@@ -96,15 +111,8 @@ def global_excludes() -> Path | None:
             check=False,
         )
     except OSError:
-        return None
-    named = done.stdout.decode(errors="replace").strip()
-    if named:
-        path = Path(named).expanduser()
-    else:
-        base = os.environ.get("XDG_CONFIG_HOME", "")
-        root = Path(base) if os.path.isabs(base) else Path.home() / ".config"
-        path = root / "git" / "ignore"
-    return path if path.is_file() else None
+        return ""
+    return done.stdout.decode(errors="replace").strip()
 
 
 __all__ = [
