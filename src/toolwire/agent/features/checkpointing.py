@@ -25,7 +25,6 @@ import asyncio
 import logging
 import threading
 from pathlib import Path
-from typing import Any
 
 from toolwire.checkpoints import (
     DEFAULT_MAX_FILE_BYTES,
@@ -39,7 +38,6 @@ from toolwire.checkpoints.store import store_dir
 from toolwire.config import Config
 
 log = logging.getLogger("toolwire.agent")
-DEFAULT_KEEP = 50
 START = "start"
 """The snapshot ``warm`` takes when a session opens."""
 
@@ -54,22 +52,16 @@ def locked(session_id: str) -> threading.Lock:
         return _locks.setdefault(session_id, threading.Lock())
 
 
-def _setting(config: Config, name: str, *, default: Any) -> Any:
-    """A ``[checkpoints]`` setting, its default when the config has none."""
-    section = getattr(config, "checkpoints", None)
-    return getattr(section, name, default) if section is not None else default
-
-
 def why_off(config: Config) -> str | None:
     """Why this agent takes no checkpoints (one line), or None when it does."""
-    if not _setting(config, "enabled", default=True):
+    if not config.checkpoints.enabled:
         return "checkpoints are off ([checkpoints] enabled = false)"
     return unavailable()
 
 
 def keep(config: Config) -> int:
     """How many prompts' snapshots a session keeps."""
-    return int(_setting(config, "keep", default=DEFAULT_KEEP))
+    return config.checkpoints.keep
 
 
 def root() -> Path:
@@ -79,7 +71,7 @@ def root() -> Path:
 
 def open_store(config: Config, session_id: str, dirs: tuple[str, ...]) -> Checkpoints:
     """The session's store on ``dirs`` (created on first use). Blocking: off the loop."""
-    cap = int(_setting(config, "max_file_bytes", default=DEFAULT_MAX_FILE_BYTES))
+    cap = config.checkpoints.max_file_bytes
     return Checkpoints.open(root(), session_id, dirs, max_file_bytes=cap)
 
 
@@ -145,7 +137,6 @@ async def delete(session_id: str) -> None:
 
 
 __all__ = [
-    "DEFAULT_KEEP",
     "after_prompt",
     "before_prompt",
     "delete",
