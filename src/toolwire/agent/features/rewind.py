@@ -173,9 +173,10 @@ class Rewinder:
         if why is not None or not checkpointing.exists(self.session.id):
             return dict.fromkeys(numbers, why or "no checkpoint")
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
+        taken = {s.name: s for s in store.snapshots()}  # one git call, not one per prompt
         counts: dict[int, str] = {}
         for n in numbers:
-            snapshot = store.get(before(n))
+            snapshot = taken.get(before(n))
             changed = None if snapshot is None else len(store.changed(snapshot).paths())
             files = "1 file" if changed == 1 else f"{changed} files"
             counts[n] = "checkpoint pruned" if changed is None else f"{files} changed since"
