@@ -5,12 +5,18 @@ script, not imported: the standard library and ``pyseccomp`` only. In order:
 
 1. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
    127.0.0.1, and a child process that forwards each connection to the host proxy's Unix
-   socket (it starts before the filter, which would refuse it that socket);
-2. Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths;
-3. the seccomp filter: no new namespaces (``unshare``, ``setns``, ``clone`` with a
-   namespace flag; ``clone3``, whose flags a filter cannot read, falls back to ``clone``)
-   and no ``AF_UNIX`` sockets (the host's daemons and agents are such sockets);
-4. ``exec`` of ``ARGV``: the command, and everything it starts, keeps the filter.
+   socket (it starts before the filter, which would refuse it that socket). It is not
+   dumpable, so the command cannot reach into it (``/proc/PID/mem``) to use that socket;
+2. Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths, with every
+   right the kernel's Landlock ABI knows (``landlock_rights``);
+3. every capability dropped (effective, permitted, inheritable, ambient, and the bounding
+   set where this process may) and ``no_new_privs`` set: a command started as root holds
+   nothing more than any user's;
+4. the seccomp filter (``seccomp_filter``): no new namespaces, no ``AF_UNIX`` sockets (the
+   host's daemons and agents are such sockets), no io_uring (which makes sockets without
+   ``socket(2)``), no ``ptrace`` or other process's memory, no setuid/setgid bits;
+5. a last check that no capability is left, then ``exec`` of ``ARGV``: the command, and
+   everything it starts, keeps the filter.
 """
 
 from __future__ import annotations
@@ -35,24 +41,48 @@ _NAMESPACE_FLAGS = (
     0x20000000,  # CLONE_NEWPID
     0x40000000,  # CLONE_NEWNET
 )
-# Landlock (ABI 1): every access that changes the file system.
-_LANDLOCK_WRITE = sum(1 << bit for bit in (1, *range(4, 13)))
+# Every argument rule compares only the bits the kernel reads: an ``int`` argument is 32
+# bits, and a 64-bit comparison lets ``(1 << 32) | AF_UNIX`` through.
+_INT = 0xFFFFFFFF
+# The calls that reach into another process: refused whatever the target.
+_OTHER_PROCESS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp")
+_IO_URING = ("io_uring_setup", "io_uring_enter", "io_uring_register")
+# (call, index of its mode argument): a setuid or setgid bit is a way to run as the owner.
+_CHMOD = (("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2))
+_SETID = (0o4000, 0o2000)  # S_ISUID, S_ISGID
+# Landlock: every access that changes the file system, by the ABI that brought it.
+_LANDLOCK_WRITE = sum(1 << bit for bit in (1, *range(4, 13)))  # ABI 1
+_LANDLOCK_LATER: tuple[tuple[int, int], ...] = (
+    (2, 1 << 13),
+    (3, 1 << 14),
+    (5, 1 << 15),
+)  # REFER, TRUNCATE, IOCTL_DEV
 _SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self (x86_64, arm64)
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+_CAPS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
 
 
 def seccomp_filter() -> Any:
-    """The filter every sandboxed command runs under (module doc, step 3)."""
+    """The filter every sandboxed command runs under (module doc, step 4)."""
     import pyseccomp as sc  # type: ignore[import-untyped]  # ctypes over libseccomp
 
     refuse = sc.ERRNO(errno.EPERM)
+    absent = sc.ERRNO(errno.ENOSYS)  # as a kernel without it: callers fall back
     rules = sc.SyscallFilter(defaction=sc.ALLOW)
-    rules.add_rule(refuse, "unshare")
-    rules.add_rule(refuse, "setns")
-    for flag in _NAMESPACE_FLAGS:
+    for name in ("unshare", "setns", *_OTHER_PROCESS):
+        rules.add_rule(refuse, name)
+    for flag in _NAMESPACE_FLAGS:  # a bit test reads no bit above the flag's
         rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
-    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    rules.add_rule(refuse, "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
+    for name in ("clone3", *_IO_URING):
+        rules.add_rule(absent, name)
+    rules.add_rule(refuse, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, socket.AF_UNIX))
+    for name, index in _CHMOD:
+        for bit in _SETID:
+            with contextlib.suppress(OSError, ValueError):  # fchmodat2: an older libseccomp
+                rules.add_rule(refuse, name, sc.Arg(index, sc.MASKED_EQ, bit, bit))
     return rules
 
 
@@ -88,6 +118,9 @@ def start_bridge(path: str, port: int) -> None:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(64)
+    # Not dumpable before the fork, so the child never is: the command (no capability)
+    # cannot open its memory or attach to it. ``exec`` makes the command dumpable again.
+    _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     if os.fork() == 0:  # the child keeps no filter; it dies with the sandbox
         try:
             _serve_bridge(listener, path)
@@ -96,9 +129,12 @@ def start_bridge(path: str, port: int) -> None:
     listener.close()
 
 
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _syscall(number: int, *args: Any) -> int:
-    libc = ctypes.CDLL(None, use_errno=True)
-    result = int(libc.syscall(number, *args))
+    result = int(_libc().syscall(number, *args))
     if result < 0:
         raise OSError(ctypes.get_errno(), f"syscall {number}")
     return result
@@ -112,11 +148,17 @@ def landlock_abi() -> int:
         return 0
 
 
+def landlock_rights(abi: int) -> int:
+    """Every right that changes the file system which Landlock ABI ``abi`` handles."""
+    return _LANDLOCK_WRITE | sum(bit for since, bit in _LANDLOCK_LATER if abi >= since)
+
+
 def restrict_writes(writable: Sequence[str]) -> None:
     """Landlock: from now on, this process and its children write only beneath
     ``writable`` (step 2)."""
     create, add_rule, restrict = _SYS_LANDLOCK
-    handled = ctypes.c_uint64(_LANDLOCK_WRITE)
+    rights = landlock_rights(landlock_abi())
+    handled = ctypes.c_uint64(rights)
     ruleset = _syscall(create, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
     for path in writable:
         try:
@@ -124,16 +166,37 @@ def restrict_writes(writable: Sequence[str]) -> None:
         except OSError:
             continue  # a path that does not exist has nothing to allow
         rule = (ctypes.c_uint8 * 12)()  # packed {u64 allowed_access; s32 parent_fd}
-        ctypes.memmove(rule, ctypes.byref(ctypes.c_uint64(_LANDLOCK_WRITE)), 8)
+        ctypes.memmove(rule, ctypes.byref(ctypes.c_uint64(rights)), 8)
         ctypes.memmove(ctypes.addressof(rule) + 8, ctypes.byref(ctypes.c_int32(fd)), 4)
         try:
             _syscall(add_rule, ruleset, ctypes.c_int(1), rule, ctypes.c_uint32(0))
         finally:
             os.close(fd)
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _syscall(restrict, ruleset, ctypes.c_uint32(0))
     os.close(ruleset)
+
+
+def held_capabilities() -> dict[str, int]:
+    """This process's capability sets that are not empty (``/proc/self/status``)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    held = {name: int(fields[name].strip(), 16) for name in _CAPS if name in fields}
+    return {name: value for name, value in held.items() if value}
+
+
+def drop_capabilities() -> None:
+    """Step 3: nothing in any set, and nothing an ``exec`` could give back."""
+    libc = _libc()
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
+        for cap in range(int(last.read()) + 1):  # refused without CAP_SETPCAP: then
+            libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # no_new_privs keeps them out
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, self
+    data = (ctypes.c_uint32 * 6)()  # {effective, permitted, inheritable} x 2, all empty
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
 
 
 def main(argv: Sequence[str]) -> None:
@@ -146,7 +209,11 @@ def main(argv: Sequence[str]) -> None:
         start_bridge(path, int(port))
     if spec.get("landlock") is not None:
         restrict_writes(spec["landlock"])
+    drop_capabilities()
     seccomp_filter().load()
+    if held := held_capabilities():
+        sets = ", ".join(f"{name} {value:#x}" for name, value in held.items())
+        sys.exit(f"toolwire sandbox: the command would still hold capabilities ({sets}): not run")
     command = list(argv[2:])
     try:
         os.execvp(command[0], command)
@@ -158,4 +225,13 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["landlock_abi", "main", "restrict_writes", "seccomp_filter", "start_bridge"]
+__all__ = [
+    "drop_capabilities",
+    "held_capabilities",
+    "landlock_abi",
+    "landlock_rights",
+    "main",
+    "restrict_writes",
+    "seccomp_filter",
+    "start_bridge",
+]
