@@ -150,7 +150,8 @@ def landlock_abi() -> int:
 
 def landlock_rights(abi: int) -> int:
     """Every right that changes the file system which Landlock ABI ``abi`` handles."""
-    return _LANDLOCK_WRITE | sum(bit for since, bit in _LANDLOCK_LATER if abi >= since)
+    later = sum(bit for since, bit in _LANDLOCK_LATER if abi >= since)
+    return int(_LANDLOCK_WRITE | later)
 
 
 def restrict_writes(writable: Sequence[str]) -> None:
