@@ -22,7 +22,7 @@ from pathlib import Path
 
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox.launch import landlock_abi
-from toolwire.sandbox.wrap import LAUNCHER, Layout, bwrap_argv, landlock_argv
+from toolwire.sandbox.wrap import LAUNCHER, Layout, bwrap_argv, landlock_argv, launcher_argv
 
 USER = "toolwire-sbx"
 SOURCE = Path(__file__).with_name("escape.c")
@@ -93,8 +93,8 @@ def run(argv: Sequence[str], cwd: Path) -> str:
 
 
 def _user_runner(scratch: Path) -> Runner:
-    """The ordinary user of a root run: made when missing; the launcher and ``pyseccomp``
-    copied where that user can read them, run by a Python it can run."""
+    """The ordinary user of a root run: made when missing; the launcher (standard library
+    only) copied where that user can read it, run by a Python it can run."""
     try:
         entry = pwd.getpwnam(USER)
     except KeyError:
@@ -106,18 +106,18 @@ def _user_runner(scratch: Path) -> Runner:
         if made.returncode != 0 and b"already exists" not in made.stderr:
             return Runner("user", skip=f"cannot make the user {USER}: {made.stderr.decode()}")
         entry = pwd.getpwnam(USER)
-    import pyseccomp  # type: ignore[import-untyped]
-
     copy = scratch / "launcher"
     copy.mkdir(mode=0o755)
     shutil.copy(LAUNCHER, copy / "launch.py")
-    shutil.copy(pyseccomp.__file__, copy / "pyseccomp.py")
     uid = entry.pw_uid
     prefix = ("setpriv", f"--reuid={uid}", f"--regid={entry.pw_gid}", "--clear-groups", "--")
     # The system's Python first: the project's may live where only root can look.
     for python in ("/usr/bin/python3", sys.executable):
-        launcher = (python, "-E", "-s", str(copy / "launch.py"))
-        trial = [*prefix, *launcher, '{"bridge":null,"landlock":null}', "--", "true"]
+        launcher = (python, "-I", "-S", str(copy / "launch.py"))
+        trial = [
+            *prefix,
+            *launcher_argv(Layout((), Path("/"), launcher=launcher), ["true"], landlock=None),
+        ]
         if subprocess.run(trial, capture_output=True, check=False).returncode == 0:
             return Runner("user", prefix, launcher, uid, entry.pw_gid)
     return Runner("user", skip=f"{USER} can run no Python with the launcher")

@@ -1,7 +1,9 @@
 """The launcher a sandboxed command starts through: ``python launch.py SPEC -- ARGV...``.
 
 It runs inside the sandbox (under bubblewrap, or alone under Landlock) and is run as a
-script, not imported: the standard library and ``pyseccomp`` only. In order:
+script, not imported, with the standard library only: every command pays for its start,
+so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filter_spec``:
+``pyseccomp`` builds it once, in the agent). In order:
 
 1. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
    127.0.0.1, and a child process that forwards each connection to the host proxy's Unix
@@ -21,16 +23,18 @@ script, not imported: the standard library and ``pyseccomp`` only. In order:
 
 from __future__ import annotations
 
-import contextlib
+import binascii
 import ctypes
 import errno
 import json
 import os
-import socket
 import sys
-import threading
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not ``typing``'s: importing it costs every command milliseconds
+if TYPE_CHECKING:
+    import socket
+    from typing import Any
 
 _NAMESPACE_FLAGS = (
     0x00020000,  # CLONE_NEWNS
@@ -63,10 +67,14 @@ _PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAPS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_AF_UNIX = 1
 
 
 def seccomp_filter() -> Any:
     """The filter every sandboxed command runs under (module doc, step 4)."""
+    import contextlib
+
     import pyseccomp as sc  # type: ignore[import-untyped]  # ctypes over libseccomp
 
     refuse = sc.ERRNO(errno.EPERM)
@@ -78,7 +86,7 @@ def seccomp_filter() -> Any:
         rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     for name in ("clone3", *_IO_URING):
         rules.add_rule(absent, name)
-    rules.add_rule(refuse, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, socket.AF_UNIX))
+    rules.add_rule(refuse, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, _AF_UNIX))
     for name, index in _CHMOD:
         for bit in _SETID:
             with contextlib.suppress(OSError, ValueError):  # fchmodat2: an older libseccomp
@@ -86,7 +94,39 @@ def seccomp_filter() -> Any:
     return rules
 
 
+def filter_spec() -> str:
+    """``seccomp_filter`` compiled to BPF, base64: what ``SPEC``'s ``seccomp`` holds
+    (built once per process)."""
+    if not _COMPILED:
+        import tempfile
+
+        with tempfile.TemporaryFile() as program:
+            seccomp_filter().export_bpf(program)
+            program.seek(0)
+            _COMPILED.append(binascii.b2a_base64(program.read(), newline=False).decode())
+    return _COMPILED[0]
+
+
+_COMPILED: list[str] = []
+
+
+class _Program(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))  # struct sock_fprog
+
+
+def load_filter(spec: str) -> None:
+    """Load a filter from ``filter_spec`` (step 4); ``no_new_privs`` is set by then."""
+    program = binascii.a2b_base64(spec)
+    code = ctypes.create_string_buffer(program, len(program))
+    prog = _Program(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))  # 8-byte insns
+    if _libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "the seccomp filter did not load")
+
+
 def _pump(source: socket.socket, sink: socket.socket) -> None:
+    import contextlib
+    import socket
+
     try:
         while data := source.recv(65536):
             sink.sendall(data)
@@ -100,6 +140,9 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
 
 def _serve_bridge(listener: socket.socket, path: str) -> None:
     """Forever: each connection on ``listener`` joined to a new one to ``path``."""
+    import socket
+    import threading
+
     while True:
         inside, _ = listener.accept()
         try:
@@ -114,6 +157,8 @@ def _serve_bridge(listener: socket.socket, path: str) -> None:
 
 def start_bridge(path: str, port: int) -> None:
     """Listen on 127.0.0.1:``port`` now; forward from a child process (step 1)."""
+    import socket  # here: most commands have no bridge
+
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
@@ -211,7 +256,10 @@ def main(argv: Sequence[str]) -> None:
     if spec.get("landlock") is not None:
         restrict_writes(spec["landlock"])
     drop_capabilities()
-    seccomp_filter().load()
+    if spec.get("seccomp"):
+        load_filter(spec["seccomp"])
+    else:  # run by hand: pyseccomp builds the filter here
+        seccomp_filter().load()
     if held := held_capabilities():
         sets = ", ".join(f"{name} {value:#x}" for name, value in held.items())
         sys.exit(f"toolwire sandbox: the command would still hold capabilities ({sets}): not run")
@@ -228,9 +276,11 @@ if __name__ == "__main__":
 
 __all__ = [
     "drop_capabilities",
+    "filter_spec",
     "held_capabilities",
     "landlock_abi",
     "landlock_rights",
+    "load_filter",
     "main",
     "restrict_writes",
     "seccomp_filter",

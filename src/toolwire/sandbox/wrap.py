@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from toolwire.config.sandbox import SandboxConfig
+from toolwire.sandbox.launch import filter_spec
 
 Kind = Literal["dir", "file"] | None
 #: Re-bound read-only inside every writable directory: what makes a later ``git`` or
@@ -49,7 +50,7 @@ class Layout:
     home: Path
     hidden: tuple[Path, ...] = ()
     bridge: Path | None = None
-    launcher: tuple[str, ...] = field(default=(sys.executable, "-I", str(LAUNCHER)))
+    launcher: tuple[str, ...] = field(default=(sys.executable, "-I", "-S", str(LAUNCHER)))
     kind: Callable[[Path], Kind] = path_kind
 
 
@@ -91,7 +92,8 @@ def proxy_env(port: int = BRIDGE_PORT) -> dict[str, str]:
 def launcher_argv(layout: Layout, argv: Sequence[str], *, landlock: list[str] | None) -> list[str]:
     """The launcher (``launch.py``) in front of ``argv``."""
     bridge = [str(layout.bridge), BRIDGE_PORT] if layout.bridge is not None else None
-    spec = json.dumps({"bridge": bridge, "landlock": landlock}, separators=(",", ":"))
+    fields = {"bridge": bridge, "landlock": landlock, "seccomp": filter_spec()}
+    spec = json.dumps(fields, separators=(",", ":"))
     return [*layout.launcher, spec, "--", *argv]
 
 
