@@ -61,6 +61,7 @@ _LANDLOCK_LATER: tuple[tuple[int, int], ...] = (
     (3, 1 << 14),
     (5, 1 << 15),
 )  # REFER, TRUNCATE, IOCTL_DEV
+_LANDLOCK_SCOPED = 0b11  # ABSTRACT_UNIX_SOCKET, SIGNAL (ABI 6)
 _SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self (x86_64, arm64)
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_DUMPABLE = 4
@@ -203,9 +204,13 @@ def restrict_writes(writable: Sequence[str]) -> None:
     """Landlock: from now on, this process and its children write only beneath
     ``writable`` (step 2)."""
     create, add_rule, restrict = _SYS_LANDLOCK
-    rights = landlock_rights(landlock_abi())
-    handled = ctypes.c_uint64(rights)
-    ruleset = _syscall(create, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+    abi = landlock_abi()
+    rights = landlock_rights(abi)
+    # {handled_access_fs, handled_access_net, scoped}; the scopes from ABI 6: no signal
+    # to, and no abstract Unix socket of, a process outside the sandbox.
+    attr = (ctypes.c_uint64 * 3)(rights, 0, _LANDLOCK_SCOPED if abi >= 6 else 0)
+    size = ctypes.c_size_t(24 if abi >= 6 else 8)
+    ruleset = _syscall(create, attr, size, ctypes.c_uint32(0))
     for path in writable:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
