@@ -5,6 +5,7 @@
  *   escape socket64            socket() with AF_UNIX in the low 32 bits of a 64-bit family
  *   escape clone64             clone() with CLONE_NEWUSER and a bit above 32 set
  *   escape io_uring            io_uring_setup()
+ *   escape keyring             the id of the user's key ring (keyctl)
  *   escape setuid FILE         chmod(FILE, 04755)
  *   escape reach [PID...]      ptrace, process_vm_writev, /proc/PID/mem and pidfd_getfd on
  *                              each PID (default: every visible process without a seccomp
@@ -179,6 +180,8 @@ int main(int argc, char **argv) {
         return clone64();
     if (!strcmp(what, "io_uring"))
         return io_uring();
+    if (!strcmp(what, "keyring")) /* KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING */
+        return verdict(syscall(SYS_keyctl, 0, -4, 0), "keyring");
     if (!strcmp(what, "setuid"))
         return verdict(chmod(arg, 04755), "setuid");
     if (!strcmp(what, "reach"))

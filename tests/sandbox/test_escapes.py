@@ -129,10 +129,12 @@ def test_argument_rules_read_only_the_bits_the_kernel_reads(box: Box, probe: str
     assert f"REFUSED {probe}" in out, out
 
 
-def test_io_uring_is_refused(box: Box) -> None:
-    # IORING_OP_SOCKET makes sockets without socket(2), past the filter's family rule.
-    out = box.sh("$E io_uring")
-    assert "REFUSED io_uring" in out, out
+@pytest.mark.parametrize("probe", ["io_uring", "keyring"])
+def test_io_uring_and_the_key_rings_are_refused(box: Box, probe: str) -> None:
+    # IORING_OP_SOCKET makes sockets without socket(2), past the filter's family rule;
+    # the user's key ring is shared by every process of the user.
+    out = box.sh(f"$E {probe}")
+    assert f"REFUSED {probe}" in out, out
 
 
 def test_no_setuid_or_setgid_bit(box: Box) -> None:

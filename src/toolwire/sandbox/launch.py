@@ -16,7 +16,8 @@ so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filte
    nothing more than any user's;
 4. the seccomp filter (``seccomp_filter``): no new namespaces, no ``AF_UNIX`` sockets (the
    host's daemons and agents are such sockets), no io_uring (which makes sockets without
-   ``socket(2)``), no ``ptrace`` or other process's memory, no setuid/setgid bits;
+   ``socket(2)``), no ``ptrace`` or other process's memory, no key ring, no setuid or
+   setgid bits;
 5. a last check that no capability is left, then ``exec`` of ``ARGV``: the command, and
    everything it starts, keeps the filter.
 """
@@ -50,6 +51,9 @@ _NAMESPACE_FLAGS = (
 _INT = 0xFFFFFFFF
 # The calls that reach into another process: refused whatever the target.
 _OTHER_PROCESS = ("ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp")
+# The kernel's key rings: the user's (a login's tokens, Kerberos tickets) are shared with
+# every process of that user.
+_KEYRING = ("keyctl", "add_key", "request_key")
 _IO_URING = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 # (call, index of its mode argument): a setuid or setgid bit is a way to run as the owner.
 _CHMOD = (("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2))
@@ -81,7 +85,7 @@ def seccomp_filter() -> Any:
     refuse = sc.ERRNO(errno.EPERM)
     absent = sc.ERRNO(errno.ENOSYS)  # as a kernel without it: callers fall back
     rules = sc.SyscallFilter(defaction=sc.ALLOW)
-    for name in ("unshare", "setns", *_OTHER_PROCESS):
+    for name in ("unshare", "setns", *_OTHER_PROCESS, *_KEYRING):
         rules.add_rule(refuse, name)
     for flag in _NAMESPACE_FLAGS:  # a bit test reads no bit above the flag's
         rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
