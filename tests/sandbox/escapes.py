@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,9 +104,12 @@ def _user_runner(scratch: Path) -> Runner:
             capture_output=True,
             check=False,
         )
-        if made.returncode != 0 and b"already exists" not in made.stderr:
-            return Runner("user", skip=f"cannot make the user {USER}: {made.stderr.decode()}")
-        entry = pwd.getpwnam(USER)
+        time.sleep(0.5 if made.returncode else 0)  # another test worker may be making it
+        try:
+            entry = pwd.getpwnam(USER)
+        except KeyError:
+            why = made.stderr.decode().strip()
+            return Runner("user", skip=f"cannot make the user {USER} (`make deps`): {why}")
     copy = scratch / "launcher"
     copy.mkdir(mode=0o755)
     shutil.copy(LAUNCHER, copy / "launch.py")
