@@ -5,9 +5,11 @@ it through; each case also checks, from the host, that nothing changed."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,7 @@ from tests.sandbox.escapes import (
 )
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox.launch import landlock_abi
+from toolwire.sandbox.wrap import LAUNCHER, Layout, launcher_argv
 
 pytestmark = pytest.mark.e2e
 BWRAP = ["bwrap-root", "bwrap-user"]
@@ -238,3 +241,24 @@ def test_a_file_moves_between_directories_of_the_project(box: Box) -> None:
     out = box.sh(line)
     assert "ALLOWED rename" in out, out
     assert (box.project / "b" / "f").read_text() == "x\n"
+
+
+def test_the_launcher_refuses_a_command_that_would_keep_a_capability(kit: Kit) -> None:
+    """The last check before ``exec``: were the drop ever to leave a capability (a kernel
+    or a change that keeps one), the command does not run at all."""
+    if os.geteuid() != 0:
+        pytest.skip("only root holds a capability to keep")
+    marker = kit.scratch / "ran"
+    keep = (
+        "import runpy, sys; launch = runpy.run_path(sys.argv[1]); "
+        "launch['drop_capabilities'].__globals__['drop_capabilities'] = lambda: None; "
+        "launch['main'](sys.argv[2:])"
+    )
+    launcher = Layout(
+        (), Path("/"), launcher=(sys.executable, "-I", "-S", "-c", keep, str(LAUNCHER))
+    )
+    argv = launcher_argv(launcher, ["touch", str(marker)], landlock=None)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode != 0
+    assert "would still hold capabilities (CapPrm" in done.stderr, done.stderr
+    assert not marker.exists()
