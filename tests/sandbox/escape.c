@@ -3,6 +3,7 @@
  * with the error when it said no. Compiled by the tests at run time (gcc).
  *
  *   escape socket64            socket() with AF_UNIX in the low 32 bits of a 64-bit family
+ *   escape dgram PATH          a datagram to the host's socket PATH from a socketpair()
  *   escape clone64             clone() with CLONE_NEWUSER and a bit above 32 set
  *   escape io_uring            io_uring_setup()
  *   escape keyring             the id of the user's key ring (keyctl)
@@ -31,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,6 +59,15 @@ static int verdict(long result, const char *what) {
 
 static int socket64(void) {
     return verdict(syscall(SYS_socket, HIGH | AF_UNIX, SOCK_STREAM, 0), "socket64");
+}
+
+static int dgram(const char *path) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) != 0)
+        return verdict(-1, "dgram");
+    struct sockaddr_un to = {.sun_family = AF_UNIX};
+    strncpy(to.sun_path, path, sizeof to.sun_path - 1);
+    return verdict(sendto(pair[0], "escaped", 7, 0, (struct sockaddr *)&to, sizeof to), "dgram");
 }
 
 static int clone64(void) {
@@ -176,6 +187,8 @@ int main(int argc, char **argv) {
     const char *what = argv[1], *arg = argc > 2 ? argv[2] : "";
     if (!strcmp(what, "socket64"))
         return socket64();
+    if (!strcmp(what, "dgram"))
+        return dgram(arg);
     if (!strcmp(what, "clone64"))
         return clone64();
     if (!strcmp(what, "io_uring"))

@@ -132,6 +132,25 @@ def test_argument_rules_read_only_the_bits_the_kernel_reads(box: Box, probe: str
     assert f"REFUSED {probe}" in out, out
 
 
+def test_no_datagram_reaches_a_host_socket(box: Box) -> None:
+    """socketpair(AF_UNIX, SOCK_DGRAM) makes a Unix socket without socket(AF_UNIX), and a
+    datagram socket sends to any path (a logger's, a notify socket's)."""
+    path = box.base / "host.sock"
+    host = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    host.bind(str(path))
+    host.settimeout(0)
+    box.runner.own(path)
+    try:
+        out = box.sh(f"$E dgram {path}")
+        with pytest.raises(BlockingIOError):
+            host.recv(64)
+    finally:
+        host.close()
+    assert "REFUSED dgram" in out, out
+    # A connected stream pair stays (asyncio's event loop makes one).
+    assert "PAIRED" in box.sh("python3 -c 'import socket; socket.socketpair()' && echo PAIRED")
+
+
 @pytest.mark.parametrize("probe", ["io_uring", "keyring"])
 def test_io_uring_and_the_key_rings_are_refused(box: Box, probe: str) -> None:
     # IORING_OP_SOCKET makes sockets without socket(2), past the filter's family rule;
