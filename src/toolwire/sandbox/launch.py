@@ -15,7 +15,7 @@ so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filte
    set where this process may) and ``no_new_privs`` set: a command started as root holds
    nothing more than any user's;
 4. the seccomp filter (``seccomp_filter``): no new namespaces, no ``AF_UNIX`` sockets (the
-XX
+   host's daemons and agents are such sockets) but connected pairs, no io_uring
    (which makes sockets without ``socket(2)``), no ``ptrace`` or other process's memory,
    no key ring, no setuid or setgid bits;
 5. a last check that no capability is left, then ``exec`` of ``ARGV``: the command, and
