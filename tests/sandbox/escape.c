@@ -4,6 +4,7 @@
  *
  *   escape socket64            socket() with AF_UNIX in the low 32 bits of a 64-bit family
  *   escape dgram PATH          a datagram to the host's socket PATH from a socketpair()
+ *   escape vsock               socket(AF_VSOCK), a virtual machine's way to its host
  *   escape clone64             clone() with CLONE_NEWUSER and a bit above 32 set
  *   escape io_uring            io_uring_setup()
  *   escape keyring             the id of the user's key ring (keyctl)
@@ -189,6 +190,8 @@ int main(int argc, char **argv) {
         return socket64();
     if (!strcmp(what, "dgram"))
         return dgram(arg);
+    if (!strcmp(what, "vsock")) /* AF_VSOCK */
+        return verdict(socket(40, SOCK_STREAM, 0), "vsock");
     if (!strcmp(what, "clone64"))
         return clone64();
     if (!strcmp(what, "io_uring"))

@@ -15,9 +15,10 @@ so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filte
    set where this process may) and ``no_new_privs`` set: a command started as root holds
    nothing more than any user's;
 4. the seccomp filter (``seccomp_filter``): no new namespaces, no ``AF_UNIX`` sockets (the
-   host's daemons and agents are such sockets) but connected pairs, no io_uring
-   (which makes sockets without ``socket(2)``), no ``ptrace`` or other process's memory,
-   no key ring, no setuid or setgid bits;
+   host's daemons and agents are such sockets) but connected pairs, no ``AF_VSOCK``
+   sockets (a virtual machine's to its host), no io_uring (which makes sockets without
+   ``socket(2)``), no ``ptrace`` or other process's memory, no key ring, no setuid or
+   setgid bits;
 5. a last check that no capability is left, then ``exec`` of ``ARGV``: the command, and
    everything it starts, keeps the filter.
 """
@@ -73,6 +74,7 @@ _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAPS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _AF_UNIX = 1
+_AF_VSOCK = 40  # a virtual machine's sockets to its host: no network namespace holds them
 _TYPE, _SOCK_DGRAM = 0xF, 2  # a socket type's low bits; the rest are SOCK_* flags
 
 
@@ -91,8 +93,9 @@ def seccomp_filter() -> Any:
         rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     for name in ("clone3", *_IO_URING):
         rules.add_rule(absent, name)
+    for family in (_AF_UNIX, _AF_VSOCK):
+        rules.add_rule(refuse, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))
     unix = sc.Arg(0, sc.MASKED_EQ, _INT, _AF_UNIX)
-    rules.add_rule(refuse, "socket", unix)
     # A datagram pair can still send to (or reconnect to) a host's socket by its path;
     # a stream pair is connected for good (asyncio and many others make those).
     rules.add_rule(refuse, "socketpair", unix, sc.Arg(1, sc.MASKED_EQ, _TYPE, _SOCK_DGRAM))
