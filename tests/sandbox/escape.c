@@ -9,9 +9,9 @@
  *   escape io_uring            io_uring_setup()
  *   escape keyring             the id of the user's key ring (keyctl)
  *   escape setuid FILE         chmod(FILE, 04755)
- *   escape reach [PID...]      ptrace, process_vm_writev, /proc/PID/mem and pidfd_getfd on
- *                              each PID (default: every visible process without a seccomp
- *                              filter); prints "TARGETS n" first
+ *   escape reach [PID...]      ptrace, process_vm_writev, /proc/PID/mem, /proc/PID/environ
+ *                              and pidfd_getfd on each PID (default: every visible process
+ *                              without a seccomp filter); prints "TARGETS n" first
  *   escape caps                the capability sets and no_new_privs, from /proc/self/status
  *   escape umount PATH         umount2(PATH, MNT_DETACH)
  *   escape remount-rw PATH     remount PATH read-write
@@ -117,6 +117,13 @@ static int reach_one(pid_t pid) {
     int fd = open(path, O_RDWR);
     if (fd >= 0) {
         printf("REACHED %d /proc/PID/mem\n", pid);
+        close(fd);
+        reached = 1;
+    }
+    snprintf(path, sizeof path, "/proc/%d/environ", pid); /* the agent's keys, say */
+    fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        printf("REACHED %d /proc/PID/environ\n", pid);
         close(fd);
         reached = 1;
     }
