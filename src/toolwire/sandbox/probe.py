@@ -24,9 +24,8 @@ _TRIAL_S = 10.0
 INSTALL = "install bubblewrap (apt-get install bubblewrap) and pyseccomp"
 #: The session's notice where Landlock is the only mechanism (docs/sandbox.md).
 LANDLOCK_ONLY = (
-    "Commands run under Landlock only (bubblewrap cannot run here): writes are confined to "
-    "the session's directories, but reads (deny_read) and the network are not, so Bash "
-    "still asks."
+    "Commands run under Landlock only (bubblewrap cannot run here): their writes are "
+    "confined, but reads (deny_read) and the network are not, so Bash still asks."
 )
 
 
