@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code mcp-deps redis-server bubblewrap postgresql
+	node-deps claude-code mcp-deps redis-server bubblewrap sandbox-user postgresql
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -100,6 +100,16 @@ bubblewrap:
 			"the sandbox tests will be skipped"; \
 	fi
 
+# The ordinary user the sandbox's escape tests (tests/sandbox/test_escapes.py) run their
+# second pass as when the suite runs as root: a system user without a home, made once.
+# The tests make it themselves when it is missing; making it here keeps the parallel
+# test workers from racing to make it. Not root: nothing to do (the tests run as you).
+sandbox-user:
+	@if [ "$$(id -u)" = 0 ] && ! id toolwire-sbx >/dev/null 2>&1; then \
+		useradd --system --no-create-home --shell /usr/sbin/nologin toolwire-sbx \
+			|| echo "could not make the user toolwire-sbx: the sandbox's ordinary-user pass will be skipped"; \
+	fi
+
 # A real PostgreSQL (initdb, pg_ctl) for the spend ledger tests (tests/proxy/pg.py starts a
 # throwaway cluster), Debian's package, installed only as root where apt-get exists.
 postgresql:
@@ -115,10 +125,10 @@ postgresql:
 	fi
 
 # What the tests use outside Python: the npm packages (from their lock files), a
-# redis-server, bubblewrap and PostgreSQL. `make check` installs them first; `make test`
-# never does (it installs no system package), and a test whose tool is missing skips,
-# saying which target installs it.
-deps: node-deps claude-code mcp-deps redis-server bubblewrap postgresql
+# redis-server, bubblewrap, the sandbox tests' ordinary user and PostgreSQL. `make check`
+# installs them first; `make test` never does (it installs no system package), and a
+# test whose tool is missing skips, saying which target installs it.
+deps: node-deps claude-code mcp-deps redis-server bubblewrap sandbox-user postgresql
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)

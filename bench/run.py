@@ -16,6 +16,7 @@ SUITES = [
     "proxy.py",
     "context.py",
     "checkpoints.py",
+    "sandbox.py",
 ]
 
 

@@ -27,7 +27,7 @@ from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.errors import UsageError
 from toolwire.imaging import fitted_messages
-from toolwire.sandbox import INSTALL, Sandbox, probe
+from toolwire.sandbox import INSTALL, LANDLOCK_ONLY, Sandbox, probe
 from toolwire.tools import LocalTerminal, ToolContext, ToolLimits
 from toolwire.tools.terminal import hidden_variables
 from toolwire.web import Fetcher, Searcher, SearchSettings, WebSettings
@@ -129,10 +129,13 @@ class SessionFactory:
             meter(session, self._rt.config).ratio = ratio
 
     def _sandbox_notice(self, session: Session) -> None:
-        """One line when the sandbox is on in the configuration but cannot run here."""
+        """One line when the sandbox is on in the configuration but cannot run here, or
+        runs under Landlock alone (what it confines, and what not)."""
         if self._rt.config.tools.sandbox.mode == "off":
             return
         found = probe()
+        if found.mechanism == "landlock":
+            Notifier(session, self._rt).notice(LANDLOCK_ONLY)
         if found.mechanism is None:
             log.warning("session %s: commands run without a sandbox: %s", session.id, found.reason)
             Notifier(session, self._rt).notice(

@@ -7,13 +7,14 @@ to configure it: docs/sandbox.md.
 
 from __future__ import annotations
 
-from toolwire.sandbox.probe import INSTALL, Mechanism, Probe, probe
+from toolwire.sandbox.probe import INSTALL, LANDLOCK_ONLY, Mechanism, Probe, probe
 from toolwire.sandbox.refusals import refused
 from toolwire.sandbox.runner import Sandbox, toolwire_dirs
 from toolwire.sandbox.wrap import Layout, bwrap_argv, landlock_argv
 
 __all__ = [
     "INSTALL",
+    "LANDLOCK_ONLY",
     "Layout",
     "Mechanism",
     "Probe",

@@ -22,6 +22,11 @@ from toolwire.sandbox.wrap import Layout, bwrap_argv
 Mechanism = Literal["bwrap", "landlock"]
 _TRIAL_S = 10.0
 INSTALL = "install bubblewrap (apt-get install bubblewrap) and pyseccomp"
+#: The session's notice where Landlock is the only mechanism (docs/sandbox.md).
+LANDLOCK_ONLY = (
+    "Commands run under Landlock only (bubblewrap cannot run here): their writes are "
+    "confined, but reads (deny_read) and the network are not, so Bash still asks."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,4 +81,4 @@ def probe() -> Probe:
     return probe_now()
 
 
-__all__ = ["INSTALL", "Mechanism", "Probe", "probe", "probe_now"]
+__all__ = ["INSTALL", "LANDLOCK_ONLY", "Mechanism", "Probe", "probe", "probe_now"]

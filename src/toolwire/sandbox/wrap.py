@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Final, Literal
 
 from toolwire.config.sandbox import SandboxConfig
+from toolwire.sandbox.launch import filter_spec
 
 Kind = Literal["dir", "file"] | None
 #: Re-bound read-only inside every writable directory: what makes a later ``git`` or
 #: agent run code (hooks, ``core.fsmonitor``, settings with hooks).
 PROTECTED: Final[tuple[str, ...]] = (".git/hooks", ".git/config", ".toolwire", ".claude", ".codex")
+#: Read-only in the sandbox's ``/proc``: the kernel's settings and the SysRq trigger.
+PROC_READ_ONLY: Final = ("/proc/sys", "/proc/sysrq-trigger")
 #: The port of the proxy bridge on the sandbox's own loopback.
 BRIDGE_PORT: Final = 3128
 LAUNCHER: Final = Path(__file__).with_name("launch.py")
@@ -47,7 +50,7 @@ class Layout:
     home: Path
     hidden: tuple[Path, ...] = ()
     bridge: Path | None = None
-    launcher: tuple[str, ...] = field(default=(sys.executable, "-I", str(LAUNCHER)))
+    launcher: tuple[str, ...] = field(default=(sys.executable, "-I", "-S", str(LAUNCHER)))
     kind: Callable[[Path], Kind] = path_kind
 
 
@@ -89,7 +92,8 @@ def proxy_env(port: int = BRIDGE_PORT) -> dict[str, str]:
 def launcher_argv(layout: Layout, argv: Sequence[str], *, landlock: list[str] | None) -> list[str]:
     """The launcher (``launch.py``) in front of ``argv``."""
     bridge = [str(layout.bridge), BRIDGE_PORT] if layout.bridge is not None else None
-    spec = json.dumps({"bridge": bridge, "landlock": landlock}, separators=(",", ":"))
+    fields = {"bridge": bridge, "landlock": landlock, "seccomp": filter_spec()}
+    spec = json.dumps(fields, separators=(",", ":"))
     return [*layout.launcher, spec, "--", *argv]
 
 
@@ -97,9 +101,15 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
     """``argv`` run in ``cwd`` inside bubblewrap, as ``config`` says (module doc)."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid"]
     args += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    # No capability, even for root; no unfiltered bwrap init beside the command (the
+    # launcher is PID 1, and then the command).
+    args += ["--cap-drop", "ALL", "--as-pid-1"]
     if config.network != "full":
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for knob in PROC_READ_ONLY:  # root writes these by file mode alone, with no capability
+        if layout.kind(Path(knob)) is not None:
+            args += ["--ro-bind", knob, knob]
     writable = writable_paths(config, layout)
     for path in writable:
         args += ["--bind", str(path), str(path)]

@@ -28,10 +28,14 @@ def sandbox_of(session: Session) -> Sandbox | None:
 
 def asks_not(session: Session) -> bool:
     """Commands run in the sandbox in ``workspace-write`` and ``ask = false``: a ``Bash``
-    call needs no question (``turn.policy``, rule 6)."""
+    call needs no question (``turn.policy``, rule 6). Not under Landlock alone, which
+    confines writes but neither ``deny_read`` nor the network."""
     sandbox = sandbox_of(session)
     return (
-        sandbox is not None and sandbox.config.mode == "workspace-write" and not sandbox.config.ask
+        sandbox is not None
+        and sandbox.mechanism == "bwrap"
+        and sandbox.config.mode == "workspace-write"
+        and not sandbox.config.ask
     )
 
 
