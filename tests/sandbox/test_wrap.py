@@ -36,9 +36,9 @@ def test_the_command_line_follows_the_settings(tmp_path: Path) -> None:
     assert pairs(argv, "--bind") == [str(root)]
     # Read-only inside the writable root, and after it (bwrap applies mounts in order).
     protected = pairs(argv, "--ro-bind")
-    assert str(root / ".git" / "hooks") in protected
+    assert str(root / ".git") in protected  # the whole of it: config, hooks, commondir
     assert str(root / ".claude") in protected
-    assert argv.index(str(root / ".git" / "hooks")) > argv.index("--bind")
+    assert argv.index(str(root / ".git")) > argv.index("--bind")
     assert str(home / ".ssh") in pairs(argv, "--tmpfs")
     assert str(data) in pairs(argv, "--tmpfs")
     assert argv[argv.index(str(home / ".netrc")) - 1] == "/dev/null"

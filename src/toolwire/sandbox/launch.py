@@ -6,7 +6,9 @@ script, not imported: the standard library and ``pyseccomp`` only. In order:
 1. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
    127.0.0.1, and a child process that forwards each connection to the host proxy's Unix
    socket (it starts before the filter, which would refuse it that socket);
-2. Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths;
+2. the protected symbolic links pinned in place (then no capability is left), and the
+   environment variables that look like secrets dropped (``wrap.SECRET_NAME``);
+   Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths;
 3. the seccomp filter: no new namespaces (``unshare``, ``setns``, ``clone`` with a
    namespace flag; ``clone3``, whose flags a filter cannot read, falls back to ``clone``)
    and no ``AF_UNIX`` sockets (the host's daemons and agents are such sockets);
@@ -20,6 +22,7 @@ import ctypes
 import errno
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -39,6 +42,9 @@ _NAMESPACE_FLAGS = (
 _LANDLOCK_WRITE = sum(1 << bit for bit in (1, *range(4, 13)))
 _SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self (x86_64, arm64)
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429  # the same on x86_64 and arm64
+_OPEN_TREE_FLAGS = 0x1 | 0x100 | 0x80000  # OPEN_TREE_CLONE, AT_SYMLINK_NOFOLLOW, CLOEXEC
 
 
 def seccomp_filter() -> Any:
@@ -136,6 +142,34 @@ def restrict_writes(writable: Sequence[str]) -> None:
     os.close(ruleset)
 
 
+def pin(links: Sequence[str]) -> None:
+    """Each symbolic link mounted on itself, so the command cannot remove or replace it
+    (a bind mount, ``--ro-bind``, follows a link; this one does not); then every
+    capability dropped. Only bubblewrap run by root leaves the launcher the right to
+    mount: an ordinary user's links stay as they are (their targets are read-only)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for link in links:
+        tree = libc.syscall(_SYS_OPEN_TREE, -100, os.fsencode(link), _OPEN_TREE_FLAGS)
+        if tree < 0:
+            return  # no right to mount here: nothing can be pinned
+        libc.syscall(_SYS_MOVE_MOUNT, tree, b"", -100, os.fsencode(link), 4)
+        os.close(tree)
+    for cap in range(64):  # the bounding set, then the sets this process holds
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this pid
+    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
+        sys.exit(f"cannot drop capabilities: {os.strerror(ctypes.get_errno())}")
+
+
+def drop_secrets(spec: dict[str, Any]) -> None:
+    """Environment variables that look like secrets (by name or by value) removed, but
+    for those ``spec`` keeps: the command never sees them."""
+    names, values = re.compile(spec["names"]), re.compile(spec["values"])
+    for name, value in list(os.environ.items()):
+        if name not in spec["keep"] and (names.fullmatch(name) or values.search(value)):
+            del os.environ[name]
+
+
 def main(argv: Sequence[str]) -> None:
     """``SPEC -- ARGV...``: set up (module doc) and become ``ARGV``."""
     if len(argv) < 3 or argv[1] != "--":
@@ -144,6 +178,10 @@ def main(argv: Sequence[str]) -> None:
     if spec.get("bridge"):
         path, port = spec["bridge"]
         start_bridge(path, int(port))
+    if spec.get("pin"):
+        pin(spec["pin"])
+    if spec.get("secrets"):
+        drop_secrets(spec["secrets"])
     if spec.get("landlock") is not None:
         restrict_writes(spec["landlock"])
     seccomp_filter().load()
@@ -158,4 +196,12 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["landlock_abi", "main", "restrict_writes", "seccomp_filter", "start_bridge"]
+__all__ = [
+    "drop_secrets",
+    "landlock_abi",
+    "main",
+    "pin",
+    "restrict_writes",
+    "seccomp_filter",
+    "start_bridge",
+]

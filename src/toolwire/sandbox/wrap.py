@@ -2,8 +2,9 @@
 
 ``bwrap_argv`` turns ``[tools.sandbox]`` and a session's ``Layout`` into the bubblewrap
 command line around ``argv`` (docs/sandbox.md, "What a command sees"); ``landlock_argv``
-is the fallback's, the launcher alone. Nothing here starts a process; the only thing
-read is whether each path exists, and as what (``Layout.kind``).
+is the fallback's, the launcher alone. Nothing here starts a process; what is read is
+whether each path exists, and as what (``Layout.kind``), and where a repository's
+``.git`` file and ``commondir`` point.
 """
 
 from __future__ import annotations
@@ -17,18 +18,49 @@ from pathlib import Path
 from typing import Final, Literal
 
 from toolwire.config.sandbox import SandboxConfig
+from toolwire.secrets import KEY_PREFIXED
 
-Kind = Literal["dir", "file"] | None
-#: Re-bound read-only inside every writable directory: what makes a later ``git`` or
-#: agent run code (hooks, ``core.fsmonitor``, settings with hooks).
-PROTECTED: Final[tuple[str, ...]] = (".git/hooks", ".git/config", ".toolwire", ".claude", ".codex")
+Kind = Literal["dir", "file", "link"] | None
+#: Re-bound read-only inside every writable directory: what another program later reads
+#: and runs on its own. The whole ``.git`` (its config, hooks, ``commondir``: where git
+#: reads code from), an agent's settings, a shell's start-up files, an editor's tasks.
+PROTECTED: Final[tuple[str, ...]] = (
+    ".git",
+    ".toolwire",
+    ".claude",
+    ".codex",
+    ".envrc",
+    ".bashrc",
+    ".bash_profile",
+    ".zshrc",
+    ".zprofile",
+    ".profile",
+    ".gitmodules",
+    ".mcp.json",
+    ".vscode",
+    ".idea",
+)
+#: Environment variables whose names say they hold a secret: a sandboxed command does
+#: not get them unless ``pass_env`` lists them (the launcher drops them, so a client
+#: terminal's environment loses them too). Matched whole, case-insensitively.
+SECRET_NAME: Final = (
+    r"(?i)(.*_)?(API_?KEY|TOKEN|SECRET|SECRET_ACCESS_KEY|SECRET_KEY|ACCESS_KEY|PRIVATE_KEY"
+    r"|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH|AUTH_TOKEN|SESSION_TOKEN|KEY)"
+    r"|(.*_)?(PASSWORD|SECRET|TOKEN)_.*|SSH_AUTH_SOCK"
+)
+#: Values that are secrets whatever the name: the key shapes ``toolwire.secrets`` knows,
+#: and a URL with a password in it.
+SECRET_VALUE: Final = rf"{KEY_PREFIXED.pattern}|[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/@:]*:[^\s/@]+@"
 #: The port of the proxy bridge on the sandbox's own loopback.
 BRIDGE_PORT: Final = 3128
 LAUNCHER: Final = Path(__file__).with_name("launch.py")
 
 
 def path_kind(path: Path) -> Kind:
-    """``"dir"``, ``"file"`` (anything else that exists) or None."""
+    """``"link"`` (a symbolic link), ``"dir"``, ``"file"`` (anything else that exists)
+    or None."""
+    if path.is_symlink():
+        return "link"
     if path.is_dir():
         return "dir"
     return "file" if os.path.lexists(path) else None
@@ -86,11 +118,61 @@ def proxy_env(port: int = BRIDGE_PORT) -> dict[str, str]:
     return {n: url for n in names} | {n.lower(): url for n in names} | {"NO_PROXY": ""}
 
 
-def launcher_argv(layout: Layout, argv: Sequence[str], *, landlock: list[str] | None) -> list[str]:
+def launcher_argv(
+    layout: Layout,
+    argv: Sequence[str],
+    *,
+    landlock: list[str] | None,
+    pins: Sequence[str] = (),
+    pass_env: Sequence[str] = (),
+) -> list[str]:
     """The launcher (``launch.py``) in front of ``argv``."""
     bridge = [str(layout.bridge), BRIDGE_PORT] if layout.bridge is not None else None
-    spec = json.dumps({"bridge": bridge, "landlock": landlock}, separators=(",", ":"))
-    return [*layout.launcher, spec, "--", *argv]
+    secrets = {"names": SECRET_NAME, "values": SECRET_VALUE, "keep": list(pass_env)}
+    spec = {"bridge": bridge, "landlock": landlock, "pin": list(pins), "secrets": secrets}
+    return [*layout.launcher, json.dumps(spec, separators=(",", ":")), "--", *argv]
+
+
+def _gitdirs(dot_git: Path, layout: Layout) -> list[Path]:
+    """Where git reads a repository's config and hooks through ``dot_git``: the directory
+    a ``gitdir:`` file names, and the ``commondir`` of either (a linked worktree)."""
+    found = [dot_git]
+    if layout.kind(dot_git) == "file":
+        try:
+            line = dot_git.read_text(errors="replace").strip()
+        except OSError:
+            return found
+        if line.startswith("gitdir:"):
+            found.append(Path(os.path.realpath(dot_git.parent / line[7:].strip())))
+    try:
+        common = (found[-1] / "commondir").read_text(errors="replace").strip()
+    except OSError:
+        return found
+    if common:
+        found.append(Path(os.path.realpath(found[-1] / common)))
+    return found
+
+
+def protected(writable: Sequence[Path], layout: Layout) -> tuple[list[Path], list[str]]:
+    """What ``PROTECTED`` in each writable directory re-binds read-only (inside a
+    writable directory: the rest is read-only already), and the symbolic links among
+    them, which the launcher pins in place (a link cannot be a bind's destination: its
+    target is bound instead, and the link must not be replaced by a real directory)."""
+    binds: list[Path] = []
+    pins: list[str] = []
+    for root in writable:
+        for name in PROTECTED:
+            inner = root / name
+            kind = layout.kind(inner)
+            if kind is None:
+                continue
+            if kind == "link":
+                pins.append(str(inner))
+            real = Path(os.path.realpath(inner))
+            if layout.kind(real) is not None:
+                binds += _gitdirs(real, layout) if name == ".git" else [real]
+    inside = [p for p in binds if any(_inside(p, w) for w in writable)]
+    return list(dict.fromkeys(inside)), pins
 
 
 def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: Path) -> list[str]:
@@ -103,11 +185,9 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
     writable = writable_paths(config, layout)
     for path in writable:
         args += ["--bind", str(path), str(path)]
-    for path in writable:
-        for name in PROTECTED:
-            inner = path / name
-            if layout.kind(inner) is not None:
-                args += ["--ro-bind", str(inner), str(inner)]
+    binds, pins = protected(writable, layout)
+    for path in binds:
+        args += ["--ro-bind", str(path), str(path)]
     for path in denied_paths(config, layout):
         if layout.kind(path) == "dir":
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -117,8 +197,8 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
         args += ["--bind", str(layout.bridge), str(layout.bridge)]
         for name, value in proxy_env().items():
             args += ["--setenv", name, value]
-    args += ["--chdir", str(cwd), "--", *launcher_argv(layout, argv, landlock=None)]
-    return args
+    args += ["--chdir", str(cwd), "--"]
+    return args + launcher_argv(layout, argv, landlock=None, pins=pins, pass_env=config.pass_env)
 
 
 def landlock_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str]) -> list[str]:
@@ -126,13 +206,15 @@ def landlock_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str]) ->
     (the roots, ``writable`` and the temp directory) and loads the same filter. Reads and
     the network are not confined there (docs/sandbox.md)."""
     allowed = [*map(str, writable_paths(config, layout)), "/tmp", "/dev"]
-    return launcher_argv(layout, argv, landlock=allowed)
+    return launcher_argv(layout, argv, landlock=allowed, pass_env=config.pass_env)
 
 
 __all__ = [
     "BRIDGE_PORT",
     "LAUNCHER",
     "PROTECTED",
+    "SECRET_NAME",
+    "SECRET_VALUE",
     "Kind",
     "Layout",
     "bwrap_argv",
@@ -141,6 +223,7 @@ __all__ = [
     "landlock_argv",
     "launcher_argv",
     "path_kind",
+    "protected",
     "proxy_env",
     "writable_paths",
 ]
