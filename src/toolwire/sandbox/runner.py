@@ -18,7 +18,7 @@ from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox.probe import Mechanism
 from toolwire.sandbox.proxy import AllowListProxy, Resolver, resolve
 from toolwire.sandbox.refusals import refused
-from toolwire.sandbox.wrap import Layout, bwrap_argv, landlock_argv
+from toolwire.sandbox.wrap import Layout, bwrap_argv, denied_paths, landlock_argv
 
 
 def toolwire_dirs(environ: Mapping[str, str]) -> tuple[Path, ...]:
@@ -76,7 +76,23 @@ class Sandbox:
 
     def refused(self, output: str, exit_code: int | None) -> str | None:
         """What the sandbox refused a failed command (``toolwire.sandbox.refusals``)."""
-        return refused(output, exit_code, network=self.confined_network)
+        found = refused(output, exit_code, network=self.confined_network)
+        home = str(self._layout.home)
+        if found is not None and home != "/":  # the user's home as they write it
+            found = found.replace(home + "/", "~/")
+        return found
+
+    def hidden_path(self, output: str, command: str) -> str | None:
+        """The ``deny_read`` path (as ``~/...`` under the home) that ``command`` or its
+        ``output`` names, or None. Only bubblewrap hides them (Landlock cannot)."""
+        if self.mechanism != "bwrap":
+            return None
+        home = self._layout.home
+        for path in denied_paths(self.config, self._layout):
+            shown = f"~/{path.relative_to(home)}" if home in path.parents else str(path)
+            if str(path) in output or str(path) in command or shown in command:
+                return shown
+        return None
 
     async def _started(self) -> AllowListProxy:
         async with self._lock:
