@@ -84,7 +84,9 @@ def ended(lines: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def stop_reason(lines: list[dict[str, Any]]) -> str:
-    return next(m["result"]["stopReason"] for m in lines if "stopReason" in m.get("result", {}))
+    return str(
+        next(m["result"]["stopReason"] for m in lines if "stopReason" in m.get("result", {}))
+    )
 
 
 def chosen(lines: list[dict[str, Any]]) -> list[str]:
