@@ -64,6 +64,28 @@ def linked_worktree(where: Path) -> Path:
     return where / "project"
 
 
+def with_submodule(where: Path) -> Path:
+    """A repository whose ``sub`` is a submodule (its ``.git`` a file, as git makes it)."""
+    other = where / "other"
+    other.mkdir(parents=True)
+    who = ("-c", "user.name=t", "-c", "user.email=t@t")
+    git(other, "init", "-q")
+    git(other, *who, "commit", "-q", "--allow-empty", "-m", "x")
+    project = plain_repo(where)
+    add = ("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(other), "sub")
+    assert git(project, *who, *add).returncode == 0
+    return project
+
+
+def with_inner_worktree(where: Path) -> Path:
+    """A repository with a linked worktree of its own inside it (``wt``)."""
+    project = plain_repo(where)
+    who = ("-c", "user.name=t", "-c", "user.email=t@t")
+    git(project, *who, "commit", "-q", "--allow-empty", "-m", "x")
+    assert git(project, "worktree", "add", "-q", str(project / "wt")).returncode == 0
+    return project
+
+
 def plant(mark: Path) -> str:
     """Shell lines that make ``./planted`` a git directory running ``touch MARK``."""
     hook = shlex.quote(f"touch {mark}; false")
@@ -74,21 +96,34 @@ def plant(mark: Path) -> str:
     )
 
 
-ATTACKS: dict[str, tuple[Callable[[Path], Path], Callable[[Path], str]]] = {
+ATTACKS: dict[str, tuple[Callable[[Path], Path], Callable[[Path], str], str]] = {
     "rename .git and build another": (
         plain_repo,
         lambda mark: (
             "mv .git .git-away && git init -q && "
             f"git config core.fsmonitor {shlex.quote(f'touch {mark}; false')}"
         ),
+        ".",
     ),
     "point .git/commondir at a planted directory": (
         plain_repo,
         lambda mark: f'{plant(mark)} && echo "$PWD/planted" > .git/commondir',
+        ".",
     ),
     "rewrite a worktree's .git file": (
         linked_worktree,
         lambda mark: f'{plant(mark)} && echo "gitdir: $PWD/planted" > .git',
+        ".",
+    ),
+    "rewrite a submodule's .git file": (
+        with_submodule,
+        lambda mark: f'{plant(mark)} && echo "gitdir: $PWD/planted" > sub/.git',
+        "sub",
+    ),
+    "rewrite an inner worktree's .git file": (
+        with_inner_worktree,
+        lambda mark: f'{plant(mark)} && echo "gitdir: $PWD/planted" > wt/.git',
+        "wt",
     ),
 }
 
@@ -97,12 +132,13 @@ ATTACKS: dict[str, tuple[Callable[[Path], Path], Callable[[Path], str]]] = {
 async def test_git_status_on_the_host_runs_nothing_the_sandbox_planted(
     base: Path, attack: str
 ) -> None:
-    make, command = ATTACKS[attack]
+    make, command, inner = ATTACKS[attack]
     for sandboxed in (True, False):
         where = base / ("inside" if sandboxed else "outside")
         project, mark = make(where), where / "PWNED"
         output = await run(project, command(mark), sandboxed=sandboxed, home=base / "home")
         git(project, "status")
+        git(project / inner, "status")
         assert mark.exists() is not sandboxed, (sandboxed, output)
 
 

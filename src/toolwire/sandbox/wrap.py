@@ -153,6 +153,35 @@ def _gitdirs(dot_git: Path, layout: Layout) -> list[Path]:
     return found
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _linked(root: Path, gitdirs: Sequence[Path], layout: Layout) -> list[Path]:
+    """The other ``.git`` entries a ``git`` run in ``root`` reads through: its
+    submodules' (``.gitmodules``) and its linked worktrees' (each ``worktrees/*/gitdir``
+    of its git directories names one), with where they point."""
+    entries = [
+        root / line.partition("=")[2].strip() / ".git"
+        for line in _read(root / ".gitmodules").splitlines()
+        if line.strip().startswith("path") and "=" in line
+    ]
+    for gitdir in gitdirs:
+        try:
+            named = [_read(w / "gitdir").strip() for w in (gitdir / "worktrees").iterdir()]
+        except OSError:  # none (or unreadable): no linked worktree to protect
+            continue
+        entries += [Path(n) for n in sorted(named) if os.path.isabs(n)]
+    found: list[Path] = []
+    for entry in entries:
+        if layout.kind(entry) in ("file", "dir"):
+            found += _gitdirs(Path(os.path.realpath(entry)), layout)
+    return found
+
+
 def protected(writable: Sequence[Path], layout: Layout) -> tuple[list[Path], list[str]]:
     """What ``PROTECTED`` in each writable directory re-binds read-only (inside a
     writable directory: the rest is read-only already), and the symbolic links among
@@ -169,8 +198,11 @@ def protected(writable: Sequence[Path], layout: Layout) -> tuple[list[Path], lis
             if kind == "link":
                 pins.append(str(inner))
             real = Path(os.path.realpath(inner))
-            if layout.kind(real) is not None:
-                binds += _gitdirs(real, layout) if name == ".git" else [real]
+            if layout.kind(real) is not None and name == ".git":
+                repo = _gitdirs(real, layout)
+                binds += repo + _linked(root, [p for p in repo if p.is_dir()], layout)
+            elif layout.kind(real) is not None:
+                binds.append(real)
     inside = [p for p in binds if any(_inside(p, w) for w in writable)]
     return list(dict.fromkeys(inside)), pins
 
