@@ -86,6 +86,12 @@ def with_inner_worktree(where: Path) -> Path:
     return project
 
 
+def no_repo(where: Path) -> Path:
+    """A session directory that is no repository (yet)."""
+    (where / "project").mkdir(parents=True)
+    return where / "project"
+
+
 def plant(mark: Path) -> str:
     """Shell lines that make ``./planted`` a git directory running ``touch MARK``."""
     hook = shlex.quote(f"touch {mark}; false")
@@ -97,6 +103,13 @@ def plant(mark: Path) -> str:
 
 
 ATTACKS: dict[str, tuple[Callable[[Path], Path], Callable[[Path], str], str]] = {
+    "make a repository where there was none": (
+        no_repo,
+        lambda mark: (
+            f"git init -q && git config core.fsmonitor {shlex.quote(f'touch {mark}; false')}"
+        ),
+        ".",
+    ),
     "rename .git and build another": (
         plain_repo,
         lambda mark: (
@@ -222,3 +235,10 @@ async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path)
     assert not names & set(secrets), names & set(secrets)
     assert "PLAIN_SETTING=kept" in seen
     assert "DEPLOY_TOKEN=passed" in seen
+
+
+async def test_the_placeholder_git_leaves_with_the_session(base: Path) -> None:
+    project = base / "project"
+    output = await run(project, "ls -a .git && echo seen", sandboxed=True, home=base / "home")
+    assert "seen" in output  # an empty .git stood there inside
+    assert not (project / ".git").exists()  # and the host has none once the sandbox closed

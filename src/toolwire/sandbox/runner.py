@@ -8,6 +8,7 @@ network is a list starts its allow-list proxy, and ``aclose`` stops it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -18,7 +19,14 @@ from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox.probe import Mechanism
 from toolwire.sandbox.proxy import AllowListProxy, Resolver, resolve
 from toolwire.sandbox.refusals import refused
-from toolwire.sandbox.wrap import Layout, bwrap_argv, denied_paths, landlock_argv
+from toolwire.sandbox.wrap import (
+    Layout,
+    bwrap_argv,
+    denied_paths,
+    landlock_argv,
+    placeholders,
+    writable_paths,
+)
 
 
 def toolwire_dirs(environ: Mapping[str, str]) -> tuple[Path, ...]:
@@ -53,6 +61,7 @@ class Sandbox:
             hidden=toolwire_dirs(env),
         )
         self._resolver = resolver
+        self._placeholders: set[Path] = set()
         self._proxy: AllowListProxy | None = None
         self._lock = asyncio.Lock()
 
@@ -65,6 +74,7 @@ class Sandbox:
         if self.mechanism == "landlock":
             return landlock_argv(self.config, self._layout, argv)
         layout = self._layout
+        self._placeholders.update(placeholders(writable_paths(self.config, layout), layout))
         if isinstance(self.config.network, list):
             layout = Layout(
                 roots=layout.roots,
@@ -105,7 +115,12 @@ class Sandbox:
             return self._proxy
 
     async def aclose(self) -> None:
-        """Stop the proxy, if it started."""
+        """Stop the proxy, if it started; remove the empty ``.git`` placeholders the
+        sandbox left (``wrap.placeholders``), not one that has anything in it now."""
+        for path in self._placeholders:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        self._placeholders.clear()
         proxy, self._proxy = self._proxy, None
         if proxy is not None:
             await proxy.aclose()

@@ -207,6 +207,15 @@ def protected(writable: Sequence[Path], layout: Layout) -> tuple[list[Path], lis
     return list(dict.fromkeys(inside)), pins
 
 
+def placeholders(writable: Sequence[Path], layout: Layout) -> list[Path]:
+    """The writable directories' ``.git`` that does not exist: an empty read-only one
+    stands there inside the sandbox, so a command cannot make a repository there whose
+    config a later ``git`` on the host (an editor's, in the background) would run.
+    bubblewrap leaves the empty directory behind on the host; ``Sandbox.aclose``
+    removes it (git looks past an empty ``.git``, as if there were none)."""
+    return [root / ".git" for root in writable if layout.kind(root / ".git") is None]
+
+
 def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: Path) -> list[str]:
     """``argv`` run in ``cwd`` inside bubblewrap, as ``config`` says (module doc)."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid"]
@@ -220,6 +229,8 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
     binds, pins = protected(writable, layout)
     for path in binds:
         args += ["--ro-bind", str(path), str(path)]
+    for path in placeholders(writable, layout):
+        args += ["--tmpfs", str(path), "--remount-ro", str(path)]
     for path in denied_paths(config, layout):
         if layout.kind(path) == "dir":
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -255,6 +266,7 @@ __all__ = [
     "landlock_argv",
     "launcher_argv",
     "path_kind",
+    "placeholders",
     "protected",
     "proxy_env",
     "writable_paths",
