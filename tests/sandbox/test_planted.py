@@ -219,6 +219,8 @@ async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path)
         "AWS_SECRET_ACCESS_KEY": "t2",
         "STRIPE_API_KEY": "t3",
         "DB_PASSWORD": "t4",
+        "PGPASSWORD": "t7",
+        "MYSQL_PWD": "t8",
         "NPM_TOKEN": "t5",
         "SHAPED_LIKE_A_KEY": "ghp_" + "a1B2" * 8,
         "DATABASE_URL": "postgres://me:t6@db/x",
@@ -234,6 +236,7 @@ async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path)
     names = {line.partition("=")[0] for line in seen.splitlines()}
     assert not names & set(secrets), names & set(secrets)
     assert "PLAIN_SETTING=kept" in seen
+    assert f"PWD={project}" in seen
     assert "DEPLOY_TOKEN=passed" in seen
 
 

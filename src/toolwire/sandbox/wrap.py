@@ -44,9 +44,8 @@ PROTECTED: Final[tuple[str, ...]] = (
 #: not get them unless ``pass_env`` lists them (the launcher drops them, so a client
 #: terminal's environment loses them too). Matched whole, case-insensitively.
 SECRET_NAME: Final = (
-    r"(?i)(.*_)?(API_?KEY|TOKEN|SECRET|SECRET_ACCESS_KEY|SECRET_KEY|ACCESS_KEY|PRIVATE_KEY"
-    r"|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH|AUTH_TOKEN|SESSION_TOKEN|KEY)"
-    r"|(.*_)?(PASSWORD|SECRET|TOKEN)_.*|SSH_AUTH_SOCK"
+    r"(?i).*(PASSWORD|PASSWD|PASSPHRASE|SECRET).*|.+_PWD|SSH_AUTH_SOCK|.*_TOKEN_.*"
+    r"|(.*_)?(API_?KEY|TOKEN|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH|KEY)"
 )
 #: Values that are secrets whatever the name: the key shapes ``toolwire.secrets`` knows,
 #: and a URL with a password in it.
