@@ -207,12 +207,14 @@ def protected(writable: Sequence[Path], layout: Layout) -> tuple[list[Path], lis
 
 
 def placeholders(writable: Sequence[Path], layout: Layout) -> list[Path]:
-    """The writable directories' ``.git`` that does not exist: an empty read-only one
-    stands there inside the sandbox, so a command cannot make a repository there whose
-    config a later ``git`` on the host (an editor's, in the background) would run.
-    bubblewrap leaves the empty directory behind on the host; ``Sandbox.aclose``
-    removes it (git looks past an empty ``.git``, as if there were none)."""
-    return [root / ".git" for root in writable if layout.kind(root / ".git") is None]
+    """The session directories' ``.git`` that does not exist (in ``workspace-write``;
+    not the ``writable`` extras): an empty read-only one stands there inside the
+    sandbox, so a command cannot make a repository there whose config a later ``git``
+    on the host (an editor's, in the background) would run. bubblewrap leaves the empty
+    directory behind on the host; ``Sandbox.aclose`` removes it (git looks past an
+    empty ``.git``, as if there were none)."""
+    roots = [root for root in layout.roots if root in writable]
+    return [root / ".git" for root in roots if layout.kind(root / ".git") is None]
 
 
 def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: Path) -> list[str]:
