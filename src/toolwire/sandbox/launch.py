@@ -151,7 +151,7 @@ def pin(links: Sequence[str]) -> None:
     for link in links:
         tree = libc.syscall(_SYS_OPEN_TREE, -100, os.fsencode(link), _OPEN_TREE_FLAGS)
         if tree < 0:
-            return  # no right to mount here: nothing can be pinned
+            break  # no right to mount here: nothing can be pinned
         libc.syscall(_SYS_MOVE_MOUNT, tree, b"", -100, os.fsencode(link), 4)
         os.close(tree)
     for cap in range(64):  # the bounding set, then the sets this process holds
