@@ -209,3 +209,20 @@ async def test_a_refused_file_write_fails_that_call_with_the_reason(tmp_path: Pa
         assert by_id["toolu_2"]["status"] == "completed"
         first = acp.model.requests[-1].messages[-1].parts[0]
         assert "Permission denied for fs/write_text_file" in str(getattr(first, "content", ""))
+
+
+async def test_without_the_sandbox_a_refused_terminal_fails_that_call(tmp_path: Path) -> None:
+    off = {"TOOLWIRE_SANDBOX": "off"}
+    async with agent_under_test(tmp_path, env=off, client=RefusesTerminals()) as acp:
+        calls = [("tool", "Bash", {"command": f"echo run-{i}"}, f"toolu_{i}") for i in range(2)]
+        acp.model.script(answer(*calls), "Done.")
+        acp.client.answers = ["allow_once", "allow_once"]
+        sid = await acp.start(ClientCapabilities(terminal=True))
+        assert (await acp.prompt(sid, "two commands")).stop_reason == "end_turn"
+        by_id = calls_by_id(acp.run.notifications())
+        assert [by_id[f"toolu_{i}"]["status"] for i in range(2)] == ["failed", "failed"]
+        told = last_tool_text(acp)
+        assert (
+            "The editor refused to run the command: Permission denied for terminal/create" in told
+        )
+        assert "run-1" not in told  # nothing ran behind the client's back
