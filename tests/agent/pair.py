@@ -92,16 +92,18 @@ async def agent_under_test(
     config: str = "",
     env: Mapping[str, str] | None = None,
     model: FunctionBackend | None = None,
+    client: ScriptedClient | None = None,
 ) -> AsyncIterator[AgentUnderTest]:
     """The agent ``toolwire acp`` runs, its default backend Anthropic's, answered by a
     ``FunctionBackend`` (no function set yet) over its HTTP transport.
 
     ``config``: TOML added to the configuration (it follows the backend's table, so a
     bare key lands there: ``context_window = 30000``); ``env``: variables in force while
-    it runs (``TOOLWIRE_PROFILE``, say); ``model``: a backend to share with another pair.
+    it runs (``TOOLWIRE_PROFILE``, say); ``model``: a backend to share with another pair;
+    ``client``: one that answers differently (a subclass of ``ScriptedClient``).
     """
     model = model or FunctionBackend(model=MODEL)
-    client = ScriptedClient()
+    client = client or ScriptedClient()
     path = write_config(tmp_path, fake_backend("http://model.test") + config)
     environ = environment(tmp_path, **{"TEST_KEY": KEY, **(env or {})})
     root = tmp_path / "project"

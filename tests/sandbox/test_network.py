@@ -60,7 +60,7 @@ async def test_a_listed_host_answers_through_the_proxy_and_others_do_not(
     base: Path, fake_site: int
 ) -> None:
     project = base / "project"
-    config = SandboxConfig(network=["fake.test"])
+    config = SandboxConfig(network=[f"fake.test:{fake_site}", "bare.test"])
     sandbox = Sandbox(config, [project], "bwrap", resolver=pinned)
     term = LocalTerminal(sandbox=sandbox)
     try:
@@ -72,6 +72,10 @@ async def test_a_listed_host_answers_through_the_proxy_and_others_do_not(
         other = await term.run(curl(f"http://other.test:{fake_site}/"), cwd=project, timeout=30)
         assert other.exit_code != 0
         assert "hello" not in other.output
+        # Listed without a port: 80 and 443 only, not the port this site listens on.
+        bare = await term.run(curl(f"http://bare.test:{fake_site}/"), cwd=project, timeout=30)
+        assert bare.exit_code != 0
+        assert "hello" not in bare.output
         # The proxy's own address is no way around it: no route to the host's loopback.
         direct = await term.run(
             curl(f"http://127.0.0.1:{fake_site}/", "--noproxy '*'"), cwd=project, timeout=30
@@ -104,3 +108,10 @@ async def test_patterns_and_private_addresses() -> None:
     assert await allowed("x.corp.example", 443, ["*.corp.example"], await to("93.184.216.34"))
     assert await allowed("db.local", 80, ["db.local"], await to("127.0.0.1")) == "127.0.0.1"
     assert await allowed("other.example", 80, ["db.local"], await to("93.184.216.34")) is None
+    # A listed host is the web's (80, 443) unless its pattern names a port.
+    public = await to("93.184.216.34")
+    assert await allowed("example.com", 443, ["example.com"], public)
+    assert await allowed("example.com", 22, ["example.com"], public) is None
+    assert await allowed("example.com", 5432, ["example.com"], public) is None
+    assert await allowed("example.com", 8080, ["example.com:8080"], public)
+    assert await allowed("example.com", 443, ["example.com:8080"], public) is None

@@ -36,9 +36,9 @@ def test_the_command_line_follows_the_settings(tmp_path: Path) -> None:
     assert pairs(argv, "--bind") == [str(root)]
     # Read-only inside the writable root, and after it (bwrap applies mounts in order).
     protected = pairs(argv, "--ro-bind")
-    assert str(root / ".git" / "hooks") in protected
+    assert str(root / ".git") in protected  # the whole of it: config, hooks, commondir
     assert str(root / ".claude") in protected
-    assert argv.index(str(root / ".git" / "hooks")) > argv.index("--bind")
+    assert argv.index(str(root / ".git")) > argv.index("--bind")
     assert str(home / ".ssh") in pairs(argv, "--tmpfs")
     assert str(data) in pairs(argv, "--tmpfs")
     assert argv[argv.index(str(home / ".netrc")) - 1] == "/dev/null"
@@ -101,3 +101,25 @@ async def test_landlock_confines_writes_to_the_project(base: Path) -> None:
     assert outside.exit_code != 0
     assert not (base / "outside" / "b.txt").exists()
     assert (await term.run("unshare -U true", cwd=project, timeout=30)).exit_code != 0
+
+
+@pytest.mark.parametrize(
+    ("output", "what"),
+    [
+        ("bash: line 1: /home/u/out.txt: Read-only file system\n", "a write to ~/out.txt"),
+        ("touch: cannot touch '/etc/x y': Read-only file system\n", "a write to /etc/x y"),
+        ("OSError: [Errno 30] Read-only file system: '/srv/a'\n", "a write to /srv/a"),
+        ("cp: Read-only file system\n", "a write outside the writable directories"),
+    ],
+)
+def test_a_refused_write_names_its_path(output: str, what: str) -> None:
+    sandbox = Sandbox(SandboxConfig(), [], "bwrap", environ={"HOME": "/home/u"})
+    assert sandbox.refused(output, 1) == what
+
+
+def test_the_settings_refuse_what_they_cannot_mean() -> None:
+    assert SandboxConfig(network=["example.com:8080", "*.github.com"]).network
+    with pytest.raises(ValueError, match="pass_env"):
+        SandboxConfig(pass_env=["GITHUB_TOKEN=ghp_x"])
+    with pytest.raises(ValueError, match="network"):
+        SandboxConfig(network=["https://example.com/path"])

@@ -5,15 +5,18 @@ script, not imported, with the standard library only: every command pays for its
 so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filter_spec``:
 ``pyseccomp`` builds it once, in the agent). In order:
 
-1. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
+1. the protected symbolic links pinned in place (``pin``: the one step that may use a
+   capability), then every capability dropped (effective, permitted, inheritable,
+   ambient, and the bounding set where this process may) and ``no_new_privs`` set: a
+   command started as root holds nothing more than any user's;
+2. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
    127.0.0.1, and a child process that forwards each connection to the host proxy's Unix
-   socket (it starts before the filter, which would refuse it that socket). It is not
-   dumpable, so the command cannot reach into it (``/proc/PID/mem``) to use that socket;
-2. Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths, with every
+   socket (it starts before the filter, which would refuse it that socket). It holds no
+   capability and is not dumpable, so the command cannot reach into it
+   (``/proc/PID/mem``) to use that socket;
+3. the environment variables that look like secrets dropped (``drop_secrets``), and
+   Landlock, when ``SPEC`` asks for it: writes only beneath the listed paths, with every
    right the kernel's Landlock ABI knows (``landlock_rights``);
-3. every capability dropped (effective, permitted, inheritable, ambient, and the bounding
-   set where this process may) and ``no_new_privs`` set: a command started as root holds
-   nothing more than any user's;
 4. the seccomp filter (``seccomp_filter``): no new namespaces, no ``AF_UNIX`` sockets (the
    host's daemons and agents are such sockets) but connected pairs, no ``AF_VSOCK``
    sockets (a virtual machine's to its host), no io_uring (which makes sockets without
@@ -68,6 +71,8 @@ _LANDLOCK_LATER: tuple[tuple[int, int], ...] = (
 _LANDLOCK_SCOPED = 0b11  # ABSTRACT_UNIX_SOCKET, SIGNAL (ABI 6)
 _SYS_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self (x86_64, arm64)
 _PR_SET_NO_NEW_PRIVS = 38
+_SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429  # the same on x86_64 and arm64
+_OPEN_TREE_FLAGS = 0x1 | 0x100 | 0x80000  # OPEN_TREE_CLONE, AT_SYMLINK_NOFOLLOW, CLOEXEC
 _PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
@@ -287,17 +292,67 @@ def parse_spec(text: str) -> Any:
     return json.loads(text)
 
 
+def pin(links: Sequence[str]) -> None:
+    """Each symbolic link mounted on itself, so the command cannot remove or replace it
+    (a bind mount, ``--ro-bind``, follows a link; this one does not). Only bubblewrap run
+    by root leaves the launcher the right to mount (``wrap`` keeps ``CAP_SYS_ADMIN`` for
+    this step alone; ``drop_capabilities`` then takes it): an ordinary user's links stay
+    as they are (their targets are read-only)."""
+    libc = _libc()
+    for link in links:
+        tree = libc.syscall(_SYS_OPEN_TREE, -100, os.fsencode(link), _OPEN_TREE_FLAGS)
+        if tree < 0:
+            break  # no right to mount here: nothing can be pinned
+        libc.syscall(_SYS_MOVE_MOUNT, tree, b"", -100, os.fsencode(link), 4)
+        os.close(tree)
+
+
+def secret_name(name: str, rules: dict[str, list[str]]) -> bool:
+    """Whether ``name`` says its variable holds a secret (``wrap.SECRET_NAMES``): matched
+    by hand, since importing ``re`` costs every command milliseconds."""
+    upper = name.upper()
+    if upper in rules["exact"] or any(part in upper for part in rules["parts"]):
+        return True
+    if any(upper.endswith(end) and len(upper) > len(end) for end in rules["suffixes"]):
+        return True
+    return any(upper == word or upper.endswith("_" + word) for word in rules["words"])
+
+
+def drop_secrets(spec: dict[str, Any]) -> None:
+    """Environment variables that look like secrets (by name or by value) removed, but
+    for those ``spec`` keeps: the command never sees them. A value is matched with ``re``
+    only when it holds one of the marks a secret value must hold."""
+    values = None
+    for name, value in list(os.environ.items()):
+        if name in spec["keep"]:
+            continue
+        if not secret_name(name, spec["names"]):
+            if not any(mark in value for mark in spec["marks"]):
+                continue
+            if values is None:
+                import re
+
+                values = re.compile(spec["values"])
+            if not values.search(value):
+                continue
+        del os.environ[name]
+
+
 def main(argv: Sequence[str]) -> None:
     """``SPEC -- ARGV...``: set up (module doc) and become ``ARGV``."""
     if len(argv) < 3 or argv[1] != "--":
         sys.exit("usage: launch.py SPEC -- ARGV...")
     spec = parse_spec(argv[0])
+    if spec.get("pin"):  # the one step that may need a capability (``pin``)
+        pin(spec["pin"])
+    drop_capabilities()  # before the bridge forks: it must hold no more than the command
     if spec.get("bridge"):
         path, port = spec["bridge"]
         start_bridge(path, int(port))
+    if spec.get("secrets"):
+        drop_secrets(spec["secrets"])
     if spec.get("landlock") is not None:
         restrict_writes(spec["landlock"])
-    drop_capabilities()
     if spec.get("seccomp"):
         load_filter(spec["seccomp"])
     else:  # run by hand: pyseccomp builds the filter here
@@ -318,6 +373,7 @@ if __name__ == "__main__":
 
 __all__ = [
     "drop_capabilities",
+    "drop_secrets",
     "filter_spec",
     "held_capabilities",
     "landlock_abi",
@@ -325,7 +381,9 @@ __all__ = [
     "load_filter",
     "main",
     "parse_spec",
+    "pin",
     "restrict_writes",
     "seccomp_filter",
+    "secret_name",
     "start_bridge",
 ]

@@ -4,7 +4,8 @@ A sandbox whose ``network`` is a list of hosts has no network of its own; the la
 bridge joins its 127.0.0.1 to this proxy's socket, and ``HTTP(S)_PROXY`` point there.
 The proxy takes ``CONNECT host:port`` (HTTPS, anything tunnelled) and absolute-form
 requests (``GET http://host/...``), and opens the connection only when ``allowed``
-says so: the host matches a pattern, and it does not resolve to a private, loopback or
+says so: the host matches a pattern, on port 80 or 443 or the pattern's own
+(``example.com:8080``), and it does not resolve to a private, loopback or
 link-local address unless it was listed by its exact name. Anything else gets a 403.
 """
 
@@ -19,10 +20,13 @@ import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 log = logging.getLogger("toolwire.sandbox")
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 _HEAD_LIMIT = 65536
+#: The ports a listed host is reached on when the pattern names none.
+WEB_PORTS: Final = (80, 443)
 
 
 async def resolve(host: str, port: int) -> list[str]:
@@ -31,12 +35,24 @@ async def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-def matches(host: str, patterns: Sequence[str]) -> str | None:
-    """The pattern ``host`` matches (``*.example.com`` matches its subdomains), or None."""
+def host_and_ports(pattern: str) -> tuple[str, tuple[int, ...]]:
+    """A listed pattern's host part and the ports it opens: its own ``:PORT``, else the
+    web's two (a listed host is for HTTP and HTTPS, not for its SSH or database)."""
+    host, colon, port = pattern.rpartition(":")
+    if colon and port.isdigit():
+        return host.lower(), (int(port),)
+    return pattern.lower(), WEB_PORTS
+
+
+def matches(host: str, patterns: Sequence[str], port: int | None = None) -> str | None:
+    """The pattern ``host`` (on ``port``, when given) matches (``*.example.com`` matches
+    its subdomains), or None."""
     host = host.lower().rstrip(".")
     for pattern in patterns:
-        pattern = pattern.lower()
-        if host == pattern or (pattern.startswith("*.") and fnmatch.fnmatchcase(host, pattern)):
+        name, ports = host_and_ports(pattern)
+        if port is not None and port not in ports:
+            continue
+        if host == name or (name.startswith("*.") and fnmatch.fnmatchcase(host, name)):
             return pattern
     return None
 
@@ -50,14 +66,14 @@ async def allowed(
     host: str, port: int, patterns: Sequence[str], resolver: Resolver = resolve
 ) -> str | None:
     """The address to connect to for ``host:port``, or None when it is refused."""
-    pattern = matches(host, patterns)
+    pattern = matches(host, patterns, port)
     if pattern is None:
         return None
     try:
         addresses = await resolver(host, port)
     except OSError:
         return None
-    exact = pattern == host.lower().rstrip(".")
+    exact = host_and_ports(pattern)[0] == host.lower().rstrip(".")
     usable = [a for a in addresses if exact or _public(a)]
     return usable[0] if usable else None
 
@@ -149,4 +165,12 @@ class AllowListProxy:
         await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
 
-__all__ = ["AllowListProxy", "Resolver", "allowed", "matches", "resolve"]
+__all__ = [
+    "WEB_PORTS",
+    "AllowListProxy",
+    "Resolver",
+    "allowed",
+    "host_and_ports",
+    "matches",
+    "resolve",
+]

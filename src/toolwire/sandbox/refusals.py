@@ -14,6 +14,12 @@ import re
 from typing import Final
 
 _WRITE: Final = re.compile(r"Read-only file system")
+# Where the write went, as the tools name it: ``bash: line 1: PATH: Read-only ...``,
+# ``touch: cannot touch 'PATH': Read-only ...``, ``OSError: [Errno 30] ...: 'PATH'``.
+_WRITTEN: Final = re.compile(
+    r"'(/[^'\n]+)': Read-only file system|(/[^\s:'\n]+): Read-only file system"
+    r"|Read-only file system: '(/[^'\n]+)'"
+)
 _NOT_PERMITTED: Final = re.compile(r"^.*Operation not permitted.*$", re.M)
 # The permission errors that happen outside a sandbox just the same.
 _ORDINARY: Final = re.compile(
@@ -35,7 +41,9 @@ def refused(output: str, exit_code: int | None, *, network: bool = True) -> str 
     if exit_code == 0 or exit_code is None:
         return None
     if _WRITE.search(output):
-        return "a write outside the writable directories"
+        where = _WRITTEN.search(output)
+        path = next((g for g in where.groups() if g), None) if where else None
+        return f"a write to {path}" if path else "a write outside the writable directories"
     lines = [line for line in _NOT_PERMITTED.findall(output) if not _ORDINARY.search(line)]
     if lines:
         return f"an operation the sandbox does not allow ({lines[0].strip()[:200]})"

@@ -8,6 +8,7 @@ network is a list starts its allow-list proxy, and ``aclose`` stops it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -18,7 +19,14 @@ from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox.probe import Mechanism
 from toolwire.sandbox.proxy import AllowListProxy, Resolver, resolve
 from toolwire.sandbox.refusals import refused
-from toolwire.sandbox.wrap import Layout, bwrap_argv, landlock_argv
+from toolwire.sandbox.wrap import (
+    Layout,
+    bwrap_argv,
+    denied_paths,
+    landlock_argv,
+    placeholders,
+    writable_paths,
+)
 
 
 def toolwire_dirs(environ: Mapping[str, str]) -> tuple[Path, ...]:
@@ -53,6 +61,7 @@ class Sandbox:
             hidden=toolwire_dirs(env),
         )
         self._resolver = resolver
+        self._placeholders: set[Path] = set()
         self._proxy: AllowListProxy | None = None
         self._lock = asyncio.Lock()
 
@@ -65,6 +74,7 @@ class Sandbox:
         if self.mechanism == "landlock":
             return landlock_argv(self.config, self._layout, argv)
         layout = self._layout
+        self._placeholders.update(placeholders(writable_paths(self.config, layout), layout))
         if isinstance(self.config.network, list):
             layout = Layout(
                 roots=layout.roots,
@@ -76,7 +86,23 @@ class Sandbox:
 
     def refused(self, output: str, exit_code: int | None) -> str | None:
         """What the sandbox refused a failed command (``toolwire.sandbox.refusals``)."""
-        return refused(output, exit_code, network=self.confined_network)
+        found = refused(output, exit_code, network=self.confined_network)
+        home = str(self._layout.home)
+        if found is not None and home != "/":  # the user's home as they write it
+            found = found.replace(home + "/", "~/")
+        return found
+
+    def hidden_path(self, output: str, command: str) -> str | None:
+        """The ``deny_read`` path (as ``~/...`` under the home) that ``command`` or its
+        ``output`` names, or None. Only bubblewrap hides them (Landlock cannot)."""
+        if self.mechanism != "bwrap":
+            return None
+        home = self._layout.home
+        for path in denied_paths(self.config, self._layout):
+            shown = f"~/{path.relative_to(home)}" if home in path.parents else str(path)
+            if str(path) in output or str(path) in command or shown in command:
+                return shown
+        return None
 
     async def _started(self) -> AllowListProxy:
         async with self._lock:
@@ -89,7 +115,12 @@ class Sandbox:
             return self._proxy
 
     async def aclose(self) -> None:
-        """Stop the proxy, if it started."""
+        """Stop the proxy, if it started; remove the empty ``.git`` placeholders the
+        sandbox left (``wrap.placeholders``), not one that has anything in it now."""
+        for path in self._placeholders:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        self._placeholders.clear()
         proxy, self._proxy = self._proxy, None
         if proxy is not None:
             await proxy.aclose()

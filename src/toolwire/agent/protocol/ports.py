@@ -63,7 +63,8 @@ class ClientFileSystem:
             # the disk settles it, and the tools need FileNotFoundError to create files.
             if not await asyncio.to_thread(os.path.exists, path):
                 raise FileNotFoundError(errno.ENOENT, "No such file", str(path)) from exc
-            raise OSError(f"the editor could not read {path}: {exc}") from exc
+            why = refusal_reason(exc)
+            raise OSError(errno.EPERM, f"The editor refused to read {path}: {why}") from exc
         return response.content
 
     async def write_text(self, path: Path, content: str) -> None:
@@ -76,7 +77,8 @@ class ClientFileSystem:
                 session_id=self._session_id, path=str(path), content=content
             )
         except RequestError as exc:
-            raise OSError(f"the editor could not write {path}: {exc}") from exc
+            why = refusal_reason(exc)
+            raise OSError(errno.EPERM, f"The editor refused to write {path}: {why}") from exc
 
 
 class ClientTerminal:
@@ -88,11 +90,13 @@ class ClientTerminal:
         session_id: str,
         background: LocalTerminal,
         on_created: Callable[[str], None] | None = None,
+        on_refused: Callable[[str], None] | None = None,
     ) -> None:
         self._client = client
         self._session_id = session_id
         self._background = background
         self._on_created = on_created
+        self._on_refused = on_refused
 
     async def run(
         self,
@@ -103,18 +107,36 @@ class ClientTerminal:
         on_output: OutputCallback | None = None,
         max_output_bytes: int = 30_000,
     ) -> CommandResult:
-        """Run to completion or ``timeout``; the editor renders the output live."""
+        """Run to completion or ``timeout``; the editor renders the output live.
+
+        A client that refuses the terminal (acpx without a human to ask does) fails
+        this command with its reason; a sandboxed one runs here instead, in the same
+        sandbox, and ``on_refused`` hears why (the session stops asking)."""
         argv = ["bash", "-c", command]
         if self._background.sandbox is not None:
             argv = await self._background.sandbox.wrap(argv, cwd)
-        created = await self._client.create_terminal(
-            session_id=self._session_id,
-            command=argv[0],
-            args=argv[1:],
-            cwd=str(cwd),
-            env=[EnvVariable(name=k, value=v) for k, v in _QUIET_ENV.items()],
-            output_byte_limit=max_output_bytes * 4,
-        )
+        try:
+            created = await self._client.create_terminal(
+                session_id=self._session_id,
+                command=argv[0],
+                args=argv[1:],
+                cwd=str(cwd),
+                env=[EnvVariable(name=k, value=v) for k, v in _QUIET_ENV.items()],
+                output_byte_limit=max_output_bytes * 4,
+            )
+        except RequestError as exc:
+            why = refusal_reason(exc)
+            if self._background.sandbox is None:
+                raise OSError(errno.EPERM, f"The editor refused to run the command: {why}") from exc
+            if self._on_refused is not None:
+                self._on_refused(why)
+            return await self._background.run(
+                command,
+                cwd=cwd,
+                timeout=timeout,
+                on_output=on_output,
+                max_output_bytes=max_output_bytes,
+            )
         terminal_id = created.terminal_id
         if self._on_created is not None:
             self._on_created(terminal_id)
@@ -187,6 +209,19 @@ def _result(
     )
 
 
+def refusal_reason(exc: RequestError) -> str:
+    """What a client said when it refused a request: its ``data`` details where it gave
+    some (acpx: "Permission denied for terminal/create"), else its message."""
+    data = exc.data
+    if isinstance(data, dict):
+        detail = data.get("details") or data.get("message")
+        if isinstance(detail, str) and detail:
+            return detail
+    if isinstance(data, str) and data:
+        return data
+    return str(exc) or "no reason given"
+
+
 def _consume(task: asyncio.Future[None]) -> None:
     """Retrieve a cleanup's outcome, so an abandoned one logs no "never retrieved"."""
     if not task.cancelled():
@@ -199,4 +234,4 @@ def _signal_number(name: str) -> int:
     return 0
 
 
-__all__ = ["ClientFileSystem", "ClientTerminal"]
+__all__ = ["ClientFileSystem", "ClientTerminal", "refusal_reason"]

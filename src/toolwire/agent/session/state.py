@@ -111,6 +111,9 @@ class Session:
     titled: bool = False
     unsandboxed: bool = False
     """The user chose to run this session's commands outside the sandbox."""
+    terminal_refused: str | None = None
+    """Why the client refused a terminal (``terminal/create``): the session's sandboxed
+    commands then run in the agent's own process, as without the capability."""
     instructions: Instructions = field(default_factory=Instructions)
     turn: TurnState = field(default_factory=TurnState)
     hook_state: HookState = field(default_factory=HookState)

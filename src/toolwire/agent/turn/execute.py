@@ -146,6 +146,7 @@ class Executor:
         life: ToolCallLifecycle,
         show: Callable[[], Awaitable[list[dict[str, Any]] | None]] | None,
         choices: list[PermissionOption] | None = None,
+        title: str | None = None,
     ) -> str:
         shown = await show() if show is not None else None
         if shown is not None:
@@ -153,6 +154,8 @@ class Executor:
             self.ticker.send(self.engine.update(life))
         try:
             notes, payload = self.engine.permission(life.tool_call_id)
+            if title is not None:
+                payload = {**payload, "title": title}
             self.ticker.send(notes)
             asked = Notifier(self.session, self.runtime).ask(payload, choices or options(name))
             choice = answer(await asked)
@@ -170,8 +173,11 @@ class Executor:
         self.ticker.send(self.engine.update(life))
         owned = self._agent_terminal(tool, call, life)
         result = await tool.run(call.arguments, self._context(tool, life, owned=owned))
-        what = sandboxing.refused_by(self.session, result)
-        if what is not None:
+        hidden = sandboxing.hidden_by(self.session, result, call.arguments)
+        what = None if hidden is not None else sandboxing.refused_by(self.session, result)
+        if hidden is not None:
+            result = hidden
+        elif what is not None:
             result = await self._outside(tool, call, life, result, what)
         if owned is not None:  # v2: the output is the terminal's, the card shows it
             owned.exit(result.command.exit_code if result.command is not None else None)
@@ -187,8 +193,12 @@ class Executor:
         result: ToolResult,
         what: str,
     ) -> ToolResult:
-        """The sandbox refused the command: ask once whether to run it outside."""
-        choice = await self._ask(tool.name, life, None, sandboxing.options())
+        """The sandbox refused the command: ask once whether to run it outside (not with
+        ``escape = "never"``). The question names the sandbox and what it refused."""
+        if not sandboxing.may_escape(self.session):
+            return sandboxing.noted(result, what, "never")
+        title = sandboxing.question(what, str(call.arguments.get("command", "")))
+        choice = await self._ask(tool.name, life, None, sandboxing.options(), title)
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "allow_always":
@@ -233,11 +243,25 @@ class Executor:
         local = ctx.terminal
         if isinstance(local, LocalTerminal) and (outside or self.session.unsandboxed):
             ctx = dataclasses.replace(ctx, terminal=local.unconfined())
-        if tool.kind == "execute" and self.runtime.capabilities.terminal:
+        if self._client_terminals(tool):
             base = ctx.terminal if isinstance(ctx.terminal, LocalTerminal) else LocalTerminal()
-            client = ClientTerminal(self.runtime.client, self.session.wire_id, base, on_created)
+            client = ClientTerminal(
+                self.runtime.client, self.session.wire_id, base, on_created, self._refused
+            )
             ctx = dataclasses.replace(ctx, terminal=client)
         return ctx
+
+    def _client_terminals(self, tool: Tool) -> bool:
+        """Commands go to the client's terminals: it offers them and has not refused one."""
+        terminals = self.runtime.capabilities.terminal
+        return tool.kind == "execute" and bool(terminals) and not self.session.terminal_refused
+
+    def _refused(self, why: str) -> None:
+        """The client refused a terminal: said once, and later commands run here."""
+        if self.session.terminal_refused is None:
+            log.info("session %s: the client refused a terminal: %s", self.session.id, why)
+            Notifier(self.session, self.runtime).notice(sandboxing.terminal_notice(why))
+        self.session.terminal_refused = why
 
     def _finish(self, tool: Tool, life: ToolCallLifecycle, result: ToolResult) -> None:
         raw = dict(result.raw_output) if result.raw_output is not None else None
