@@ -139,7 +139,7 @@ class SQLiteAccounts:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = shared_file(path, _SCHEMA)
+        self._db = shared_file(path, _SCHEMA, "accounts")
 
     def add(self, record: KeyRecord) -> None:
         with self._lock:
