@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 import psycopg
 import pytest
+import redis
 
 from tests.fakes.http import FakeServer
 from tests.proxy.people_support import answering, priced_config, replicas, wait_for
@@ -26,6 +27,13 @@ from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtur
 from toolwire.proxy.people import open_accounts, open_ledger
 from toolwire.proxy.shared import open_shared
 from toolwire.proxy.stores import open_store
+from toolwire.proxy.stores.schema import (
+    REDIS_GUARD,
+    REDIS_SCHEMA,
+    postgres_schema,
+    redis_schema,
+    sqlite_schema,
+)
 
 TOGETHER = 8  # openers released at once by a barrier
 
@@ -43,7 +51,8 @@ def _at_once(open_one: Callable[[], Any]) -> list[str]:
             errors.append(f"{type(e).__name__}: {e}")
             return
         for part in opened if isinstance(opened, tuple) else (opened,):
-            part.close()
+            if part is not None:
+                part.close()
 
     threads = [threading.Thread(target=run) for _ in range(TOGETHER)]
     for thread in threads:
@@ -152,3 +161,62 @@ def test_four_replicas_started_at_once_on_one_postgresql_and_redis_all_serve(
 
             wait_for(lambda: rows() == 4, seconds=10)
     assert len(upstream.requests) == 4
+
+
+PROBE = [
+    ["CREATE TABLE IF NOT EXISTS toolwire_probe (a INTEGER)"],
+    ["ALTER TABLE toolwire_probe ADD COLUMN b INTEGER"],  # fails if it ran twice
+]
+
+
+def test_an_upgrade_runs_once_however_many_sqlite_openers_race(tmp_path: Path) -> None:
+    path = tmp_path / "probe.db"
+
+    def upgrade() -> sqlite3.Connection:
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        sqlite_schema(db, "probe", PROBE)
+        return db
+
+    assert _at_once(upgrade) == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT a, b FROM toolwire_probe").fetchall() == []
+        (version,) = db.execute("SELECT version FROM toolwire_schema").fetchone()
+    assert version == 2
+
+
+@pytest.mark.xdist_group("redis-server")
+def test_an_upgrade_runs_once_however_many_postgresql_replicas_race(
+    postgres_url: str,  # noqa: F811 (a fixture)
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("DROP TABLE IF EXISTS toolwire_probe, toolwire_schema")
+
+    def upgrade() -> Any:
+        db = psycopg.connect(postgres_url, autocommit=True)
+        postgres_schema(db, "probe", PROBE)
+        return db
+
+    assert _at_once(upgrade) == []
+    with psycopg.connect(postgres_url) as db:
+        assert db.execute("SELECT a, b FROM toolwire_probe").fetchall() == []
+        row = db.execute("SELECT version FROM toolwire_schema WHERE component = 'probe'")
+        assert row.fetchone() == (2,)
+        db.execute("DROP TABLE toolwire_probe, toolwire_schema")
+
+
+@pytest.mark.xdist_group("redis-server")
+def test_a_redis_guard_left_by_a_dead_replica_expires_and_setup_runs_once(
+    redis_url: str,  # noqa: F811 (a fixture)
+) -> None:
+    client = redis.Redis.from_url(redis_url)
+    ran: list[int] = []
+    # A replica that died holding the guard: its expiry frees the others.
+    client.set(REDIS_GUARD, "a dead replica", ex=1)
+    steps = [lambda c: ran.append(1), lambda c: ran.append(2)]
+    started = time.monotonic()
+    assert _at_once(lambda: redis_schema(redis.Redis.from_url(redis_url), "probe", steps)) == []
+    assert time.monotonic() - started >= 0.5
+    assert ran == [1, 2]
+    assert client.hget(REDIS_SCHEMA, "probe") == b"2"
+    assert client.get(REDIS_GUARD) is None
+    client.close()
