@@ -2,7 +2,7 @@
 
 ``toolwire proxy serve [--config FILE] [--host 127.0.0.1] [--port 8787]`` serves (uvicorn);
 ``toolwire proxy`` with no command, or with only options, does the same.
-``toolwire proxy switch BACKEND [--session ID]`` tells a running proxy to send a
+``toolwire proxy switch BACKEND [--session ID] [--user NAME]`` tells a running proxy to send a
 session's next requests to BACKEND (the control endpoint ``POST /control/switch``).
 ``toolwire proxy keys``, ``budget`` and ``spend``: people, budgets and the ledger
 (``proxy_people_cmd.py``).
