@@ -13,9 +13,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from typer.testing import CliRunner
 
 from tests.fakes.http import FakeServer
 from tests.proxy.people_support import answering, priced_config, proxied, served
+from toolwire.cli._app import app
 from toolwire.handoff.render import OPEN
 from toolwire.proxy import load_settings
 from toolwire.proxy.people.accounts import issue
@@ -165,3 +167,14 @@ def test_proxy_switch_says_which_credential_it_sent_and_what_is_needed(
     assert carol not in said
     assert own == (0, "session s of carol -> other\n")
     assert admin == (0, "session s of dave -> other\n")
+
+
+def test_serve_refuses_to_start_without_the_admin_token_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ADMIN_ENV, raising=False)
+    config = priced_config(tmp_path, "http://127.0.0.1:9", f'admin_token_env = "{ADMIN_ENV}"')
+    result = CliRunner().invoke(app, ["proxy", "serve", "--config", str(config)])
+    assert result.exit_code != 0
+    (line,) = result.output.strip().splitlines()
+    assert f"${ADMIN_ENV}, which is not set" in line
