@@ -137,6 +137,8 @@ def _switch_cli(url: str, config: Path, env: dict[str, str], *args: str) -> tupl
     return done.returncode, done.stdout + done.stderr
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_proxy_switch_says_which_credential_it_sent_and_what_is_needed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
