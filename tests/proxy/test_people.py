@@ -145,7 +145,8 @@ def test_the_ledger_holds_the_tokens_the_upstream_reported(tmp_path: Path) -> No
             assert _post(url, secret).status_code == 200
             assert _post(url, secret, stream=True).status_code == 200
             wait_for(lambda: len(_ledger(ledger)) == 2)
-            metrics = httpx2.get(f"{url}/metrics", headers={"x-api-key": secret}).text
+            _, admin = issue(proxy.people.accounts, "ops", admin=True)  # /metrics is an admin's
+            metrics = httpx2.get(f"{url}/metrics", headers={"x-api-key": admin}).text
             (counter,) = proxy.people.accounts.budgets(["user:alice"]).values()
             spent = proxy.people.accounts.spent(f"user:alice:{counter.window(time.time())}")
     row = ("alice", "eng", "claude", 120, OUTPUT, 3000, 500)

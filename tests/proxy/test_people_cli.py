@@ -47,7 +47,7 @@ def test_keys_add_prints_the_key_once_as_its_last_line_and_list_never(tmp_path: 
         "eng",
         "50usd/30d",
         "glm*,claude-*",
-        row.split()[5],
+        "person",
     ]
     assert row.split()[-1] == "active"
 

@@ -2,7 +2,7 @@
 
 ``toolwire proxy serve [--config FILE] [--host 127.0.0.1] [--port 8787]`` serves (uvicorn);
 ``toolwire proxy`` with no command, or with only options, does the same.
-``toolwire proxy switch BACKEND [--session ID]`` tells a running proxy to send a
+``toolwire proxy switch BACKEND [--session ID] [--user NAME]`` tells a running proxy to send a
 session's next requests to BACKEND (the control endpoint ``POST /control/switch``).
 ``toolwire proxy keys``, ``budget`` and ``spend``: people, budgets and the ledger
 (``proxy_people_cmd.py``).
@@ -26,6 +26,12 @@ _TO_HOST = typer.Option("--host", help="Address of the running proxy.")
 _TO_PORT = typer.Option("--port", help="Port of the running proxy.")
 _BACKEND = typer.Argument(metavar="BACKEND", help="The backend to switch to.", show_default=False)
 _SESSION = typer.Option("--session", metavar="ID", help="The session to switch.")
+_WHOSE = typer.Option(
+    "--user", metavar="NAME", help="Whose session (another person's takes the admin token)."
+)
+_TEAM = typer.Option("--team", metavar="NAME", help="That person's team, if they have several.")
+# Where a person keeps their own proxy key for Claude Code (and so for this command).
+KEY_VARIABLES = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 
 
 class _ServeByDefault(TyperGroup):
@@ -67,6 +73,11 @@ def serve(
         settings = load_settings(config)
     except ConfigError as e:
         fail(str(e))
+    if settings.admin_token_env and not settings.admin_token:
+        fail(
+            f"[proxy] admin_token_env names ${settings.admin_token_env}, which is not set: "
+            "export the admin token in it, or remove admin_token_env"
+        )
     if not _loopback(host) and not settings.token:
         typer.echo(
             f"toolwire: warning: serving on {host} without [proxy] token: anyone who can "
@@ -83,6 +94,8 @@ def serve(
 def switch(
     backend: Annotated[str, _BACKEND],
     session: Annotated[str, _SESSION] = "default",
+    user: Annotated[str | None, _WHOSE] = None,
+    team: Annotated[str | None, _TEAM] = None,
     config: Annotated[str | None, _CONFIG] = None,
     host: Annotated[str, _TO_HOST] = "127.0.0.1",
     port: Annotated[int, _TO_PORT] = 8787,
@@ -90,24 +103,60 @@ def switch(
     """Send a running proxy's session to BACKEND from its next request, context kept."""
     import httpx2
 
-    from toolwire.config.schema import ConfigError
-    from toolwire.proxy import load_settings
-
-    headers: dict[str, str] = {}
-    try:
-        token = load_settings(config).token
-    except ConfigError:
-        token = None  # the running proxy will say whether it wanted one
-    if token:
-        headers["authorization"] = f"Bearer {token}"
+    secret, sent = _credential(config)
+    headers = {} if secret is None else {"authorization": f"Bearer {secret}"}
     url = f"http://{host}:{port}/control/switch"
+    data = {"backend": backend, "session": session, "user": user, "team": team}
     try:
-        reply = httpx2.post(url, json={"backend": backend, "session": session}, headers=headers)
+        reply = httpx2.post(url, json={k: v for k, v in data.items() if v}, headers=headers)
     except httpx2.HTTPError as e:
         fail(f"cannot reach the proxy at {url}: {e}; is `toolwire proxy` running?")
     if reply.status_code != 200:
-        fail(reply.json().get("error", {}).get("message", reply.text))
-    typer.echo(f"session {session} -> {backend}")
+        fail(_refusal(reply.status_code, _message(reply), sent))
+    whose = reply.json().get("user")
+    typer.echo(f"session {session}" + (f" of {whose}" if whose else "") + f" -> {backend}")
+
+
+def _credential(config: str | None) -> tuple[str | None, str]:
+    """What the switch is sent with, and that in words: the admin token, else the
+    person's own key (where Claude Code takes it from), else the ``[proxy] token``."""
+    import os
+
+    from toolwire.config.schema import ConfigError
+    from toolwire.proxy import load_settings
+    from toolwire.proxy.people.keys import KEY_PREFIX
+
+    try:
+        settings = load_settings(config)
+    except ConfigError:
+        settings = None  # the running proxy will say what it wanted
+    if settings is not None and settings.admin_token:
+        return settings.admin_token, f"the admin token from ${settings.admin_token_env}"
+    for name in KEY_VARIABLES:
+        if os.environ.get(name, "").startswith(KEY_PREFIX):  # never another service's key
+            return os.environ[name], f"your key from ${name}"
+    if settings is not None and settings.token:
+        return settings.token, "the [proxy] token"
+    return None, "no credential"
+
+
+def _message(reply: Any) -> str:
+    try:
+        return str(reply.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return reply.text.strip() or f"HTTP {reply.status_code}"
+
+
+def _refusal(status: int, message: str, sent: str) -> str:
+    """One line: what the proxy said, what this command sent, what it takes."""
+    said = f"the proxy refused the switch: {message} (this command sent {sent})"
+    if status == 401:
+        keys = " or $".join(KEY_VARIABLES)
+        return (
+            f"{said}; it takes the admin token (in the variable [proxy] admin_token_env "
+            f"names), your own key (tw-..., in ${keys}) or the [proxy] token"
+        )
+    return said
 
 
 def _loopback(host: str) -> bool:

@@ -29,6 +29,9 @@ _BUDGET = typer.Option(
 _MODELS = typer.Option(
     "--models", metavar="PATTERN,...", help="Backends or models the key may use (fnmatch)."
 )
+_ADMIN = typer.Option(
+    "--admin", help="A named admin's key: switches anyone's session, reads /metrics."
+)
 _RELATIVE = re.compile(r"(\d+)([smhd])")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -58,6 +61,7 @@ def add(
     team: Annotated[str | None, _TEAM] = None,
     budget: Annotated[str | None, _BUDGET] = None,
     models: Annotated[str | None, _MODELS] = None,
+    admin: Annotated[bool, _ADMIN] = False,
     config: Annotated[str | None, _CONFIG] = None,
 ) -> None:
     """Make a key for USER; the key itself is the last line, shown this once."""
@@ -66,10 +70,13 @@ def add(
     patterns = tuple(p.strip() for p in (models or "").split(",") if p.strip())
     accounts = _accounts(config)
     try:
-        record, secret = issue(accounts, user, team=team, budget=budget, models=patterns)
+        record, secret = issue(
+            accounts, user, team=team, budget=budget, models=patterns, admin=admin
+        )
     except ValueError as e:
         fail(str(e))
-    typer.echo(f"{record.id}: user {user}" + (f", team {team}" if team else ""))
+    role = ", admin" if admin else ""
+    typer.echo(f"{record.id}: user {user}" + (f", team {team}" if team else "") + role)
     typer.echo(f"budget {budget or 'none'}, models {', '.join(patterns) or 'any'}")
     typer.echo("the key follows; it is not stored and will not be shown again:")
     typer.echo(secret)
@@ -77,13 +84,16 @@ def add(
 
 @keys.command("list")
 def list_keys(config: Annotated[str | None, _CONFIG] = None) -> None:
-    """Every key: its id, user, team, budget, models and state (never the key)."""
-    rows: list[tuple[str, ...]] = [("id", "user", "team", "budget", "models", "created", "state")]
+    """Every key: its id, user, team, budget, models, role and state (never the key)."""
+    rows: list[tuple[str, ...]] = [
+        ("id", "user", "team", "budget", "models", "role", "created", "state")
+    ]
     for r in _accounts(config).records():
         created = datetime.fromtimestamp(r.created, UTC).strftime("%Y-%m-%d %H:%M")
         state = "revoked" if r.revoked else "active"
         models = ",".join(r.models) or "any"
-        rows.append((r.id, r.user, r.team or "-", r.budget or "-", models, created, state))
+        role = "admin" if r.admin else "person"
+        rows.append((r.id, r.user, r.team or "-", r.budget or "-", models, role, created, state))
     _table(rows)
 
 

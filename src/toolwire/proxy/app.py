@@ -36,7 +36,7 @@ from toolwire.proxy.relay import json_bytes
 from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.sharing import Sharing
-from toolwire.proxy.state import SessionState
+from toolwire.proxy.state import SessionState, client_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.telemetry import Person, Telemetry, traced
 from toolwire.proxy.upstream import Opened, open_stream
@@ -121,7 +121,8 @@ class Proxy:
         )
         names = chain(p.route.backend, self._fallbacks)
         tokens = (p.input_tokens, p.request.max_tokens)
-        hold = await self.people.admit(caller, p.session, names, p.route.model, tokens)
+        sid = client_session(p.session)  # the id the client sent, not its owner's store key
+        hold = await self.people.admit(caller, sid, names, p.route.model, tokens)
         who = self.person(request)
         span = (
             None
@@ -153,7 +154,8 @@ class Proxy:
 
     async def _answer(self, p: Plan, opened: Opened, *, streamed: bool) -> Response:
         """The client's response: the relayed stream, or the whole message as JSON."""
-        headers = {"x-toolwire-session": p.session, "x-toolwire-backend": p.route.backend}
+        sid = client_session(p.session)
+        headers = {"x-toolwire-session": sid, "x-toolwire-backend": p.route.backend}
         if streamed:
             return p.relay.stream(opened, self.metrics, headers)
         data = json_bytes(await p.relay.collect(opened))
@@ -236,6 +238,7 @@ class Proxy:
         failover: Failover | None = None,
     ) -> Plan:
         args = (body, request.headers, self.settings, self.store)
+        caller: Caller | None = getattr(request.state, "caller", None)
         work = partial(
             plan,
             *args,
@@ -244,6 +247,7 @@ class Proxy:
             squeeze=squeeze,
             failover=failover,
             choose_key=self.pools.choose,
+            owner=None if caller is None else caller.key.owner,
         )
 
         def pulled() -> Plan:

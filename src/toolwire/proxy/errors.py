@@ -36,6 +36,13 @@ class UnauthorizedError(ProxyError):
     kind = "authentication_error"
 
 
+class ForbiddenError(ProxyError):
+    """A known credential asked for what only an admin may do."""
+
+    status = 403
+    kind = "permission_error"
+
+
 class BodyTooLargeError(ProxyError):
     """The request body is over ``max_body_bytes``."""
 
@@ -80,6 +87,7 @@ class RateLimitedError(ProxyError):
 __all__ = [
     "BadRequestError",
     "BodyTooLargeError",
+    "ForbiddenError",
     "ProxyError",
     "RateLimitedError",
     "RequestTimeoutError",

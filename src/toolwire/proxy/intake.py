@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -14,6 +16,7 @@ from toolwire.backends import encodable_json
 from toolwire.proxy.errors import (
     BadRequestError,
     BodyTooLargeError,
+    ForbiddenError,
     RequestTimeoutError,
     UnauthorizedError,
 )
@@ -22,6 +25,18 @@ from toolwire.proxy.settings import ProxySettings
 
 NESTED = "the request is nested too deeply"
 UNENCODABLE = "the request holds text that cannot be encoded (a lone surrogate?)"
+ADMIN_KEY = "a key made with `toolwire proxy keys add --admin`"
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Who a request is: ``caller``, the person its key names (None: the ``token``, the
+    admin token or an open proxy); ``admin``, whether it may act for anyone; ``sent``,
+    its credential in words for a refusal (never the key itself)."""
+
+    caller: Caller | None
+    admin: bool
+    sent: str
 
 
 class Intake:
@@ -36,7 +51,8 @@ class Intake:
         A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
         downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
         """
-        request.state.caller = await self.authorize(request)
+        access = await self.access(request)
+        request.state.caller, request.state.access = access.caller, access
         raw = await self._read(request)
         try:
             return encodable_json(raw, json.loads(raw))
@@ -66,23 +82,59 @@ class Intake:
         return bytes(data)
 
     async def authorize(self, request: Request) -> Caller | None:
-        """The person whose key the request carries (None: the ``token``, or an open
-        proxy); ``UnauthorizedError`` when it carries neither and one is required."""
-        token = self.settings.token
-        # The auth scheme is case-insensitive (RFC 9110, section 11.1).
-        scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
-        offered = [request.headers.get("x-api-key", "")]
-        if scheme.lower() == "bearer":
-            offered.append(bearer.strip())
-        offered = [o for o in offered if o]
-        if token and any(hmac.compare_digest(o.encode(), token.encode()) for o in offered):
-            return None
+        """The person whose key the request carries (None: the ``token``, the admin token
+        or an open proxy); ``UnauthorizedError`` when it carries none and one is required."""
+        return (await self.access(request)).caller
+
+    async def access(self, request: Request) -> Access:
+        """``authorize``, with whether the request is an admin's and what it sent."""
+        offered = _offered(request)
+        if _matches(offered, self.settings.admin_token):
+            return Access(None, admin=True, sent="the admin token")
+        if _matches(offered, self.settings.token):
+            return Access(None, admin=False, sent="the [proxy] token")
         caller = await self.people.identify(offered) if offered else None
         if caller is not None:
-            return caller
-        if token or await self.people.required():
-            raise UnauthorizedError("missing, wrong or revoked proxy key")
-        return None
+            record = caller.key
+            kind = "admin key" if record.admin else "key"
+            return Access(caller, record.admin, f"the {kind} {record.id} of {record.user}")
+        if self.settings.token or await self.people.required():
+            if not offered:
+                raise UnauthorizedError("no proxy key sent (x-api-key or Authorization: Bearer)")
+            raise UnauthorizedError("the proxy key sent is wrong or revoked")
+        return Access(None, admin=False, sent="no key (an open proxy)")
+
+    async def admin(self, request: Request, what: str) -> Access:
+        """``access`` for what only an admin may do once people have keys (before that,
+        as every route: the ``token`` or nothing); ``ForbiddenError`` saying what is needed."""
+        access = await self.access(request)
+        if access.admin or not await self.people.required():
+            return access
+        needs = self.admin_needs()
+        raise ForbiddenError(f"{what} needs an admin: {needs}; this request sent {access.sent}")
+
+    def admin_needs(self) -> str:
+        """The admin credentials this proxy takes, in words."""
+        env = self.settings.admin_token_env
+        if env:
+            return f"the admin token (${env}) or {ADMIN_KEY}"
+        return f"{ADMIN_KEY}, or an admin token in the variable [proxy] admin_token_env names"
 
 
-__all__ = ["NESTED", "UNENCODABLE", "Intake"]
+def _offered(request: Request) -> list[str]:
+    """The credentials a request carries: ``x-api-key`` and a Bearer token."""
+    # The auth scheme is case-insensitive (RFC 9110, section 11.1).
+    scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
+    offered = [request.headers.get("x-api-key", "")]
+    if scheme.lower() == "bearer":
+        offered.append(bearer.strip())
+    return [o for o in offered if o]
+
+
+def _matches(offered: Sequence[str], secret: str | None) -> bool:
+    return bool(secret) and any(
+        hmac.compare_digest(o.encode(), str(secret).encode()) for o in offered
+    )
+
+
+__all__ = ["ADMIN_KEY", "NESTED", "UNENCODABLE", "Access", "Intake"]

@@ -40,7 +40,7 @@ from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
 from toolwire.proxy.settings import ProxySettings
-from toolwire.proxy.state import SessionState, session_id
+from toolwire.proxy.state import SessionState, owned_session, session_id
 from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
@@ -154,6 +154,7 @@ def plan(
     squeeze: float | None = None,
     failover: Failover | None = None,
     choose_key: KeyChoice | None = None,
+    owner: str | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -164,8 +165,9 @@ def plan(
     request as too long though the estimate said it fits). ``failover``: the route is that
     backend, and the record the failed plan made is undone first (so a switch, if any, is
     from the backend that produced the history, not from the one that failed).
-    ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``)."""
-    r = _read(body, headers, settings, client, failover, choose_key)
+    ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``).
+    ``owner``: the person whose session it is (``state.owned_session``; None: no person)."""
+    r = _read(body, headers, settings, client, failover, choose_key, owner)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
@@ -202,15 +204,17 @@ def _read(
     client: httpx2.AsyncClient | None,
     failover: Failover | None,
     choose_key: KeyChoice | None = None,
+    owner: str | None = None,
 ) -> _Request:
-    """The request's inputs: its body checked, its session, history and client window."""
+    """The request's inputs: its body checked, its session (its store key: the owner's),
+    history and client window."""
     body = parse_request(raw)
     return _Request(
         body,
         headers,
         settings,
         client,
-        session_id(body, headers),
+        owned_session(session_id(body, headers), owner),
         import_history(body),
         client_window(str(body["model"]), headers),
         failover,

@@ -9,6 +9,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     [proxy]
     default_backend = "glm"          # else the config's default backend
     token = "..."                    # clients must send it (x-api-key or Bearer)
+    admin_token_env = ""             # the variable holding the admin token (switch, metrics)
     pass_client_key = false          # Anthropic backends: forward the client's x-api-key
     max_body_bytes = 33554432
     store = "memory"                 # or a SQLite file path, or "redis://host:6379/0"
@@ -41,6 +42,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -73,6 +75,7 @@ class ProxyTable(Table):
 
     default_backend: str | None = None
     token: str | None = None
+    admin_token_env: str | None = None
     pass_client_key: bool = False
     max_body_bytes: PositiveInt = DEFAULT_MAX_BODY
     store: str = "memory"
@@ -135,6 +138,14 @@ class ProxySettings:
     """``[proxy.limits]``: requests and tokens per minute (``ratelimit.py``)."""
     ledger: str = ""
     """Where one row per request is written: a SQLite path or a ``postgresql://`` URL."""
+    admin_token_env: str | None = None
+    """The variable holding the admin token: it alone (or an admin's key) switches
+    another person's session and reads ``/metrics`` once people have keys."""
+
+    @property
+    def admin_token(self) -> str | None:
+        """The admin token, read from ``admin_token_env`` (None: unset or empty)."""
+        return os.environ.get(self.admin_token_env or "") or None
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:

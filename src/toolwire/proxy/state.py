@@ -43,6 +43,20 @@ def session_id(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     return check_session(_found_session(body, headers))
 
 
+def owned_session(sid: str, owner: str | None) -> str:
+    """The store key of session ``sid`` of ``owner`` (a person, ``KeyRecord.owner``; None:
+    the single token's or an open proxy's, keyed by the id alone, as before people).
+
+    A tab cannot occur in a session id (``check_session``), so no id a client sends can
+    name another person's entry, whatever it holds."""
+    return sid if owner is None else f"{owner}\t{sid}"
+
+
+def client_session(key: str) -> str:
+    """The session id the client sent, of its store key (``owned_session``)."""
+    return key.rpartition("\t")[2]
+
+
 def check_session(sid: str) -> str:
     """``sid`` if it is a usable session id (1 to 256 visible ASCII characters or spaces),
     else ``BadRequestError``: it must encode as a store key and as a header value."""
@@ -170,6 +184,8 @@ __all__ = [
     "SESSION_HEADERS",
     "SessionState",
     "check_session",
+    "client_session",
+    "owned_session",
     "session_id",
     "switch_point",
 ]

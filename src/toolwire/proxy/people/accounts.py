@@ -139,7 +139,7 @@ class SQLiteAccounts:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = shared_file(path, _SCHEMA)
+        self._db = shared_file(path, _SCHEMA, "accounts")
 
     def add(self, record: KeyRecord) -> None:
         with self._lock:
@@ -251,13 +251,17 @@ def issue(
     budget: str | None = None,
     models: Sequence[str] = (),
     now: float | None = None,
+    admin: bool = False,
 ) -> tuple[KeyRecord, str]:
     """A new key for ``user`` stored (hashed) in ``accounts``, and its secret; ``budget``
-    (``50usd/30d``: ``ValueError`` if not) becomes the user's, its windows from now."""
+    (``50usd/30d``: ``ValueError`` if not) becomes the user's, its windows from now;
+    ``admin``: a named admin's key."""
     now = time.time() if now is None else now
     parsed = parse_budget(budget, now) if budget else None
     secret = new_secret()
-    record = KeyRecord(new_key_id(), digest(secret), user, team, tuple(models), now, budget=budget)
+    record = KeyRecord(
+        new_key_id(), digest(secret), user, team, tuple(models), now, budget=budget, admin=admin
+    )
     accounts.add(record)
     if parsed is not None:
         accounts.set_budget(f"user:{user}", parsed)

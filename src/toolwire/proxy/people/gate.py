@@ -145,6 +145,11 @@ class People:
             self._any = (time.monotonic(), found)
         return found
 
+    async def teams(self, user: str) -> set[str | None]:
+        """The teams of ``user``'s keys not revoked (None: a key without a team)."""
+        records = await self._run(self.accounts.records)
+        return {r.team for r in records if r.user == user and not r.revoked}
+
     async def _lookup(self, key_digest: str) -> Caller | None:
         cached = self._cache.get(key_digest)
         if cached is not None and time.monotonic() - cached[0] <= CACHE_SECONDS:

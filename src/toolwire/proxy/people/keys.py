@@ -20,6 +20,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from urllib.parse import quote
 
 KEY_PREFIX = "tw-"
 MICROS = 1_000_000  # a dollar in the counters' unit: integers add exactly, floats do not
@@ -95,11 +96,20 @@ class KeyRecord:
     revoked: bool = False
     budget: str | None = None
     """The ``--budget`` it was made with, as written (the budget itself is the user's)."""
+    admin: bool = False
+    """Made with ``keys add --admin``: may switch anyone's session and read ``/metrics``."""
 
     def to_json(self) -> str:
         data = asdict(self)
         data["models"] = list(self.models)
+        if not self.admin:  # absent: a person's record reads the same in older versions
+            del data["admin"]
         return json.dumps(data)
+
+    @property
+    def owner(self) -> str:
+        """Whose sessions this key's requests reach (``owner_of``)."""
+        return owner_of(self.user, self.team)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> KeyRecord:
@@ -110,6 +120,12 @@ class KeyRecord:
     def allows(self, backend: str, model: str) -> bool:
         """Whether a request routed to ``backend`` (its ``model``) is this key's to make."""
         return allowed(self.models, backend, model)
+
+
+def owner_of(user: str, team: str | None) -> str:
+    """A person as a session's owner: ``TEAM/USER``, each part percent-quoted (so the one
+    ``/`` separates them, and the result is ASCII without a tab)."""
+    return f"{quote(team or '', safe='')}/{quote(user, safe='')}"
 
 
 def allowed(patterns: Sequence[str], backend: str, model: str) -> bool:
@@ -156,5 +172,6 @@ __all__ = [
     "dollars",
     "new_key_id",
     "new_secret",
+    "owner_of",
     "parse_budget",
 ]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from toolwire.config.schema import ConfigError
+from toolwire.proxy.stores.schema import postgres_schema, sqlite_schema
 
 log = logging.getLogger(__name__)
 PG_SCHEMES = ("postgresql://", "postgres://")
@@ -107,8 +108,8 @@ class SQLiteLedger:
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        with self._lock, self._db:
-            self._db.execute(_schema(_q))
+        with self._lock:  # made once however many processes open it at once
+            sqlite_schema(self._db, "ledger", [[_schema(_q)]])
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
         marks = ", ".join("?" for _ in COLUMNS)
@@ -141,8 +142,8 @@ class PostgresLedger:
             raise ConfigError(PG_MISSING) from None
         self._lock = threading.Lock()
         self._db = psycopg.connect(url, autocommit=True)
-        with self._lock:
-            self._db.execute(_schema(_q))
+        with self._lock:  # made once however many replicas start at once
+            postgres_schema(self._db, "ledger", [[_schema(_q)]])
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
         marks = ", ".join("%s" for _ in COLUMNS)

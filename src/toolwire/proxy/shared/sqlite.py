@@ -29,7 +29,7 @@ class SQLiteShared:
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._lock = threading.Lock()
-        self._db = shared_file(path, _SCHEMA)
+        self._db = shared_file(path, _SCHEMA, "shared")
 
     def take(self, charges: Sequence[Charge], window: int) -> float | None:
         now = self._clock()

@@ -47,7 +47,11 @@ def open_store(spec: str, ttl: int | None = None) -> ProxyStore:
     """``memory``, a ``redis://`` URL (``ttl``: seconds), or the path of a SQLite file."""
     if spec == "memory":
         return MemoryStore()
-    return RedisStore(spec, ttl=ttl) if is_redis_url(spec) else SQLiteStore(spec)
+    if not is_redis_url(spec):
+        return SQLiteStore(spec)
+    store = RedisStore(spec, ttl=ttl)
+    store.prepare()
+    return store
 
 
 __all__ = ["MemoryStore", "ProxyStore", "RedisStore", "SQLiteStore", "open_store"]

@@ -16,12 +16,14 @@ when a Redis store is opened.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolwire.config.schema import ConfigError
 from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores.schema import redis_schema
 
 if TYPE_CHECKING:
     import redis
@@ -30,6 +32,14 @@ KEY_PREFIX = "toolwire:proxy:session:"
 REDIS_SCHEMES = ("redis://", "rediss://")
 MISSING = "the Redis store needs the redis package: pip install 'toolwire[redis]'"
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
+
+
+def _keys_made_by_their_first_write(client: Any) -> None:
+    """Version 1 of the Redis keys: nothing to make (a later version's step changes them)."""
+
+
+REDIS_STEPS = (_keys_made_by_their_first_write,)
 
 
 def is_redis_url(spec: str) -> bool:
@@ -100,6 +110,15 @@ class RedisStore:
                     return result
                 except module.WatchError:
                     continue
+
+    def prepare(self) -> None:
+        """The keys' version checked once per start, under the replicas' guard
+        (``schema.py``); a Redis not reachable yet is left to the first request."""
+        module: Any = require_redis()
+        try:
+            redis_schema(self._redis, "proxy", REDIS_STEPS)
+        except module.ConnectionError as e:
+            log.warning("toolwire proxy: Redis not reachable at start (%s)", e)
 
     def close(self) -> None:
         self._redis.close()

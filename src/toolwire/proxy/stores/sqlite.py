@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolwire.proxy.state import SessionState
+from toolwire.proxy.stores.schema import sqlite_schema
 
 _T = TypeVar("_T")
 _SCHEMA = "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
@@ -19,14 +20,13 @@ _UPSERT = (
 )
 
 
-def shared_file(path: str | Path, schema: Sequence[str]) -> sqlite3.Connection:
+def shared_file(path: str | Path, schema: Sequence[str], component: str) -> sqlite3.Connection:
     """A SQLite file several proxy processes share: autocommit (each statement its own
     transaction; a caller opens one explicitly where it needs more), usable from any
     thread (the caller holds a lock around it), waiting up to 30 s for another process's
-    write lock; ``schema`` run once."""
+    write lock; ``schema`` (``component``'s tables) made under that lock (``schema.py``)."""
     db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-    for statement in schema:
-        db.execute(statement)
+    sqlite_schema(db, component, [schema])
     return db
 
 
@@ -37,7 +37,7 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = shared_file(path, [_SCHEMA])
+        self._db = shared_file(path, [_SCHEMA], "sessions")
 
     def load(self, session: str) -> SessionState:
         with self._lock:
