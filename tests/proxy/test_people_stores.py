@@ -120,9 +120,12 @@ def test_budgets_are_written_as_amount_per_period_and_roll_in_fixed_windows() ->
 def test_models_patterns_match_the_backend_the_model_or_both() -> None:
     assert allowed((), "glm", "glm-4.6")
     assert allowed(("glm",), "glm", "glm-4.6")
-    assert allowed(("claude-*",), "anthropic", "claude-sonnet-4-5")
+    assert allowed(("claude-*",), "anthropic", "claude-sonnet-4-5", {"claude-sonnet-4-5"})
     assert allowed(("glm,glm-4.*",), "glm", "glm-4.6")
     assert not allowed(("glm",), "anthropic", "claude-sonnet-4-5")
+    # A model name the client wrote after a comma opens no backend.
+    assert not allowed(("cheap",), "dear", "cheap")
+    assert not allowed(("claude-*",), "dear", "claude-sonnet-4-5", {"dear-model"})
 
 
 class _SlowLedger:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -120,6 +120,8 @@ class People:
         self._clock = clock
         self._cache: dict[str, tuple[float, Caller | None]] = {}
         self._any: tuple[float, bool] = (-math.inf, False)
+        self.named: Mapping[str, frozenset[str]] = {}
+        """Per backend, the models the config gives it (``routing.named_models``)."""
 
     @classmethod
     def open(
@@ -172,24 +174,34 @@ class People:
                 worst = max(worst, input_tokens * price.input + max_tokens * price.output)
         return math.ceil(worst)
 
+    def permitted(self, caller: Caller | None, chain: Sequence[tuple[str, str]]) -> list[str]:
+        """The backends of ``chain`` (each with the model it would be sent) a request may
+        walk: ``ModelNotAllowedError`` when its key's ``--models`` do not cover the
+        routed pair (the first); the fallbacks they do not cover are left out (a failover
+        must not reach them)."""
+        names = [backend for backend, _ in chain]
+        if caller is None or not caller.key.models:
+            return names
+        (first, model), *rest = chain
+        if not caller.key.allows(first, model, self.named.get(first, ())):
+            patterns = ", ".join(caller.key.models)
+            raise ModelNotAllowedError(
+                f"this key may not use {first},{model} (it may use: {patterns})"
+            )
+        return [first] + [b for b, m in rest if caller.key.allows(b, m, self.named.get(b, ()))]
+
     async def admit(
         self,
         caller: Caller | None,
         session: str,
         backends: Sequence[str],
-        model: str,
         tokens: tuple[int, int],
     ) -> Hold | None:
-        """The request's hold (None: nobody to charge and no ledger to write); its key's
-        ``--models`` checked against the routed backend (``backends[0]``) and ``model``.
-        ``tokens``: the input estimate and ``max_tokens``."""
+        """The request's hold (None: nobody to charge and no ledger to write), its worst
+        case on ``backends`` (``permitted``'s chain). ``tokens``: the input estimate and
+        ``max_tokens``."""
         if caller is None and self.writer.ledger is None:
             return None
-        if caller is not None and not caller.key.allows(backends[0], model):
-            patterns = ", ".join(caller.key.models)
-            raise ModelNotAllowedError(
-                f"this key may not use {backends[0]},{model} (it may use: {patterns})"
-            )
         return await self.reserve(caller, session, self.worst_case(backends, *tokens))
 
     async def reserve(self, caller: Caller | None, session: str, amount: int) -> Hold:
