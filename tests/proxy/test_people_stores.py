@@ -15,8 +15,9 @@ import redis
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.people.accounts import Accounts, MemoryAccounts, SQLiteAccounts, issue
 from toolwire.proxy.people.keys import Charge, allowed, digest, dollars, parse_budget
-from toolwire.proxy.people.ledger import LedgerRow, Writer
+from toolwire.proxy.people.ledger import LedgerRow
 from toolwire.proxy.people.redis_accounts import RedisAccounts
+from toolwire.proxy.people.writer import Writer
 
 _REDIS = [pytest.mark.e2e, pytest.mark.xdist_group("redis-server")]
 # Two handles on one store: what two proxy processes have.

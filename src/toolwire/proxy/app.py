@@ -70,7 +70,14 @@ class Proxy:
         self.sharing = Sharing(settings, self.metrics)
         self.cooldowns, self.pools = self.sharing.cooldowns, self.sharing.pools
         prices = {name: b.price_per_mtok for name, b in settings.config.backends.items()}
-        self.people = People.open(settings.store, settings.ledger, prices.get, self.metrics)
+        self.people = People.open(
+            settings.store,
+            settings.ledger,
+            prices.get,
+            self.metrics,
+            spool=settings.ledger_spool,
+            memory_rows=settings.ledger_memory_rows,
+        )
         self.people.named = named_models(settings)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
         self.telemetry = Telemetry.from_env() if telemetry is None else telemetry

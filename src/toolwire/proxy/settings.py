@@ -22,6 +22,9 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     compaction = true                # compact a request over its backend's window (else a 400)
     failover_cooldown = 30.0         # seconds a failed backend is skipped (doubling, up to 10x)
     ledger = ""                      # spend rows: a SQLite path or "postgresql://..." ("": none)
+    ledger_spool = ""                # where rows wait while the ledger is down ("": state dir)
+    ledger_memory_rows = 10000       # rows kept in memory while it is down, then spooled
+    max_header_bytes = 65536         # a request's line and headers (431 past it)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -64,6 +67,9 @@ DEFAULT_BODY_TIMEOUT = 60.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
 DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
 DEFAULT_FAILOVER_COOLDOWN = 30.0
+# Claude Code's headers are about 2 KB; 64 KB is what common servers allow at most.
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+DEFAULT_LEDGER_MEMORY_ROWS = 10_000  # a few MB of rows while the ledger is down
 # Claude Code's gateway model discovery keeps only the ids that start with these (any case).
 PICKER_PREFIXES = ("claude", "anthropic")
 
@@ -86,6 +92,9 @@ class ProxyTable(Table):
     compaction: bool = True
     failover_cooldown: PositiveFloat = DEFAULT_FAILOVER_COOLDOWN
     ledger: str = ""
+    ledger_spool: str = ""
+    ledger_memory_rows: PositiveInt = DEFAULT_LEDGER_MEMORY_ROWS
+    max_header_bytes: PositiveInt = DEFAULT_MAX_HEADER_BYTES
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -135,6 +144,12 @@ class ProxySettings:
     """``[proxy.limits]``: requests and tokens per minute (``ratelimit.py``)."""
     ledger: str = ""
     """Where one row per request is written: a SQLite path or a ``postgresql://`` URL."""
+    ledger_spool: str = ""
+    """The directory rows wait in while the ledger is down ("": the state directory)."""
+    ledger_memory_rows: int = DEFAULT_LEDGER_MEMORY_ROWS
+    """Rows kept in memory while the ledger is down; more go to the spool."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """A request's line and headers at most (``serving.py``): past it, 431."""
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> ProxySettings:

@@ -33,7 +33,9 @@ from toolwire.proxy.errors import ProxyError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.people.accounts import Accounts, open_accounts
 from toolwire.proxy.people.keys import MICROS, Budget, Charge, KeyRecord, digest, dollars
-from toolwire.proxy.people.ledger import LedgerRow, Writer, open_ledger
+from toolwire.proxy.people.ledger import LedgerRow, check_ledger, open_ledger
+from toolwire.proxy.people.spool import Spool, spool_directory
+from toolwire.proxy.people.writer import Writer
 from toolwire.proxy.ratelimit import Caller as RateCaller
 
 CACHE_SECONDS = 0.5  # under the 1 s in which a revocation must reach every replica
@@ -125,10 +127,27 @@ class People:
 
     @classmethod
     def open(
-        cls, store: str, ledger: str, prices: Callable[[str], Price | None], metrics: Metrics
+        cls,
+        store: str,
+        ledger: str,
+        prices: Callable[[str], Price | None],
+        metrics: Metrics,
+        *,
+        spool: str = "",
+        memory_rows: int = 10_000,
     ) -> People:
-        """Keys and budgets beside the session ``store``; rows to ``ledger`` ("": none)."""
-        writer = Writer(open_ledger(ledger) if ledger else None)
+        """Keys and budgets beside the session ``store``; rows to ``ledger`` ("": none),
+        waiting in the ``spool`` directory (``spool_directory``) while it is down."""
+        writer = Writer()
+        if ledger:
+            check_ledger(ledger)  # a missing driver is a config error now, not an outage
+            where = Spool(spool_directory(ledger, spool))
+            opener = partial(open_ledger, ledger)
+            writer = Writer(opener=opener, spool=where, memory_rows=memory_rows)
+            writer.start()
+            metrics.watch("toolwire_proxy_ledger_backlog_rows", lambda: writer.backlog)
+            metrics.watch("toolwire_proxy_ledger_spooled_rows", lambda: writer.spooled)
+            metrics.watch("toolwire_proxy_ledger_rejected_rows", lambda: writer.rejected)
         return cls(open_accounts(store), writer, metrics, prices)
 
     async def identify(self, offered: Sequence[str]) -> Caller | None:
@@ -200,7 +219,7 @@ class People:
         """The request's hold (None: nobody to charge and no ledger to write), its worst
         case on ``backends`` (``permitted``'s chain). ``tokens``: the input estimate and
         ``max_tokens``."""
-        if caller is None and self.writer.ledger is None:
+        if caller is None and not self.writer.enabled:
             return None
         return await self.reserve(caller, session, self.worst_case(backends, *tokens))
 
@@ -252,7 +271,7 @@ class People:
             usage.cache_read_tokens or 0,
             usage.cache_write_tokens or 0,
         )
-        if self.writer.ledger is not None:
+        if self.writer.enabled:
             row = LedgerRow(
                 self._clock(), key.user if key else "", team, hold.session,
                 backend, model, *tokens, cost / MICROS, status,
