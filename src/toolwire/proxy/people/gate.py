@@ -226,10 +226,12 @@ class People:
     async def reserve(self, caller: Caller | None, session: str, amount: int) -> Hold:
         """Charge ``amount`` to every budget of ``caller``; ``BudgetExceededError`` if one
         has no room (nothing is charged then)."""
-        now = self._clock()
+        budgets = caller.budgets if caller else {}
+        # The store's clock, not this replica's: every replica must be in one window.
+        now = await self._run(self.accounts.now) if budgets else self._clock()
         charges = [
             Charge(f"{s}:{b.window(now)}", b.limit, amount, int(b.resets(now) - now) + 60)
-            for s, b in (caller.budgets.items() if caller else ())
+            for s, b in budgets.items()
         ]
         hold = Hold(self, caller, session, charges, amount)
         if not charges:
