@@ -19,7 +19,7 @@ import httpx2
 import pytest
 
 from tests.fakes.http import FakeServer
-from tests.proxy.support import running, settings_for, write_config
+from tests.proxy.support import request_body, running, settings_for, write_config
 
 BOUND = 6.0
 CAP = 16 * 1024
@@ -75,10 +75,14 @@ def test_headers_over_the_cap_sent_at_once_get_a_431(tmp_path: Path) -> None:
     assert received.startswith(b"HTTP/1.1 431 ")
 
 
-def test_headers_under_the_cap_are_served(tmp_path: Path) -> None:
+def test_headers_under_the_cap_and_bodies_over_it_are_served(tmp_path: Path) -> None:
+    body = request_body([{"role": "user", "content": "x" * 1_000_000}])
     with _proxy(tmp_path) as (host, port):
-        reply = httpx2.get(f"http://{host}:{port}/healthz", headers={"x-big": "v" * 12000})
+        url = f"http://{host}:{port}"
+        reply = httpx2.get(f"{url}/healthz", headers={"x-big": "v" * 12000})
+        counted = [httpx2.post(f"{url}/v1/messages/count_tokens", json=body) for _ in range(2)]
     assert reply.status_code == 200
+    assert [r.status_code for r in counted] == [200, 200]
 
 
 def _rss(pid: int) -> int:

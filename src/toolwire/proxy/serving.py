@@ -64,12 +64,16 @@ class GuardedProtocol(HttpToolsProtocol):
         self._head: int | None = 0
         """Bytes of the request's line and headers so far (None: they are complete)."""
         self._refused = False
+        self._steps = 0  # headers and requests completed on this connection
+        self._begun = False  # a request's first byte came (its headers may not have)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return  # the refusal is sent; nothing more is read
+        steps = self._steps
         super().data_received(data)
-        if self._head is not None and not self._refused:
+        # Only a read that ended no headers and no request is all header bytes.
+        if self._head is not None and steps == self._steps and not self._refused:
             self._head += len(data)
             if self._head > self.max_header_bytes:
                 self._refuse(431, "request_too_large", self._too_large())
@@ -87,11 +91,12 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._begun = True
         if self._deadline is None:  # a new request on a kept-alive connection
             self._arm(self.header_timeout)
 
     def on_headers_complete(self) -> None:
-        self._head = None
+        self._head, self._steps = None, self._steps + 1
         size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
         if size > self.max_header_bytes:  # they came whole, in one read
             self._refuse(431, "request_too_large", self._too_large())
@@ -115,7 +120,8 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._refused:
             return
         self._disarm()
-        self._head = 0  # a kept-alive connection's next request
+        # A kept-alive connection's next request starts from nothing.
+        self._head, self._steps, self._begun = 0, self._steps + 1, False
         super().on_message_complete()
 
     def _too_large(self) -> str:
@@ -143,7 +149,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _expired(self) -> None:
         self._deadline = None
-        if self._head:  # part of a request came, not its headers' end
+        if self._begun and self._head is not None:  # part of a request, not its headers' end
             took = f"the request's headers took over {self.header_timeout:g} s (header_timeout)"
             self._refuse(408, "timeout_error", took)
         elif not self.transport.is_closing():
