@@ -19,7 +19,8 @@ def _other(name: str, default: Any) -> Any:
         return default + 1
     if isinstance(default, float):
         return default + 1.5
-    return {"token": "s3cret", "store": "sessions.db", "ledger": "spend.db"}.get(name)
+    values = {"token": "s3cret", "store": "sessions.db", "ledger": "spend.db"}
+    return {**values, "ledger_spool": "spool"}.get(name)
 
 
 def test_every_proxy_key_reaches_the_settings(tmp_path: Path) -> None:
