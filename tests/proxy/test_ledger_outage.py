@@ -21,7 +21,7 @@ from tests.proxy.pg import Cluster, postgres_cluster, postgres_server, postgres_
 from tests.proxy.support import request_body
 from toolwire.proxy import load_settings
 from toolwire.proxy.people import writer
-from toolwire.proxy.people.ledger import LedgerRow, PostgresLedger
+from toolwire.proxy.people.ledger import LedgerRow, PostgresLedger, with_timeouts
 from toolwire.proxy.people.spool import REJECTED, Spool
 from toolwire.proxy.people.writer import Writer
 
@@ -136,3 +136,11 @@ def test_a_row_the_database_refuses_is_kept_apart_and_its_batch_is_written(
     assert [k["row"]["session"] for k in kept] == ["refused"]
     assert "check constraint" in kept[0]["reason"]
     assert out.rejected == 1
+
+
+def test_a_ledger_url_gets_timeouts_it_does_not_set() -> None:
+    url = with_timeouts("postgresql://u@db.example/spend?connect_timeout=3")
+    assert "connect_timeout=3" in url
+    assert url.count("connect_timeout") == 1
+    assert "keepalives_idle=30" in url
+    assert with_timeouts(url) == url

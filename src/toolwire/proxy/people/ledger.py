@@ -214,10 +214,25 @@ def check_ledger(spec: str) -> None:
         raise ConfigError(PG_MISSING)
 
 
+# libpq settings a ledger URL gets unless it sets them: a database that stops answering
+# (a partition, not a refusal) is given up on in about a minute, and the writer's
+# backoff takes over, instead of a write waiting for TCP's two hours.
+PG_TIMEOUTS = {"connect_timeout": "10", "keepalives_idle": "30", "keepalives_interval": "10",
+               "keepalives_count": "3"}  # fmt: skip
+
+
+def with_timeouts(url: str) -> str:
+    """``url`` with ``PG_TIMEOUTS`` for the parameters it does not set."""
+    missing = [f"{k}={v}" for k, v in PG_TIMEOUTS.items() if f"{k}=" not in url]
+    if not missing:
+        return url
+    return url + ("&" if "?" in url else "?") + "&".join(missing)
+
+
 def open_ledger(spec: str) -> Ledger:
     """A ``postgresql://`` URL or a SQLite file path."""
     if spec.startswith(PG_SCHEMES):
-        return PostgresLedger(spec)
+        return PostgresLedger(with_timeouts(spec))
     return SQLiteLedger(spec)
 
 

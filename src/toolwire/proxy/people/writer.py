@@ -110,7 +110,8 @@ class Writer:
         while not stop:
             stop = self._take(self._next())
             self._flush()
-        self._flush()
+        if self._down is None:  # down: no reconnect that could outlast the shutdown
+            self._flush()
         self._keep()
 
     def _next(self) -> list[object]:
