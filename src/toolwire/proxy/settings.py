@@ -11,7 +11,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     token = "..."                    # clients must send it (x-api-key or Bearer)
     pass_client_key = false          # Anthropic backends: forward the client's x-api-key
     max_body_bytes = 33554432
-    store = "memory"                 # or a SQLite file path, or "redis://host:6379/0"
+    store = "memory"                 # a SQLite path, "redis://host:6379/0", "redis-cluster://h:p,h:p"
     store_ttl = 0                    # Redis store: seconds an idle session is kept (0: forever)
     retries = 0                      # upstream retries (Claude Code retries on its own)
     header_timeout = 10.0            # seconds a client has to send a request's headers
