@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -126,10 +126,19 @@ def proxied(
             yield url, proxy, upstream
 
 
+# ``python -m toolwire`` in a process whose clock is ``{shift}`` seconds ahead: every
+# ``time.time()`` of the process (the replica's own clock) is shifted.
+_SHIFTED = (
+    "import sys, time; _real = time.time; time.time = lambda: _real() + {shift}; "
+    "sys.argv[0] = 'toolwire'; from toolwire.cli import main; main()"
+)
+
+
 @contextmanager
-def replicas(config: Path, count: int) -> Iterator[list[str]]:
+def replicas(config: Path, count: int, shifts: Sequence[float] = ()) -> Iterator[list[str]]:
     """``count`` ``python -m toolwire proxy serve`` processes on ``config``, each on a
-    free loopback port, started and answering ``/healthz``; yields their URLs."""
+    free loopback port, started and answering ``/healthz``; yields their URLs.
+    ``shifts``: seconds each replica's clock is ahead of the real one (0: none)."""
     started: list[subprocess.Popen[bytes]] = []
     urls: list[str] = []
     try:
@@ -137,7 +146,9 @@ def replicas(config: Path, count: int) -> Iterator[list[str]]:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
                 port = probe.getsockname()[1]
-            argv = [sys.executable, "-m", "toolwire", "proxy", "serve", "--config", str(config)]
+            shift = shifts[n] if n < len(shifts) else 0.0
+            start = ["-c", _SHIFTED.format(shift=shift)] if shift else ["-m", "toolwire"]
+            argv = [sys.executable, *start, "proxy", "serve", "--config", str(config)]
             with (config.parent / f"replica{n}.log").open("ab") as log:
                 started.append(
                     subprocess.Popen([*argv, "--port", str(port)], stdout=log, stderr=log)

@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -55,9 +57,30 @@ def _quiet(argv: list[str]) -> None:
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, check=True)
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL cluster for the session; yields its ``postgresql://`` URL."""
+@dataclass
+class Cluster:
+    """A running throwaway cluster: its URL, and ``stop``/``start`` for outage tests."""
+
+    url: str
+    data: Path
+    workdir: Path
+    port: int
+    as_owner: list[str]
+    pg_ctl: str
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.workdir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        _quiet([*self.as_owner, self.pg_ctl, "-D", str(self.data), "-o", options, "-l",
+                str(self.workdir / "log"), "-w", "-t", str(_START_TIMEOUT), "start"])  # fmt: skip
+
+    def stop(self) -> None:
+        """A fast shutdown: connections are ended, as in a database restart."""
+        _quiet([*self.as_owner, self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop"])
+
+
+@contextmanager
+def cluster() -> Iterator[Cluster]:
+    """A new PostgreSQL cluster, stopped and removed at the end (skips without one)."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if initdb is None or pg_ctl is None:
         pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed (`make deps` installs it)")
@@ -73,19 +96,19 @@ def postgres_server() -> Iterator[str]:
         os.chown(workdir, entry.pw_uid, entry.pw_gid)
         as_owner = [str(runuser), "-u", owner, "--"]
     data, port = workdir / "data", _free_port()
+    url = f"postgresql://toolwire@127.0.0.1:{port}/postgres"
+    running = Cluster(url, data, workdir, port, as_owner, pg_ctl)
     try:
         _quiet([*as_owner, initdb, "-D", str(data), "-U", "toolwire", "--auth=trust",
                 "-E", "UTF8", "--no-sync"])  # fmt: skip
-        options = f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        _quiet([*as_owner, pg_ctl, "-D", str(data), "-o", options, "-l",
-                str(workdir / "log"), "-w", "-t", str(_START_TIMEOUT), "start"])  # fmt: skip
+        running.start()
     except subprocess.CalledProcessError as e:
         log = workdir / "log"
         said = log.read_text() if log.exists() else ""
         shutil.rmtree(workdir, ignore_errors=True)
         raise RuntimeError(f"PostgreSQL did not start: {said}") from e
     try:
-        yield f"postgresql://toolwire@127.0.0.1:{port}/postgres"
+        yield running
     finally:
         subprocess.run(
             [*as_owner, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
@@ -94,6 +117,20 @@ def postgres_server() -> Iterator[str]:
             check=False,
         )
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL cluster for the session; yields its ``postgresql://`` URL."""
+    with cluster() as running:
+        yield running.url
+
+
+@pytest.fixture
+def postgres_cluster() -> Iterator[Cluster]:
+    """A cluster of the test's own, which it may stop and start (an outage)."""
+    with cluster() as running:
+        yield running
 
 
 @pytest.fixture

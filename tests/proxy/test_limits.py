@@ -44,19 +44,29 @@ def _closed_within(sock: socket.socket, seconds: float) -> bytes:
     return received
 
 
+def test_a_client_that_sends_nothing_is_disconnected(tmp_path: Path) -> None:
+    with (
+        _proxy(tmp_path, "header_timeout = 1") as address,
+        socket.create_connection(address) as sock,
+    ):
+        assert _closed_within(sock, BOUND) == b""
+
+
 @pytest.mark.parametrize(
-    "sent",
-    [b"", b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n", b"GET /healthz HTTP/1.1\r\nHo"],
+    "sent", [b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n", b"GET /healthz HTTP/1.1\r\nHo"]
 )
-def test_a_client_that_never_finishes_its_headers_is_disconnected(
-    tmp_path: Path, sent: bytes
-) -> None:
+def test_a_client_that_never_finishes_its_headers_gets_a_408(tmp_path: Path, sent: bytes) -> None:
     with (
         _proxy(tmp_path, "header_timeout = 1") as address,
         socket.create_connection(address) as sock,
     ):
         sock.sendall(sent)
-        assert _closed_within(sock, BOUND) == b""
+        received = _closed_within(sock, BOUND)
+    status, _, rest = received.partition(b"\r\n")
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    error = json.loads(rest.partition(b"\r\n\r\n")[2])
+    assert error["error"]["type"] == "timeout_error"
+    assert "header_timeout" in error["error"]["message"]
 
 
 def test_a_kept_alive_connection_gets_the_header_deadline_again(tmp_path: Path) -> None:
@@ -67,7 +77,8 @@ def test_a_kept_alive_connection_gets_the_header_deadline_again(tmp_path: Path) 
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\n")
         received = _closed_within(sock, BOUND)
     assert received.startswith(b"HTTP/1.1 200 ")
-    assert received.count(b"HTTP/1.1 ") == 1
+    assert received.count(b"HTTP/1.1 200 ") == 1
+    assert b"HTTP/1.1 408 " in received  # the second request's headers never ended
 
 
 def test_a_body_that_stops_coming_gets_a_408_and_the_connection_closed(tmp_path: Path) -> None:

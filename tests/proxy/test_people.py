@@ -136,6 +136,40 @@ def test_models_patterns_limit_what_a_key_may_use(tmp_path: Path) -> None:
     assert [r.json()["model"] for r in upstream.requests] == ["other-up"]
 
 
+def _dear_fails_over(received: Received) -> Reply:
+    if received.json()["model"] == "other-up":  # backend ``other`` is overloaded
+        return Reply(status=529, content_type="application/json", chunks=[b"{}"])
+    return Reply(chunks=usage_stream(USAGE, output=OUTPUT))
+
+
+def test_a_restricted_key_reaches_no_other_backend_by_any_spelling(tmp_path: Path) -> None:
+    # ``other`` is the cheap backend the key is given; ``claude`` the dear one.
+    extra = (
+        '[proxy.aliases]\n"claude-dear" = "claude"\n'
+        '[[proxy.routes]]\nheader = "x-dear"\nbackend = "claude"'
+    )
+    with FakeServer(respond=_dear_fails_over) as upstream:
+        config = priced_config(tmp_path, upstream.url, extra)
+        text = config.read_text().replace(
+            'model = "other-up"', 'model = "other-up"\nfallbacks = ["claude"]'
+        )
+        config.write_text(text)
+        with served(load_settings(config)) as (url, proxy):
+            _, secret = issue(proxy.people.accounts, "alice", models=["other"])
+            spellings = ["claude,other", "claude,other-up", "claude-dear", "claude"]
+            refused = [_post(url, secret, model=m) for m in spellings]
+            body = request_body([{"role": "user", "content": "hi"}], model="claude-opus-5")
+            headers = {"x-api-key": secret, "x-dear": "1"}
+            routed = httpx2.post(f"{url}/v1/messages", json=body, headers=headers, timeout=10)
+            # Its own backend fails: the fallback ``claude`` is not the key's to reach.
+            failed = _post(url, secret, model="other")
+    assert [r.status_code for r in refused] == [403] * len(spellings)
+    assert all(r.json()["error"]["type"] == "permission_error" for r in refused)
+    assert routed.status_code == 403
+    assert failed.status_code == 529
+    assert [r.json()["model"] for r in upstream.requests] == ["other-up"]
+
+
 def test_the_ledger_holds_the_tokens_the_upstream_reported(tmp_path: Path) -> None:
     ledger = tmp_path / "spend.db"
     with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:

@@ -16,10 +16,13 @@ import psycopg
 import pytest
 
 from tests.fakes.http import FakeServer
+from tests.proxy.cluster import redis_cluster, store_url  # noqa: F401 (fixtures)
 from tests.proxy.people_support import answering, priced_config, replicas
 from tests.proxy.pg import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.proxy.support import request_body
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
+from toolwire.proxy.people.accounts import open_accounts
+from toolwire.proxy.people.keys import Budget
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("redis-server")]
 
@@ -53,12 +56,12 @@ def _ledger(url: str) -> list[tuple[Any, ...]]:
 
 def test_two_replicas_hold_one_budget_and_refuse_a_revoked_key(
     tmp_path: Path,
-    redis_url: str,  # noqa: F811 (a fixture)
+    store_url: str,  # noqa: F811 (a fixture: one Redis, then a Redis Cluster)
     postgres_url: str,  # noqa: F811 (a fixture)
 ) -> None:
     # A 50 ms pause between events keeps all 20 requests in flight at once.
     with FakeServer(respond=answering(USAGE, 1000, delay=0.05)) as upstream:
-        extra = f'store = "{redis_url}"\nledger = "{postgres_url}"'
+        extra = f'store = "{store_url}"\nledger = "{postgres_url}"'
         config = priced_config(tmp_path, upstream.url, extra, prices=OUTPUT_ONLY)
         lines = _cli(config, "keys", "add", "--user", "alice", "--budget", "1usd/30d")
         key = lines[-1]
@@ -92,3 +95,20 @@ def test_two_replicas_hold_one_budget_and_refuse_a_revoked_key(
         assert sum(int(str(r[column])) for r in rows) == reported * admitted
     assert any(line.startswith("alice") and "$1.000000" in line for line in spend)
     assert "tw-" not in "\n".join(_cli(config, "keys", "list"))
+
+
+def test_replicas_whose_clocks_differ_hold_one_budget_window(
+    tmp_path: Path,
+    store_url: str,  # noqa: F811 (a fixture: one Redis, then a Redis Cluster)
+) -> None:
+    # $0.30 per 20 s; one replica's clock is 10 s ahead. The budget's window opened 12 s
+    # ago by the real clock: on the fast replica's clock the next window has begun.
+    with FakeServer(respond=answering(USAGE, 1000)) as upstream:
+        config = priced_config(tmp_path, upstream.url, f'store = "{store_url}"', OUTPUT_ONLY)
+        key = _cli(config, "keys", "add", "--user", "alice")[-1]
+        accounts = open_accounts(store_url)
+        accounts.set_budget("user:alice", Budget(300_000, 20, time.time() - 12))
+        with replicas(config, 2, shifts=(0.0, 10.0)) as (slow, fast):
+            statuses = [_ask(url, key) for url in (slow, fast) * 3]
+    assert statuses.count(200) == 3  # one window, whatever each replica's clock says
+    assert len(upstream.requests) == 3

@@ -12,18 +12,27 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.proxy.cluster import empty_cluster, redis_cluster  # noqa: F401 (a fixture)
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.people.accounts import Accounts, MemoryAccounts, SQLiteAccounts, issue
 from toolwire.proxy.people.keys import Charge, allowed, digest, dollars, parse_budget
-from toolwire.proxy.people.ledger import LedgerRow, Writer
+from toolwire.proxy.people.ledger import LedgerRow
 from toolwire.proxy.people.redis_accounts import RedisAccounts
+from toolwire.proxy.people.writer import Writer
 
 _REDIS = [pytest.mark.e2e, pytest.mark.xdist_group("redis-server")]
 # Two handles on one store: what two proxy processes have.
 Pair = Callable[[], tuple[Accounts, Accounts]]
 
 
-@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=_REDIS)])
+@pytest.fixture(
+    params=[
+        "memory",
+        "sqlite",
+        pytest.param("redis", marks=_REDIS),
+        pytest.param("redis-cluster", marks=_REDIS),
+    ]
+)
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pair]:
     if request.param == "memory":
         shared = MemoryAccounts()
@@ -31,7 +40,9 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Pair]:
     elif request.param == "sqlite":
         yield lambda: (SQLiteAccounts(tmp_path / "s.db"), SQLiteAccounts(tmp_path / "s.db"))
     else:
-        url = request.getfixturevalue("redis_url")
+        url = request.getfixturevalue("redis_url" if request.param == "redis" else "redis_cluster")
+        if request.param == "redis-cluster":
+            empty_cluster(url)
         yield lambda: (RedisAccounts(url), RedisAccounts(url))
 
 
@@ -103,6 +114,26 @@ def test_redis_keeps_no_secret(redis_url: str) -> None:  # noqa: F811 (a fixture
     assert secret.encode() not in stored
 
 
+@pytest.mark.e2e
+@pytest.mark.xdist_group("redis-server")
+def test_counters_are_hash_tagged_and_an_older_versions_spend_is_kept(
+    redis_url: str,  # noqa: F811 (a fixture)
+) -> None:
+    client = redis.Redis.from_url(redis_url)
+    client.set("toolwire:proxy:spent:user:alice:3", 700_000, ex=3600)  # as an older version
+    accounts = RedisAccounts(redis_url)
+    assert accounts.spent("user:alice:3") == 700_000
+    assert accounts.reserve([Charge("user:alice:3", 1_000_000, 400_000, 60)]) is not None
+    assert accounts.reserve([Charge("team:eng:3", 1_000_000, 400_000, 60)]) is None
+    names = sorted(k.decode() for k in client.scan_iter("toolwire:proxy:spent:*"))
+    assert names == ["toolwire:proxy:spent:{team:eng}:3", "toolwire:proxy:spent:{user:alice}:3"]
+    assert 3000 < int(client.ttl("toolwire:proxy:spent:{user:alice}:3")) <= 3600
+    client.set("toolwire:proxy:spent:user:bob:3", 1)  # moved once: not again
+    assert RedisAccounts(redis_url).spent("user:bob:3") == 0
+    client.close()
+    accounts.close()
+
+
 def test_budgets_are_written_as_amount_per_period_and_roll_in_fixed_windows() -> None:
     budget = parse_budget("50usd/30d", start=1000.0)
     assert (budget.limit, budget.period) == (50_000_000, 30 * 86400)
@@ -120,9 +151,12 @@ def test_budgets_are_written_as_amount_per_period_and_roll_in_fixed_windows() ->
 def test_models_patterns_match_the_backend_the_model_or_both() -> None:
     assert allowed((), "glm", "glm-4.6")
     assert allowed(("glm",), "glm", "glm-4.6")
-    assert allowed(("claude-*",), "anthropic", "claude-sonnet-4-5")
+    assert allowed(("claude-*",), "anthropic", "claude-sonnet-4-5", {"claude-sonnet-4-5"})
     assert allowed(("glm,glm-4.*",), "glm", "glm-4.6")
     assert not allowed(("glm",), "anthropic", "claude-sonnet-4-5")
+    # A model name the client wrote after a comma opens no backend.
+    assert not allowed(("cheap",), "dear", "cheap")
+    assert not allowed(("claude-*",), "dear", "claude-sonnet-4-5", {"dear-model"})
 
 
 class _SlowLedger:

@@ -19,8 +19,9 @@ def _other(name: str, default: Any) -> Any:
         return default + 1
     if isinstance(default, float):
         return default + 1.5
-    texts = {"token": "s3cret", "store": "sessions.db", "ledger": "spend.db"}
-    return texts.get(name, "TOOLWIRE_ADMIN_TOKEN" if name == "admin_token_env" else None)
+    values = {"token": "s3cret", "store": "sessions.db", "ledger": "spend.db"}
+    values |= {"ledger_spool": "spool", "admin_token_env": "TOOLWIRE_ADMIN_TOKEN"}
+    return values.get(name)
 
 
 def test_every_proxy_key_reaches_the_settings(tmp_path: Path) -> None:

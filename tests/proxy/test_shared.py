@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.proxy.cluster import empty_cluster, redis_cluster  # noqa: F401 (a fixture)
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.shared import (
     WINDOW,
@@ -63,18 +64,24 @@ def clocked(
     return _tracked(opened, lambda: SQLiteShared(path, clock)), clock
 
 
-_REDIS = pytest.param("redis", marks=[pytest.mark.e2e, pytest.mark.xdist_group("redis-server")])
+_E2E = [pytest.mark.e2e, pytest.mark.xdist_group("redis-server")]
+_REDIS = pytest.param("redis", marks=_E2E)
+_CLUSTER = pytest.param("redis-cluster", marks=_E2E)
 
 
-@pytest.fixture(params=["memory", "sqlite", _REDIS])
+@pytest.fixture(params=["memory", "sqlite", _REDIS, _CLUSTER])
 def engine(request: pytest.FixtureRequest, tmp_path: Path, opened: list[SharedState]) -> Make:
-    """A factory of states on one engine; Redis needs its server (e2e)."""
+    """A factory of states on one engine; Redis needs its server, the cluster three (e2e)."""
     if request.param == "memory":
         one = MemoryShared()
         return lambda: one
     if request.param == "sqlite":
         return _tracked(opened, lambda: SQLiteShared(tmp_path / "shared.db"))
-    url = request.getfixturevalue("redis_url")
+    if request.param == "redis-cluster":
+        url = request.getfixturevalue("redis_cluster")
+        empty_cluster(url)
+    else:
+        url = request.getfixturevalue("redis_url")
     return _tracked(opened, lambda: RedisShared(url))
 
 
@@ -143,6 +150,18 @@ def test_every_engine_shares_cooldowns_and_pins(engine: Make) -> None:
     assert a.cooled() == {"key:claude:K1": Cooling(123.5, 2)}
     a.pin("claude:s1", "K3", 60)
     assert b.pinned("claude:s1") == "K3"
+
+
+def test_a_take_over_several_subjects_charges_all_or_none(engine: Make) -> None:
+    # On a Redis Cluster the user's and the team's counters sit in two slots.
+    if time.time() % WINDOW > WINDOW - 5:  # a fixed window: do not straddle two minutes
+        time.sleep(WINDOW - time.time() % WINDOW + 0.1)
+    state = engine()
+    user, team = Charge("user:u:requests", 2, 1), Charge("team:t:requests", 1, 1)
+    assert state.take([user, team], WINDOW) is None
+    assert state.take([user, team], WINDOW) is not None  # the team's one is taken
+    assert state.take([user], WINDOW) is None  # the refused take left the user's room
+    assert state.take([user], WINDOW) is not None
 
 
 def test_concurrent_takes_never_admit_more_than_the_limit(engine: Make) -> None:

@@ -19,6 +19,7 @@ import httpx2
 import pytest
 
 from tests.fakes.http import FakeServer, Received, Reply
+from tests.proxy.cluster import redis_cluster, store_url  # noqa: F401 (fixtures)
 from tests.proxy.support import anthropic_text_stream, request_body
 from tests.proxy.test_conversation_processes import _processes
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
@@ -156,7 +157,7 @@ def test_a_session_keeps_its_key_on_both_replicas_and_a_429_moves_it_everywhere(
 
 def test_a_backend_cooled_on_one_replica_is_skipped_by_the_other(
     tmp_path: Path,
-    redis_url: str,  # noqa: F811 (a fixture)
+    store_url: str,  # noqa: F811 (a fixture: one Redis, then a Redis Cluster)
 ) -> None:
     limited = Reply(429, [_RATE_LIMITED], {"retry-after": "30"}, "application/json")
     with (
@@ -169,7 +170,7 @@ def test_a_backend_cooled_on_one_replica_is_skipped_by_the_other(
             f'[backends.second]\nprovider = "anthropic"\nbase_url = "{second.url}"\n'
             f'model = "claude-up"\n'
         )
-        config = _config(tmp_path, redis_url, backends)
+        config = _config(tmp_path, store_url, backends)
         with _processes(config, "a", "b") as pair:
             first = _ask(pair["a"].url, "s1")
             assert first.headers["x-toolwire-backend"] == "second"
@@ -183,14 +184,14 @@ def test_a_backend_cooled_on_one_replica_is_skipped_by_the_other(
 def test_a_rate_limit_holds_across_both_replicas(
     tmp_path: Path,
     upstream: Upstream,
-    redis_url: str,  # noqa: F811 (a fixture)
+    store_url: str,  # noqa: F811 (a fixture: one Redis, then a Redis Cluster)
 ) -> None:
     backends = (
         f'[backends.claude]\nprovider = "anthropic"\nbase_url = "{upstream.server.url}"\n'
         'model = "claude-up"\n'
     )
     proxy = 'token = "team-token"\n[proxy.limits]\nrequests_per_minute = 3\n'
-    config = _config(tmp_path, redis_url, backends, proxy)
+    config = _config(tmp_path, store_url, backends, proxy)
     with _processes(config, "a", "b") as pair:
         a, b = pair["a"].url, pair["b"].url
         if time.time() % 60 > 50:  # a fixed window: do not straddle two minutes

@@ -33,6 +33,7 @@ from toolwire.proxy.pools import open_pooled
 from toolwire.proxy.provenance import watched
 from toolwire.proxy.refusals import Refusals
 from toolwire.proxy.relay import json_bytes
+from toolwire.proxy.routing import named_models
 from toolwire.proxy.searching import search_run, searched
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.sharing import Sharing
@@ -69,7 +70,15 @@ class Proxy:
         self.sharing = Sharing(settings, self.metrics)
         self.cooldowns, self.pools = self.sharing.cooldowns, self.sharing.pools
         prices = {name: b.price_per_mtok for name, b in settings.config.backends.items()}
-        self.people = People.open(settings.store, settings.ledger, prices.get, self.metrics)
+        self.people = People.open(
+            settings.store,
+            settings.ledger,
+            prices.get,
+            self.metrics,
+            spool=settings.ledger_spool,
+            memory_rows=settings.ledger_memory_rows,
+        )
+        self.people.named = named_models(settings)
         self._fallbacks = {n: b.fallbacks for n, b in settings.config.backends.items()}
         self.telemetry = Telemetry.from_env() if telemetry is None else telemetry
         self.intake = Intake(settings, self.people)
@@ -119,10 +128,10 @@ class Proxy:
         await self.sharing.admit(
             request.headers, p.input_tokens, None if caller is None else caller.limited
         )
-        names = chain(p.route.backend, self._fallbacks)
+        names = self.people.permitted(caller, self._chain(p))
         tokens = (p.input_tokens, p.request.max_tokens)
         sid = client_session(p.session)  # the id the client sent, not its owner's store key
-        hold = await self.people.admit(caller, sid, names, p.route.model, tokens)
+        hold = await self.people.admit(caller, sid, names, tokens)
         who = self.person(request)
         span = (
             None
@@ -130,7 +139,7 @@ class Proxy:
             else self.telemetry.begin(traced(self.settings, body, p.route, who))
         )
         try:
-            p, opened = await self._send(body, request, p)
+            p, opened = await self._send(body, request, p, names)
         except BaseException as e:
             if hold is not None:  # nothing reached the client: nothing is charged
                 status = f"error {e.status}" if isinstance(e, UpstreamError) else "error"
@@ -176,9 +185,19 @@ class Proxy:
         """What the proxy's own web searches need: the provider and the HTTP client."""
         return self.settings.search, self.client
 
-    async def _send(self, body: Any, request: Request, p: Plan) -> tuple[Plan, Opened]:
-        """``p`` sent, or its fallbacks in turn (``walk.py``); the plan that answered."""
+    def _chain(self, p: Plan) -> list[tuple[str, str]]:
+        """``p``'s backend and model, then each fallback with the model it is sent."""
         names = chain(p.route.backend, self._fallbacks)
+        config = self.settings.config
+        return [(p.route.backend, p.route.model)] + [
+            (n, config.backend(n).model) for n in names[1:]
+        ]
+
+    async def _send(
+        self, body: Any, request: Request, p: Plan, names: list[str]
+    ) -> tuple[Plan, Opened]:
+        """``p`` sent, or its fallbacks in ``names`` in turn (``walk.py``); the plan that
+        answered."""
         if len(names) > 1:
             return await walk(
                 p,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 _HELP = {
     "toolwire_proxy_requests_total": ("counter", "Messages requests, by route and backend."),
@@ -62,6 +63,18 @@ _HELP = {
         "counter",
         "Dollars spent at the backends' price_per_mtok, by team (empty: no key).",
     ),
+    "toolwire_proxy_ledger_backlog_rows": (
+        "gauge",
+        "Ledger rows waiting to be written (the database is down or behind), spooled included.",
+    ),
+    "toolwire_proxy_ledger_spooled_rows": (
+        "gauge",
+        "Ledger rows waiting in this process's spool files (past ledger_memory_rows).",
+    ),
+    "toolwire_proxy_ledger_rejected_rows": (
+        "counter",
+        "Ledger rows the database refused on their own, kept in the spool's rejected.jsonl.",
+    ),
     "toolwire_proxy_upstream_latency_seconds_sum": (
         "counter",
         "Seconds from sending upstream to its first event, summed.",
@@ -81,6 +94,13 @@ class Metrics:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: defaultdict[tuple[str, Labels], float] = defaultdict(float)
+        self._watched: dict[str, Callable[[], float]] = {}
+
+    def watch(self, name: str, read: Callable[[], float]) -> None:
+        """Render ``name`` (unlabelled) as what ``read`` returns when /metrics is asked."""
+        if name not in _HELP:
+            raise KeyError(name)
+        self._watched[name] = read
 
     def add(self, name: str, value: float = 1.0, **labels: str) -> None:
         """Add ``value`` to the counter ``name`` with ``labels``."""
@@ -100,6 +120,8 @@ class Metrics:
         """The Prometheus text format: HELP and TYPE, then one line per labelled value."""
         with self._lock:
             values = dict(self._values)
+        for name, read in list(self._watched.items()):
+            values[(name, ())] = float(read())
         lines: list[str] = []
         for name, (kind, help_text) in _HELP.items():
             lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]

@@ -73,4 +73,20 @@ def _model(backend: str, model: str | None, settings: ProxySettings) -> str:
     return model or settings.config.backend(backend).model
 
 
-__all__ = ["Route", "route"]
+def named_models(settings: ProxySettings) -> dict[str, frozenset[str]]:
+    """Per backend, the models the config gives it (its own, ``[proxy.models]``,
+    ``[proxy.aliases]``, ``[[proxy.routes]]``): the models a key's ``--models`` patterns
+    may name, as opposed to whatever a client writes after a comma."""
+    pairs = [(name, b.model) for name, b in settings.config.backends.items()]
+    for target in (*settings.models.values(), *settings.aliases.values()):
+        name, _, model = target.partition(",")
+        pairs.append((name, model))
+    pairs += [(rule.backend, rule.model or "") for rule in settings.routes]
+    found: dict[str, set[str]] = {}
+    for name, model in pairs:
+        if name in settings.config.backends:
+            found.setdefault(name, set()).add(model or settings.config.backend(name).model)
+    return {name: frozenset(models) for name, models in found.items()}
+
+
+__all__ = ["Route", "named_models", "route"]

@@ -7,7 +7,14 @@ included. ``GuardedProtocol`` (uvicorn's httptools protocol, the one it picks wh
 httptools is installed, as it is with toolwire) adds what is missing:
 
 * ``header_timeout``: from a connection's first byte wait (or a request's first byte on
-  a kept-alive connection) to the end of the headers; then the connection is closed.
+  a kept-alive connection) to the end of the headers; then a client that sent part of a
+  request gets ``408 timeout_error`` and the connection is closed (one that sent nothing
+  is closed).
+* ``max_header_bytes``: the request line and headers, counted as they arrive, before any
+  key is checked: past it the answer is ``431 request_too_large`` and the connection is
+  closed, so a client without a key holds at most that much (plus one socket read) of
+  the proxy's memory however long the headers it sends. httptools has no limit of its
+  own: it gathers a header's value until its end.
 * ``body_timeout``: the app answers a body that is not complete in time with a 408
   (``app.py``); past that plus ``BODY_GRACE`` the protocol closes the connection, also
   for a body that no endpoint reads.
@@ -31,6 +38,7 @@ from toolwire.proxy.settings import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEADER_BYTES,
     ProxySettings,
 )
 
@@ -48,10 +56,27 @@ class GuardedProtocol(HttpToolsProtocol):
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
+        self._head: int | None = 0
+        """Bytes of the request's line and headers so far (None: they are complete)."""
+        self._refused = False
+        self._steps = 0  # headers and requests completed on this connection
+        self._begun = False  # a request's first byte came (its headers may not have)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # the refusal is sent; nothing more is read
+        steps = self._steps
+        super().data_received(data)
+        # Only a read that ended no headers and no request is all header bytes.
+        if self._head is not None and steps == self._steps and not self._refused:
+            self._head += len(data)
+            if self._head > self.max_header_bytes:
+                self._refuse(431, "request_too_large", self._too_large())
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -66,10 +91,16 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._begun = True
         if self._deadline is None:  # a new request on a kept-alive connection
             self._arm(self.header_timeout)
 
     def on_headers_complete(self) -> None:
+        self._head, self._steps = None, self._steps + 1
+        size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
+        if size > self.max_header_bytes:  # they came whole, in one read
+            self._refuse(431, "request_too_large", self._too_large())
+            return
         self._arm(self.body_timeout + BODY_GRACE)
         path = self.url.partition(b"?")[0]
         if len(self.connections) <= self.max_connections or path == HEALTH_PATH:
@@ -81,9 +112,31 @@ class GuardedProtocol(HttpToolsProtocol):
         finally:
             self.app = app
 
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
+        if self._refused:
+            return
         self._disarm()
+        # A kept-alive connection's next request starts from nothing.
+        self._head, self._steps, self._begun = 0, self._steps + 1, False
         super().on_message_complete()
+
+    def _too_large(self) -> str:
+        return (
+            f"the request's line and headers are over {self.max_header_bytes} bytes "
+            "(max_header_bytes)"
+        )
+
+    def _refuse(self, status: int, kind: str, message: str) -> None:
+        """Answer ``status`` in Anthropic's shape before any app sees the request; close."""
+        self._refused = True
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(_response(status, kind, message))
+            self.transport.close()
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
@@ -96,8 +149,25 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _expired(self) -> None:
         self._deadline = None
-        if not self.transport.is_closing():
+        if self._begun and self._head is not None:  # part of a request, not its headers' end
+            took = f"the request's headers took over {self.header_timeout:g} s (header_timeout)"
+            self._refuse(408, "timeout_error", took)
+        elif not self.transport.is_closing():
             self.transport.close()
+
+
+_REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+
+
+def _response(status: int, kind: str, message: str) -> bytes:
+    body = json.dumps(error_payload(kind, message)).encode()
+    head = (
+        f"HTTP/1.1 {status} ".encode() + _REASONS[status] + b"\r\n"
+        b"content-type: application/json\r\n"
+        b"content-length: " + str(len(body)).encode() + b"\r\n"
+        b"connection: close\r\n\r\n"
+    )
+    return head + body
 
 
 async def _overloaded(scope: Any, receive: Any, send: Any) -> None:
@@ -118,6 +188,7 @@ def guarded_protocol(settings: ProxySettings) -> type[GuardedProtocol]:
         "header_timeout": settings.header_timeout,
         "body_timeout": settings.body_timeout,
         "max_connections": settings.max_connections,
+        "max_header_bytes": settings.max_header_bytes,
     }
     return type("GuardedProtocol", (GuardedProtocol,), limits)
 

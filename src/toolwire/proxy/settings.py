@@ -12,7 +12,7 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     admin_token_env = ""             # the variable holding the admin token (switch, metrics)
     pass_client_key = false          # Anthropic backends: forward the client's x-api-key
     max_body_bytes = 33554432
-    store = "memory"                 # or a SQLite file path, or "redis://host:6379/0"
+    store = "memory"                 # a SQLite path, "redis://host:6379/0", "redis-cluster://h:p,h:p"
     store_ttl = 0                    # Redis store: seconds an idle session is kept (0: forever)
     retries = 0                      # upstream retries (Claude Code retries on its own)
     header_timeout = 10.0            # seconds a client has to send a request's headers
@@ -23,6 +23,9 @@ unchecked (``Config.proxy``); errors are worded as every other config error::
     compaction = true                # compact a request over its backend's window (else a 400)
     failover_cooldown = 30.0         # seconds a failed backend is skipped (doubling, up to 10x)
     ledger = ""                      # spend rows: a SQLite path or "postgresql://..." ("": none)
+    ledger_spool = ""                # where rows wait while the ledger is down ("": state dir)
+    ledger_memory_rows = 10000       # rows kept in memory while it is down, then spooled
+    max_header_bytes = 65536         # a request's line and headers (431 past it)
 
     [proxy.models]                   # request model name -> "backend" or "backend,model"
     "claude-opus-5-5" = "glm,glm-4.6"
@@ -66,6 +69,9 @@ DEFAULT_BODY_TIMEOUT = 60.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5  # uvicorn's default
 DEFAULT_MAX_CONNECTIONS = 256  # with an upstream connection each, well under 1024 descriptors
 DEFAULT_FAILOVER_COOLDOWN = 30.0
+# Claude Code's headers are about 2 KB; 64 KB is what common servers allow at most.
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+DEFAULT_LEDGER_MEMORY_ROWS = 10_000  # a few MB of rows while the ledger is down
 # Claude Code's gateway model discovery keeps only the ids that start with these (any case).
 PICKER_PREFIXES = ("claude", "anthropic")
 
@@ -89,6 +95,9 @@ class ProxyTable(Table):
     compaction: bool = True
     failover_cooldown: PositiveFloat = DEFAULT_FAILOVER_COOLDOWN
     ledger: str = ""
+    ledger_spool: str = ""
+    ledger_memory_rows: PositiveInt = DEFAULT_LEDGER_MEMORY_ROWS
+    max_header_bytes: PositiveInt = DEFAULT_MAX_HEADER_BYTES
     models: dict[str, str] = Field(
         default_factory=dict,
         description="a table mapping model names to 'backend' or 'backend,model'",
@@ -141,6 +150,12 @@ class ProxySettings:
     admin_token_env: str | None = None
     """The variable holding the admin token: it alone (or an admin's key) switches
     another person's session and reads ``/metrics`` once people have keys."""
+    ledger_spool: str = ""
+    """The directory rows wait in while the ledger is down ("": the state directory)."""
+    ledger_memory_rows: int = DEFAULT_LEDGER_MEMORY_ROWS
+    """Rows kept in memory while the ledger is down; more go to the spool."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """A request's line and headers at most (``serving.py``): past it, 431."""
 
     @property
     def admin_token(self) -> str | None:

@@ -57,6 +57,12 @@ class Accounts(Protocol):
 
     def spent(self, counter: str) -> int: ...
 
+    def now(self) -> float:
+        """The store's clock (Unix seconds), which budget windows follow: Redis's
+        ``TIME``, so replicas whose clocks differ still share one window; the host's
+        clock for memory and SQLite (one host)."""
+        ...
+
 
 class MemoryAccounts:
     """Everything in this process (tests, a single proxy without a shared store)."""
@@ -118,6 +124,9 @@ class MemoryAccounts:
     def spent(self, counter: str) -> int:
         with self._lock:
             return self._counters.get(counter, 0)
+
+    def now(self) -> float:
+        return time.time()
 
 
 _SCHEMA = (
@@ -214,6 +223,9 @@ class SQLiteAccounts:
     def spent(self, counter: str) -> int:
         with self._lock:
             return self._spent(counter)
+
+    def now(self) -> float:
+        return time.time()  # the processes sharing the file share a host's clock
 
     def _spent(self, counter: str) -> int:
         row = self._db.execute(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -33,7 +33,9 @@ from toolwire.proxy.errors import ProxyError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.people.accounts import Accounts, open_accounts
 from toolwire.proxy.people.keys import MICROS, Budget, Charge, KeyRecord, digest, dollars
-from toolwire.proxy.people.ledger import LedgerRow, Writer, open_ledger
+from toolwire.proxy.people.ledger import LedgerRow, check_ledger, open_ledger
+from toolwire.proxy.people.spool import Spool, spool_directory
+from toolwire.proxy.people.writer import Writer
 from toolwire.proxy.ratelimit import Caller as RateCaller
 
 CACHE_SECONDS = 0.5  # under the 1 s in which a revocation must reach every replica
@@ -120,13 +122,32 @@ class People:
         self._clock = clock
         self._cache: dict[str, tuple[float, Caller | None]] = {}
         self._any: tuple[float, bool] = (-math.inf, False)
+        self.named: Mapping[str, frozenset[str]] = {}
+        """Per backend, the models the config gives it (``routing.named_models``)."""
 
     @classmethod
     def open(
-        cls, store: str, ledger: str, prices: Callable[[str], Price | None], metrics: Metrics
+        cls,
+        store: str,
+        ledger: str,
+        prices: Callable[[str], Price | None],
+        metrics: Metrics,
+        *,
+        spool: str = "",
+        memory_rows: int = 10_000,
     ) -> People:
-        """Keys and budgets beside the session ``store``; rows to ``ledger`` ("": none)."""
-        writer = Writer(open_ledger(ledger) if ledger else None)
+        """Keys and budgets beside the session ``store``; rows to ``ledger`` ("": none),
+        waiting in the ``spool`` directory (``spool_directory``) while it is down."""
+        writer = Writer()
+        if ledger:
+            check_ledger(ledger)  # a missing driver is a config error now, not an outage
+            where = Spool(spool_directory(ledger, spool))
+            opener = partial(open_ledger, ledger)
+            writer = Writer(opener=opener, spool=where, memory_rows=memory_rows)
+            writer.start()
+            metrics.watch("toolwire_proxy_ledger_backlog_rows", lambda: writer.backlog)
+            metrics.watch("toolwire_proxy_ledger_spooled_rows", lambda: writer.spooled)
+            metrics.watch("toolwire_proxy_ledger_rejected_rows", lambda: writer.rejected)
         return cls(open_accounts(store), writer, metrics, prices)
 
     async def identify(self, offered: Sequence[str]) -> Caller | None:
@@ -177,33 +198,45 @@ class People:
                 worst = max(worst, input_tokens * price.input + max_tokens * price.output)
         return math.ceil(worst)
 
+    def permitted(self, caller: Caller | None, chain: Sequence[tuple[str, str]]) -> list[str]:
+        """The backends of ``chain`` (each with the model it would be sent) a request may
+        walk: ``ModelNotAllowedError`` when its key's ``--models`` do not cover the
+        routed pair (the first); the fallbacks they do not cover are left out (a failover
+        must not reach them)."""
+        names = [backend for backend, _ in chain]
+        if caller is None or not caller.key.models:
+            return names
+        (first, model), *rest = chain
+        if not caller.key.allows(first, model, self.named.get(first, ())):
+            patterns = ", ".join(caller.key.models)
+            raise ModelNotAllowedError(
+                f"this key may not use {first},{model} (it may use: {patterns})"
+            )
+        return [first] + [b for b, m in rest if caller.key.allows(b, m, self.named.get(b, ()))]
+
     async def admit(
         self,
         caller: Caller | None,
         session: str,
         backends: Sequence[str],
-        model: str,
         tokens: tuple[int, int],
     ) -> Hold | None:
-        """The request's hold (None: nobody to charge and no ledger to write); its key's
-        ``--models`` checked against the routed backend (``backends[0]``) and ``model``.
-        ``tokens``: the input estimate and ``max_tokens``."""
-        if caller is None and self.writer.ledger is None:
+        """The request's hold (None: nobody to charge and no ledger to write), its worst
+        case on ``backends`` (``permitted``'s chain). ``tokens``: the input estimate and
+        ``max_tokens``."""
+        if caller is None and not self.writer.enabled:
             return None
-        if caller is not None and not caller.key.allows(backends[0], model):
-            patterns = ", ".join(caller.key.models)
-            raise ModelNotAllowedError(
-                f"this key may not use {backends[0]},{model} (it may use: {patterns})"
-            )
         return await self.reserve(caller, session, self.worst_case(backends, *tokens))
 
     async def reserve(self, caller: Caller | None, session: str, amount: int) -> Hold:
         """Charge ``amount`` to every budget of ``caller``; ``BudgetExceededError`` if one
         has no room (nothing is charged then)."""
-        now = self._clock()
+        budgets = caller.budgets if caller else {}
+        # The store's clock, not this replica's: every replica must be in one window.
+        now = await self._run(self.accounts.now) if budgets else self._clock()
         charges = [
             Charge(f"{s}:{b.window(now)}", b.limit, amount, int(b.resets(now) - now) + 60)
-            for s, b in (caller.budgets.items() if caller else ())
+            for s, b in budgets.items()
         ]
         hold = Hold(self, caller, session, charges, amount)
         if not charges:
@@ -245,7 +278,7 @@ class People:
             usage.cache_read_tokens or 0,
             usage.cache_write_tokens or 0,
         )
-        if self.writer.ledger is not None:
+        if self.writer.enabled:
             row = LedgerRow(
                 self._clock(), key.user if key else "", team, hold.session,
                 backend, model, *tokens, cost / MICROS, status,

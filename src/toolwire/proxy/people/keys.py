@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from urllib.parse import quote
 
@@ -117,9 +117,10 @@ class KeyRecord:
         data["models"] = tuple(data.get("models") or ())
         return cls(**data)
 
-    def allows(self, backend: str, model: str) -> bool:
-        """Whether a request routed to ``backend`` (its ``model``) is this key's to make."""
-        return allowed(self.models, backend, model)
+    def allows(self, backend: str, model: str, named: Collection[str] = ()) -> bool:
+        """Whether a request resolved to ``backend`` and ``model`` is this key's to make;
+        ``named``: the models the config itself gives ``backend`` (see ``allowed``)."""
+        return allowed(self.models, backend, model, named)
 
 
 def owner_of(user: str, team: str | None) -> str:
@@ -128,11 +129,14 @@ def owner_of(user: str, team: str | None) -> str:
     return f"{quote(team or '', safe='')}/{quote(user, safe='')}"
 
 
-def allowed(patterns: Sequence[str], backend: str, model: str) -> bool:
-    """Any pattern matching the backend, the model or ``backend,model``; none: all."""
+def allowed(patterns: Sequence[str], backend: str, model: str, named: Collection[str] = ()) -> bool:
+    """Any pattern matching the backend or ``backend,model`` (none: all). A pattern that
+    matches only the model counts when the config names that model for this backend
+    (``named``): a client writes any model after a comma (``dear,cheap``), and a model
+    name it chose must not open a backend the key was not given."""
     if not patterns:
         return True
-    names = (backend, model, f"{backend},{model}")
+    names = [backend, f"{backend},{model}"] + ([model] if model in named else [])
     return any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
 
 

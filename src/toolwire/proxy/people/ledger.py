@@ -2,28 +2,32 @@
 
 ``[proxy] ledger`` is a SQLite file path (one machine) or a ``postgresql://`` URL (several
 replicas, one database; the ``psycopg`` driver, imported only then). Rows go through
-``Writer``: a queue and one thread that writes them in batches (and settles the budget
-reservations, which need not hold a request either), drained when the proxy stops.
+``writer.Writer``: a queue and one thread that writes them in batches, keeps them while
+the database is down and writes them when it is back. A write fails in one of two ways:
+``LedgerUnavailableError`` (the database cannot be reached: the rows wait) or any other
+error (something in the rows: the writer tries them one by one). Rows are made
+``storable`` before they are batched, so no value a client chose (a NUL in a model
+name) makes the database refuse a batch.
 Times are Unix seconds (``at``) in both engines, so ``spend --since`` compares numbers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-import logging
-import queue
+import importlib.util
+import math
+import re
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import astuple, dataclass, fields
-from functools import partial
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from toolwire.config.schema import ConfigError
 from toolwire.proxy.stores.schema import postgres_schema, sqlite_schema
 
-log = logging.getLogger(__name__)
 PG_SCHEMES = ("postgresql://", "postgres://")
 PG_MISSING = "a PostgreSQL ledger needs psycopg: pip install 'toolwire[postgres]'"
 BATCH = 500  # rows per insert at most: a burst is a few round trips, not thousands
@@ -50,7 +54,35 @@ class LedgerRow:
     ``error NNN`` (the upstream refused it before its first byte)."""
 
 
+class LedgerUnavailableError(Exception):
+    """The ledger's database cannot be reached (down, restarting, locked, full): rows wait."""
+
+
 COLUMNS = tuple(f.name for f in fields(LedgerRow))
+TEXT_CAP = 1000  # characters of a text value kept: a model name is the client's to choose
+_BIGINT = 2**63 - 1
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL, lone surrogates
+
+
+def storable(row: LedgerRow) -> LedgerRow:
+    """``row`` with values every engine takes: text without NUL or lone surrogates (made
+    U+FFFD) and at most ``TEXT_CAP`` characters, integers within BIGINT, finite floats."""
+    changes: dict[str, Any] = {}
+    for name in COLUMNS:
+        value = getattr(row, name)
+        if isinstance(value, str):
+            fixed: Any = _UNSTORABLE.sub("\ufffd", value[:TEXT_CAP])
+        elif isinstance(value, float):
+            fixed = value if math.isfinite(value) else 0.0
+        elif isinstance(value, int):
+            fixed = max(-_BIGINT, min(_BIGINT, value))
+        else:
+            fixed = str(value)
+        if fixed is not value:
+            changes[name] = fixed
+    return replace(row, **changes) if changes else row
+
+
 _TYPES = {"at": "DOUBLE PRECISION", "cost": "DOUBLE PRECISION"}
 _TEXT = {"user", "team", "session", "backend", "model", "status"}
 
@@ -114,7 +146,7 @@ class SQLiteLedger:
     def write(self, rows: Sequence[LedgerRow]) -> None:
         marks = ", ".join("?" for _ in COLUMNS)
         names = ", ".join(_q(c) for c in COLUMNS)
-        with self._lock, self._db:
+        with self._lock, _unavailable(sqlite3.OperationalError), self._db:
             self._db.executemany(
                 f"INSERT INTO toolwire_ledger ({names}) VALUES ({marks})",
                 [astuple(r) for r in rows],
@@ -148,7 +180,9 @@ class PostgresLedger:
     def write(self, rows: Sequence[LedgerRow]) -> None:
         marks = ", ".join("%s" for _ in COLUMNS)
         names = ", ".join(_q(c) for c in COLUMNS)
-        with self._lock, self._db.transaction(), self._db.cursor() as cursor:
+        pg: Any = importlib.import_module("psycopg")  # loaded by __init__ already
+        lost = _unavailable(pg.OperationalError, pg.InterfaceError)
+        with self._lock, lost, self._db.transaction(), self._db.cursor() as cursor:
             cursor.executemany(
                 f"INSERT INTO toolwire_ledger ({names}) VALUES ({marks})",
                 [astuple(r) for r in rows],
@@ -165,82 +199,52 @@ class PostgresLedger:
         self._db.close()
 
 
+@contextlib.contextmanager
+def _unavailable(*lost: type[BaseException]) -> Iterator[None]:
+    """``lost`` (the engine's connection errors) raised as ``LedgerUnavailableError``."""
+    try:
+        yield
+    except lost as e:
+        raise LedgerUnavailableError(str(e).strip() or type(e).__name__) from e
+
+
+def check_ledger(spec: str) -> None:
+    """``ConfigError`` now if ``spec`` needs a driver that is not installed (opening the
+    ledger itself may wait for its database: the writer does that)."""
+    if spec.startswith(PG_SCHEMES) and importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(PG_MISSING)
+
+
+# libpq settings a ledger URL gets unless it sets them: a database that stops answering
+# (a partition, not a refusal) is given up on in about a minute, and the writer's
+# backoff takes over, instead of a write waiting for TCP's two hours.
+PG_TIMEOUTS = {"connect_timeout": "10", "keepalives_idle": "30", "keepalives_interval": "10",
+               "keepalives_count": "3"}  # fmt: skip
+
+
+def with_timeouts(url: str) -> str:
+    """``url`` with ``PG_TIMEOUTS`` for the parameters it does not set."""
+    missing = [f"{k}={v}" for k, v in PG_TIMEOUTS.items() if f"{k}=" not in url]
+    if not missing:
+        return url
+    return url + ("&" if "?" in url else "?") + "&".join(missing)
+
+
 def open_ledger(spec: str) -> Ledger:
     """A ``postgresql://`` URL or a SQLite file path."""
     if spec.startswith(PG_SCHEMES):
-        return PostgresLedger(spec)
+        return PostgresLedger(with_timeouts(spec))
     return SQLiteLedger(spec)
-
-
-Job = Callable[[], None]
-_STOP = object()
-
-
-class Writer:
-    """One thread doing what must not hold a request: settling reservations (``Job``s)
-    and writing ledger rows in batches, in the order they were queued."""
-
-    def __init__(self, ledger: Ledger | None) -> None:
-        self.ledger = ledger
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None  # started by the first item
-        self._start = threading.Lock()
-
-    def put(self, item: LedgerRow | Job) -> None:
-        if self._thread is None:
-            with self._start:
-                if self._thread is None:
-                    self._thread = threading.Thread(
-                        target=self._run, name="toolwire-ledger", daemon=True
-                    )
-                    self._thread.start()
-        self._queue.put(item)
-
-    def close(self, timeout: float = 30.0) -> None:
-        """Write everything queued, then stop (the proxy's shutdown)."""
-        if self._thread is not None:
-            self._queue.put(_STOP)
-            self._thread.join(timeout)
-            self._thread = None
-        if self.ledger is not None:
-            self.ledger.close()
-            self.ledger = None
-
-    def _run(self) -> None:
-        stop = False
-        while not stop:
-            items = [self._queue.get()]
-            while len(items) < BATCH:
-                try:
-                    items.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            rows: list[LedgerRow] = []
-            for item in items:
-                if item is _STOP:
-                    stop = True
-                elif isinstance(item, LedgerRow):
-                    rows.append(item)
-                else:
-                    self._do(item)  # type: ignore[arg-type]
-            if rows and self.ledger is not None:
-                self._do(partial(self.ledger.write, rows))
-
-    @staticmethod
-    def _do(job: Job) -> None:
-        try:
-            job()
-        except Exception:
-            # A database that is down must not stop later settlements: said, not raised.
-            log.exception("toolwire proxy: a ledger write or settlement failed")
 
 
 __all__ = [
     "COLUMNS",
     "Ledger",
     "LedgerRow",
+    "LedgerUnavailableError",
     "PostgresLedger",
     "SQLiteLedger",
-    "Writer",
+    "check_ledger",
     "open_ledger",
+    "storable",
 ]

@@ -2,10 +2,16 @@
 
 Keys: the hash ``toolwire:proxy:keys`` (digest -> record JSON) and ``toolwire:proxy:key-ids``
 (id -> digest); budgets: the hash ``toolwire:proxy:budgets`` (subject -> JSON); counters:
-``toolwire:proxy:spent:SUBJECT:WINDOW``, integers of micro-dollars that expire after their
-window. A reservation is one Lua script (``_RESERVE``): Redis runs a script alone, so
-no other replica's reservation can read a counter between this one's check and its
-increment, which ``WATCH``/``MULTI`` would only give with retries under contention.
+``toolwire:proxy:spent:{SUBJECT}:WINDOW``, integers of micro-dollars that expire after their
+window (the hash tag keeps a subject's counters in one Redis Cluster slot; counters of
+an older version, without it, are moved once when a proxy opens a single server). A
+reservation is one Lua script (``_RESERVE``): Redis runs a script alone, so no other
+replica's reservation can read a counter between this one's check and its increment,
+which ``WATCH``/``MULTI`` would only give with retries under contention. On a cluster
+the user's and the team's counters sit in two slots: the script runs per slot, and a
+refusal gives back what the earlier slot took (a concurrent request may be refused
+meanwhile, never admitted over a budget). ``now`` is the server's ``TIME`` (on a cluster,
+one node's, the same for every replica): budget windows never follow a replica's clock.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from toolwire.proxy.people.keys import Budget, Charge, KeyRecord, Refused
-from toolwire.proxy.stores.redis import require_redis
+from toolwire.proxy.stores.redis import connect, is_cluster, slot_groups, tagged
 
 if TYPE_CHECKING:
     import redis
@@ -37,6 +43,19 @@ for i = 1, #KEYS do
 end
 return {0, 0}
 """
+# KEYS: a counter named before hash tags, its name now. Moves its amount and expiry.
+_MOVE = """
+local v = redis.call('GET', KEYS[1])
+if v then
+  local ttl = redis.call('TTL', KEYS[1])
+  redis.call('INCRBY', KEYS[2], v)
+  if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+  redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+MOVED = PREFIX + "spent-tagged"  # set once the untagged counters were moved
+CLOCK = PREFIX + "clock"  # the key whose node tells the time on a cluster
 
 
 class RedisAccounts:
@@ -46,13 +65,35 @@ class RedisAccounts:
 
     def __init__(self, url: str, *, client: redis.Redis | None = None) -> None:
         if client is None:
-            module: Any = require_redis()
-            client = module.Redis.from_url(url)
+            client = connect(url)
         self._redis: Any = client
+        self._cluster = is_cluster(client)
         self._reserve = self._redis.register_script(_RESERVE)
+        if not self._cluster:
+            self._move_untagged()
+
+    def _move_untagged(self) -> None:
+        """Counters an older version named ``spent:SUBJECT:WINDOW`` moved to their tagged
+        names, once (a budget's spend must survive the upgrade)."""
+        if self._redis.exists(MOVED):
+            return
+        move = self._redis.register_script(_MOVE)
+        for raw in self._redis.scan_iter(PREFIX + "spent:*", count=1000):
+            name = raw.decode() if isinstance(raw, bytes) else str(raw)
+            counter = name.removeprefix(PREFIX + "spent:")
+            if not counter.startswith("{"):
+                move(keys=[name, PREFIX + "spent:" + tagged(counter)])
+        self._redis.set(MOVED, "1")
+
+    def now(self) -> float:
+        """The store's clock (see the module doc)."""
+        node = self._redis.get_node_from_key(CLOCK) if self._cluster else None
+        seconds, micros = self._redis.time(**({"target_nodes": node} if node else {}))
+        return int(seconds) + int(micros) / 1e6
 
     def add(self, record: KeyRecord) -> None:
-        with self._redis.pipeline() as pipe:
+        # Two hashes in two slots on a cluster: not one transaction there.
+        with self._redis.pipeline(transaction=not self._cluster) as pipe:
             pipe.hset(PREFIX + "keys", record.digest, record.to_json())
             pipe.hset(PREFIX + "key-ids", record.id, record.digest)
             pipe.execute()
@@ -87,13 +128,19 @@ class RedisAccounts:
         return {n: Budget.from_json(r) for n, r in zip(names, raw, strict=True) if r}
 
     def reserve(self, charges: Sequence[Charge]) -> Refused | None:
-        if not charges:
-            return None
-        args: list[int] = []
-        for c in charges:
-            args += [c.limit, c.amount, c.ttl]
-        index, spent = self._reserve(keys=[self._counter(c) for c in charges], args=args)
-        return None if int(index) == 0 else Refused(charges[int(index) - 1], int(spent))
+        keys = [self._counter(c) for c in charges]
+        taken: list[Charge] = []  # given back if a later slot refuses
+        for group in slot_groups(self._redis, keys):
+            args: list[int] = []
+            for i in group:
+                args += [charges[i].limit, charges[i].amount, charges[i].ttl]
+            index, spent = self._reserve(keys=[keys[i] for i in group], args=args)
+            if int(index) != 0:
+                if taken:
+                    self.settle([Charge(c.counter, c.limit, -c.amount, c.ttl) for c in taken])
+                return Refused(charges[group[int(index) - 1]], int(spent))
+            taken += [charges[i] for i in group]
+        return None
 
     def settle(self, charges: Sequence[Charge]) -> None:
         with self._redis.pipeline(transaction=False) as pipe:
@@ -103,11 +150,11 @@ class RedisAccounts:
             pipe.execute()
 
     def spent(self, counter: str) -> int:
-        raw = self._redis.get(PREFIX + "spent:" + counter)
+        raw = self._redis.get(PREFIX + "spent:" + tagged(counter))
         return int(raw) if raw else 0
 
     def _counter(self, charge: Charge) -> str:
-        return PREFIX + "spent:" + charge.counter
+        return PREFIX + "spent:" + tagged(charge.counter)
 
     def close(self) -> None:
         self._redis.close()

@@ -11,15 +11,22 @@ keeps); ``ttl`` (seconds) makes an untouched session expire, each save renewing 
 
 The ``redis`` package is optional (``pip install 'toolwire[redis]'``) and imported only
 when a Redis store is opened.
+
+Redis Cluster: ``redis-cluster://host:port[,host:port...]`` (``rediss-cluster://`` with
+TLS) names some of its nodes; redis-py's cluster client finds the rest (``connect``).
+Every command of the proxy touches one key, or keys sharing a hash tag (``{...}``: one
+person's, team's or client key's counters in one slot); a check over several subjects'
+counters runs per slot (``slot_groups``).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
 
 from toolwire.config.schema import ConfigError
 from toolwire.proxy.state import SessionState
@@ -29,7 +36,8 @@ if TYPE_CHECKING:
     import redis
 
 KEY_PREFIX = "toolwire:proxy:session:"
-REDIS_SCHEMES = ("redis://", "rediss://")
+CLUSTER_SCHEMES = ("redis-cluster://", "rediss-cluster://")
+REDIS_SCHEMES = ("redis://", "rediss://", *CLUSTER_SCHEMES)
 MISSING = "the Redis store needs the redis package: pip install 'toolwire[redis]'"
 _T = TypeVar("_T")
 log = logging.getLogger(__name__)
@@ -55,6 +63,54 @@ def require_redis() -> ModuleType:
         raise ConfigError(MISSING) from None
 
 
+def connect(url: str) -> Any:
+    """A client of the Redis server, or of the Redis Cluster, ``url`` names."""
+    module: Any = require_redis()
+    if not url.startswith(CLUSTER_SCHEMES):
+        return module.Redis.from_url(url)
+    from redis.cluster import ClusterNode, RedisCluster
+
+    scheme, _, rest = url.partition("://")
+    auth, _, hosts = rest.rpartition("@")
+    hosts = hosts.split("/", 1)[0].split("?", 1)[0]
+    nodes = []
+    for host in hosts.split(","):
+        name, _, port = host.strip().rpartition(":")
+        if not name or not port.isdigit():
+            raise ConfigError(f"{scheme}://: write each node as host:port, got {host!r}")
+        nodes.append(ClusterNode(name, int(port)))  # type: ignore[no-untyped-call]
+    user, _, password = auth.partition(":") if auth else ("", "", "")
+    return RedisCluster(
+        startup_nodes=nodes,
+        username=unquote(user) or None,
+        password=unquote(password) or None,
+        ssl=scheme == "rediss-cluster",
+    )
+
+
+def is_cluster(client: Any) -> bool:
+    """Whether ``client`` talks to a Redis Cluster (keys in several slots, several nodes)."""
+    return hasattr(client, "keyslot")
+
+
+def tagged(counter: str) -> str:
+    """``SUBJECT:LAST`` (``user:alice:requests``, ``team:eng:41``) as ``{SUBJECT}:LAST``: a
+    subject's counters share a hash slot, so a script may touch them together."""
+    subject, _, last = counter.rpartition(":")
+    return f"{{{subject}}}:{last}" if subject else counter
+
+
+def slot_groups(client: Any, keys: Sequence[str]) -> list[list[int]]:
+    """The indices of ``keys`` grouped by hash slot, in a fixed order: one group on a
+    single server, where any keys may go in one script."""
+    if not is_cluster(client):
+        return [list(range(len(keys)))]
+    groups: dict[int, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(int(client.keyslot(key)), []).append(i)
+    return [groups[slot] for slot in sorted(groups)]
+
+
 class RedisStore:
     """Session state in Redis: one JSON string per session under ``toolwire:proxy:session:``."""
 
@@ -71,8 +127,7 @@ class RedisStore:
         if ttl is not None and ttl <= 0:
             raise ValueError("ttl must be a positive number of seconds (or None)")
         if client is None:
-            module: Any = require_redis()
-            client = module.Redis.from_url(url)
+            client = connect(url)
         self._redis: redis.Redis = client
         self._ttl = ttl
         self._prefix = prefix
@@ -97,7 +152,7 @@ class RedisStore:
         """
         module: Any = require_redis()
         key = self.key(session)
-        with self._redis.pipeline() as transaction:
+        with self._redis.pipeline(transaction=True) as transaction:
             pipe: Any = transaction  # redis-py leaves ``watch`` unannotated
             while True:
                 try:
@@ -130,4 +185,14 @@ def _decode(raw: object) -> SessionState:
     return SessionState.from_json(raw) if isinstance(raw, str) and raw else SessionState()
 
 
-__all__ = ["KEY_PREFIX", "MISSING", "RedisStore", "is_redis_url", "require_redis"]
+__all__ = [
+    "KEY_PREFIX",
+    "MISSING",
+    "RedisStore",
+    "connect",
+    "is_cluster",
+    "is_redis_url",
+    "require_redis",
+    "slot_groups",
+    "tagged",
+]
