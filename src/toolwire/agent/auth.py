@@ -23,6 +23,8 @@ def authenticate(config: Config, method_id: str) -> None:
         )
     if method_id != ENV_METHOD:
         raise RequestError.invalid_params({"methodId": f"no auth method {method_id!r}"})
+    if config.no_backend is not None:
+        raise RequestError.auth_required({"details": config.no_backend})
     backend = config.backends[config.default_backend]
     if backend.api_key_env is None or backend.api_key() is not None:
         return

@@ -71,8 +71,11 @@ class Config:
     file: Path | None = None
     file_found: bool = False
     sources: Mapping[str, str] = field(default_factory=dict)
-    notice: str | None = None
-    """Plain words for the user when toolwire fell back to the demo cassette."""
+    no_backend: str | None = None
+    """What is missing when no backend is configured and no key is set (one line: which
+    variables to set, or ``toolwire login``). The default is then the ``demo`` backend,
+    which the agent never runs unasked: it answers with this line instead
+    (``toolwire demo`` and ``--backend demo`` run the demo)."""
     proxy: Mapping[str, Any] = field(default_factory=dict)
     """The file's ``[proxy]`` table, checked by ``toolwire proxy`` when it starts."""
     mcp_servers: Mapping[str, McpServerTable] = field(default_factory=dict)
@@ -130,7 +133,7 @@ def load_config(
         file=file,
         file_found=file.exists(),
         sources=sources,
-        notice=_notice(backends[default], sources["default_backend"]),
+        no_backend=_no_backend(backends[default], sources["default_backend"]),
         proxy=data.proxy,
         mcp_servers=data.mcp_servers,
     )
@@ -320,14 +323,15 @@ def _replay_arg(
     return "replay"
 
 
-def _notice(chosen: BackendConfig, source: str) -> str | None:
+def _no_backend(chosen: BackendConfig, source: str) -> str | None:
     if chosen.name != "demo" or source != DEFAULT:
         return None
-    keys = ", ".join(f"${k}" for *_, names in DETECTED for k in names)
+    first, *others = (f"${k}" for *_, names in DETECTED for k in names)
     return (
-        f"No backend is configured and no API key is set ({keys}), so this session replays "
-        "toolwire's bundled demo recording instead of calling a model. Set one of those keys, "
-        "or configure a backend in ~/.config/toolwire/config.toml, to use a real model."
+        f"No model to call: no backend is configured and no API key is set. Set {first} "
+        f"(or {', '.join(others)}) where the editor starts toolwire, or run `toolwire login`, "
+        "or add a [backends.NAME] table to ~/.config/toolwire/config.toml; then restart "
+        "the agent. Nothing was run. (`toolwire demo` replays a recorded session.)"
     )
 
 
