@@ -132,7 +132,8 @@ def test_backend_replay_argument(tmp_path: Path) -> None:
         ("mdoe = 'ask'", r"unknown key 'mdoe' in the top level; did you mean 'mode'\?"),
         (
             "mode = 'yolo'",
-            r"mode 'yolo' \(from .*config.toml\) is not valid; use one of ask, accept-edits",
+            r"mode 'yolo' \(from .*config.toml, line 1\) is not valid; "
+            "use one of ask, accept-edits",
         ),
         (
             "[backends.x]\nprovider = 'cohere'\nmodel = 'm'",

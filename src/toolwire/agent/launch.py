@@ -10,9 +10,11 @@ and the agent takes in what the client said once everything is there. Any other 
 line goes back, byte for byte, to the transport, which reads it first (it answers a bad
 line; the SDK answers anything else exactly as it would have).
 
-A bad configuration raises ``ConfigError`` as soon as it is known: before any protocol
-traffic when the client has not spoken yet, else right after the ``initialize`` answer,
-before any session.
+A bad configuration (malformed TOML, an unknown key, a bad option) does not end the
+process: an editor would show a started agent that died. Its one line goes to stderr as
+soon as it is known, and the agent serves on (``toolwire.agent.broken``): ``initialize``
+answered as usual, ``session/new``, ``authenticate`` and the rest with that line as the
+error. At the end of input it exits with status 2.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import importlib
 import json
 import os
 import select
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolwire.agent.protocol import envelope
 from toolwire.agent.protocol.handshake import early_answer
+from toolwire.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolwire.config import Config
@@ -71,7 +75,7 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
     loading = _Loading(load)
     try:
         read, initialized = _first_line(loading)
-        config = loading.result()  # a bad one raises here, as soon as it is known
+        config, broken = _loaded(loading)
         sdk.join()
     except KeyboardInterrupt:
         return  # Ctrl-C while starting: exit quietly, as while serving
@@ -83,11 +87,26 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
         from toolwire.agent.protocol.transport import StdioTransport, open_stdio
 
         transport = StdioTransport(*await open_stdio(read))
-        await server.serve_on(transport, config, record=record, initialized=initialized)
+        if config is None:
+            await server.serve_broken(transport, str(broken))
+        else:
+            await server.serve_on(transport, config, record=record, initialized=initialized)
 
     # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(main())
+    if broken is not None:
+        raise SystemExit(2)
+
+
+def _loaded(loading: _Loading) -> tuple[Config | None, ConfigError | None]:
+    """The configuration, or the error that kept it from loading (said on stderr now)."""
+    try:
+        return loading.result(), None
+    except ConfigError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        sys.stderr.flush()
+        return None, exc
 
 
 def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:

@@ -19,6 +19,7 @@ from acp.agent.connection import AgentSideConnection
 from acp.schema import InitializeRequest
 
 from toolwire.agent.agent import ToolwireAgent
+from toolwire.agent.broken import ConfigBrokenAgent
 from toolwire.agent.protocol.transport import (
     LINE_LIMIT,
     FileWriter,
@@ -90,6 +91,18 @@ async def serve_on(
         await client.aclose()
 
 
+async def serve_broken(transport: StdioTransport, line: str) -> None:
+    """Serve the client while the configuration cannot be loaded: ``initialize`` as
+    usual, every other request answered with ``line`` (``toolwire.agent.broken``)."""
+    agent = ConfigBrokenAgent(line)
+    conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
+    try:
+        await conn.listen()
+        await asyncio.sleep(0.05)  # the answers to what was read last are written
+    finally:
+        await conn.close()
+
+
 async def _take_in(agent: ToolwireAgent, params: dict[str, Any]) -> None:
     """What the client said in an ``initialize`` answered early: capabilities, profile."""
     # The raw params too: the SDK's model drops the capabilities it does not know yet
@@ -121,6 +134,7 @@ __all__ = [
     "Writer",
     "open_stdio",
     "serve",
+    "serve_broken",
     "serve_on",
     "stop_on_signals",
 ]

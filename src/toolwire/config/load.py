@@ -27,6 +27,7 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.keys import config_dir, stored_key
+from toolwire.config.lines import key_line, toml_syntax
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
@@ -112,7 +113,7 @@ def load_config(
     env = os.environ if environ is None else environ
     file, origin = _choose_file(path, env)
     where = str(file)
-    data = validate(ConfigFile, _read(file, origin) if file.exists() else {}, where)
+    data = _validated(file, origin)
     sources: dict[str, str] = {"config": origin}
     backends = _backends(data, file, env, sources)
     default = _default_backend(data, where, backend, env, backends, sources)
@@ -237,12 +238,39 @@ def _choose_file(path: str | Path | None, env: Mapping[str, str]) -> tuple[Path,
     return file, origin
 
 
-def _read(file: Path, origin: str) -> dict[str, Any]:
+def _validated(file: Path, origin: str) -> ConfigFile:
+    """The file checked against the schema; an error names the line of the key at fault."""
+    if not file.exists():
+        return validate(ConfigFile, {}, str(file))
+    text = _read(file, origin)
     try:
-        with file.open("rb") as f:
-            return tomllib.load(f)
+        return validate(ConfigFile, tomllib.loads(text), str(file))
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{file}: invalid TOML ({e}); fix the syntax") from e
+        number, what = toml_syntax(str(e))
+        at = f"{file}, line {number}" if number is not None else str(file)
+        raise ConfigError(f"{at}: invalid TOML: {what}; fix the syntax") from None
+    except ConfigError as e:
+        number = key_line(text, e.key) if e.key else None
+        raise ConfigError(_at_line(str(e), str(file), number), e.key) from None
+
+
+def _at_line(message: str, where: str, number: int | None) -> str:
+    """``message`` (about the file ``where``) with the line it is about."""
+    if number is None:
+        return message
+    if message.startswith(where):
+        return f"{where}, line {number}{message[len(where) :]}"
+    source = f"(from {where})"
+    if source in message:
+        return message.replace(source, f"(from {where}, line {number})", 1)
+    return f"{message} ({where}, line {number})"
+
+
+def _read(file: Path, origin: str) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{file}: not UTF-8 text ({e.reason}); save it as UTF-8") from e
     except OSError as e:
         raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
 
