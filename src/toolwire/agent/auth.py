@@ -13,6 +13,7 @@ from acp.exceptions import RequestError
 
 from toolwire.agent.protocol.auth_methods import ENV_METHOD, LOGIN_METHOD
 from toolwire.config import Config
+from toolwire.config.keys import forget_key, stored_names
 
 
 def authenticate(config: Config, method_id: str) -> None:
@@ -37,4 +38,11 @@ def authenticate(config: Config, method_id: str) -> None:
     )
 
 
-__all__ = ["authenticate"]
+def logout() -> list[str]:
+    """``auth/logout`` (v2): forget every key ``toolwire login`` stored, as ``toolwire
+    logout`` does; the variables it was stored for. Keys the environment sets belong to
+    the user's shell, not toolwire: they stay, and the ``env`` method still finds them."""
+    return [name for name in stored_names() if forget_key(name)]
+
+
+__all__ = ["authenticate", "logout"]

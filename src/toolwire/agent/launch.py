@@ -67,14 +67,20 @@ class _Loading:
         return self.config
 
 
-def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
+def serve(
+    load: Callable[[], Config],
+    *,
+    record: str | None = None,
+    v2: Callable[[], bool] = lambda: False,
+) -> None:
     """Serve one client on stdio (what ``toolwire acp`` does), on the configuration
-    ``load()`` returns (it may raise ``ConfigError``)."""
+    ``load()`` returns (it may raise ``ConfigError``); ``v2()``: whether ``[acp] v2`` is on,
+    read without loading the configuration (``toolwire.config.peek``)."""
     sdk = threading.Thread(target=importlib.import_module, args=(_SERVER,), daemon=True)
     sdk.start()
     loading = _Loading(load)
     try:
-        read, initialized = _first_line(loading)
+        read, initialized = _first_line(loading, v2)
         config, broken = _loaded(loading)
         sdk.join()
     except KeyboardInterrupt:
@@ -88,7 +94,7 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
 
         transport = StdioTransport(*await open_stdio(read))
         if config is None:
-            await server.serve_broken(transport, str(broken))
+            await server.serve_broken(transport, str(broken), initialized=initialized)
         else:
             await server.serve_on(transport, config, record=record, initialized=initialized)
 
@@ -109,7 +115,7 @@ def _loaded(loading: _Loading) -> tuple[Config | None, ConfigError | None]:
         return None, exc
 
 
-def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:
+def _first_line(loading: _Loading, v2: Callable[[], bool]) -> tuple[bytes, dict[str, Any] | None]:
     """Answer a first plain ``initialize``: (the bytes read after it, its params). Else
     (another line, the end of input, a bad configuration first): (every byte read, None)."""
     read = b""
@@ -133,12 +139,33 @@ def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:
     # The transport's own checks first: what it would reject, it must see to answer.
     plain = isinstance(message, dict) and envelope.check(message) is None
     answer = early_answer(message) if plain else None
+    if plain and answer is None:
+        answer = _early_v2(message, v2)
     if not newline or answer is None:
         return read, None
     # The transport's encoding (compact, ASCII): the same bytes its ``send`` would write.
     _write_all((json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n").encode())
     params: dict[str, Any] = message["params"]
     return rest, params
+
+
+def _early_v2(message: dict[str, Any], v2: Callable[[], bool]) -> dict[str, Any] | None:
+    """The answer to a v2 ``initialize`` when ``[acp] v2`` is on: it depends on the
+    client's capabilities only, as v1's does (the agent takes them in later)."""
+    params = message.get("params")
+    if (
+        message.get("method") != "initialize"
+        or not isinstance(message.get("id"), int | str)
+        or not isinstance(params, dict)
+        or type(params.get("protocolVersion")) is not int
+        or params["protocolVersion"] < 2
+        or not v2()
+    ):
+        return None
+    from toolwire.agent.protocol.handshake_v2 import capabilities_v1, initialize_result_v2
+
+    result = initialize_result_v2(capabilities_v1(params.get("capabilities")))
+    return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
 
 def _write_all(data: bytes) -> None:
