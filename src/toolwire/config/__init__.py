@@ -45,8 +45,10 @@ Every value remembers where it came from.
 ``choices`` holds the fixed sets (modes, profiles, pass-through levels, providers, tool
 formats, handoff defaults) that every other module imports; ``schema`` the file's
 models (``mcp`` its ``[mcp_servers.NAME]`` tables, ``web`` its ``[tools.web]``);
-``explain`` the one-line wording of their errors (``errors.ConfigError``); ``load`` the
-precedence and sources.
+``explain`` the one-line wording of their errors (``errors.ConfigError``); ``read`` the
+file checked, an error naming its line (``lines`` finds it); ``load`` the precedence and
+sources; ``peek`` reads ``[acp] v2`` alone, without pydantic, for ``toolwire acp``'s first
+answer.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ environment or the command line.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +26,8 @@ from toolwire.config.choices import (
 from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.keys import config_dir, stored_key
-from toolwire.config.lines import key_line, toml_syntax
 from toolwire.config.mcp import McpServerTable
+from toolwire.config.read import validated
 from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
     AcpConfig,
@@ -40,7 +39,6 @@ from toolwire.config.schema import (
     LimitsConfig,
     SubagentsConfig,
     ToolsConfig,
-    validate,
 )
 from toolwire.samples import DEMO_CASSETTE
 
@@ -113,7 +111,7 @@ def load_config(
     env = os.environ if environ is None else environ
     file, origin = _choose_file(path, env)
     where = str(file)
-    data = _validated(file, origin)
+    data = validated(file, origin)
     sources: dict[str, str] = {"config": origin}
     backends = _backends(data, file, env, sources)
     default = _default_backend(data, where, backend, env, backends, sources)
@@ -236,43 +234,6 @@ def _choose_file(path: str | Path | None, env: Mapping[str, str]) -> tuple[Path,
     if not file.is_file():
         raise ConfigError(f"config file {file} (from {origin}) does not exist; check the path")
     return file, origin
-
-
-def _validated(file: Path, origin: str) -> ConfigFile:
-    """The file checked against the schema; an error names the line of the key at fault."""
-    if not file.exists():
-        return validate(ConfigFile, {}, str(file))
-    text = _read(file, origin)
-    try:
-        return validate(ConfigFile, tomllib.loads(text), str(file))
-    except tomllib.TOMLDecodeError as e:
-        number, what = toml_syntax(str(e))
-        at = f"{file}, line {number}" if number is not None else str(file)
-        raise ConfigError(f"{at}: invalid TOML: {what}; fix the syntax") from None
-    except ConfigError as e:
-        number = key_line(text, e.key) if e.key else None
-        raise ConfigError(_at_line(str(e), str(file), number), e.key) from None
-
-
-def _at_line(message: str, where: str, number: int | None) -> str:
-    """``message`` (about the file ``where``) with the line it is about."""
-    if number is None:
-        return message
-    if message.startswith(where):
-        return f"{where}, line {number}{message[len(where) :]}"
-    source = f"(from {where})"
-    if source in message:
-        return message.replace(source, f"(from {where}, line {number})", 1)
-    return f"{message} ({where}, line {number})"
-
-
-def _read(file: Path, origin: str) -> str:
-    try:
-        return file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{file}: not UTF-8 text ({e.reason}); save it as UTF-8") from e
-    except OSError as e:
-        raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
 
 
 def _sandbox_mode(data: ConfigFile, env: Mapping[str, str], sources: dict[str, str]) -> ToolsConfig:
