@@ -27,8 +27,12 @@ ANSWERS = {
     "session/prompt": "PromptResponse",
     "session/resume": "ResumeSessionResponse",
     "session/set_config_option": "SetSessionConfigOptionResponse",
+    "auth/logout": "LogoutAuthResponse",
 }
-REQUESTS = {"session/request_permission": "RequestPermissionRequest"}
+REQUESTS = {
+    "session/request_permission": "RequestPermissionRequest",
+    "elicitation/create": "CreateElicitationRequest",
+}
 
 
 @cache

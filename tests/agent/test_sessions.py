@@ -1,14 +1,13 @@
 """Sessions and settings of the agent (official Python SDK client, in this process).
 
 ``session/load``, ``list``, ``resume`` and ``close`` on one agent; modes and the model
-config option; a malformed input line; a backend's 4xx answer; every stop reason; the
-demo notice. Every message the agent wrote is validated against the ACP v1 schema. Load
+config option; a malformed input line; a backend's 4xx answer; every stop reason; no
+key, no demo. Every message the agent wrote is validated against the ACP v1 schema. Load
 after a restart (a second process): ``test_processes.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +25,11 @@ from tests.agent.support import (
     calls_by_id,
     check_wire,
     full_turn_answers,
-    project,
     response,
     start,
     text_of,
 )
+from toolwire.samples import copy_demo_project
 from toolwire.testing import ErrorResponse
 from toolwire.testing.function import Answer
 
@@ -201,24 +200,40 @@ async def test_every_stop_reason(tmp_path: Path) -> None:
         assert not (acp.root / "w.txt").exists()
 
 
-async def test_demo_notice_in_the_first_message(tmp_path: Path) -> None:
-    """No config, no key: the bundled demo cassette, said plainly in the first message.
-    Its own agent, not the acp fixture's: the point is an agent with no configuration."""
-    root = project(tmp_path)
+async def test_no_key_runs_nothing_in_the_users_project(tmp_path: Path) -> None:
+    """No config, no key, the demo's own project: the agent says what is missing (in
+    ``authenticate``'s error and the prompt's answer) and runs nothing, not the bundled
+    demo. Its own agent, not the acp fixture's: the point is an agent with no
+    configuration."""
+    root = copy_demo_project(tmp_path / "project").resolve()
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     client = ScriptedClient()
     async with agent(tmp_path, client) as run:
         sid = await start(run.conn, root)
-        loop = asyncio.get_running_loop()
-        tasks: list[asyncio.Task[None]] = []
-
-        def on_update(update: Any) -> None:
-            if update.session_update == "agent_message_chunk":
-                client.on_update = None
-                tasks.append(loop.create_task(run.conn.cancel(session_id=sid)))
-
-        client.on_update = on_update
-        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Fix the tests")])
-        assert result.stop_reason == "cancelled"
-        first = client.of_kind("agent_message_chunk")[0].content.text
-        assert "bundled demo recording" in first
+        with pytest.raises(RequestError) as info:
+            await run.conn.authenticate(method_id="env")
+        assert "$ANTHROPIC_API_KEY" in str(info.value.data)
+        assert "toolwire login" in str(info.value.data)
+        for typed in ("Fix the failing test", "Go on"):
+            result = await run.conn.prompt(session_id=sid, prompt=[text_block(typed)])
+            assert result.stop_reason == "end_turn"
+        said = [u.content.text for u in client.of_kind("agent_message_chunk")]
+        assert len(said) == 2
+        assert all("Set $ANTHROPIC_API_KEY" in text for text in said)
+        assert all("Nothing was run" in text for text in said)
+        assert client.of_kind("tool_call") == []
         check_wire(run.wire)
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert after == before  # no edit, no test run (no __pycache__ either)
+
+
+async def test_an_explicit_demo_backend_still_replays(tmp_path: Path) -> None:
+    root = copy_demo_project(tmp_path / "project").resolve()
+    client = ScriptedClient(answers=["allow_once"] * 4)
+    async with agent(tmp_path, client, "--backend", "demo", "--mode", "accept-edits") as run:
+        sid = await start(run.conn, root)
+        await run.conn.authenticate(method_id="env")
+        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Fix it")])
+        assert result.stop_reason == "end_turn"
+        assert client.of_kind("tool_call") != []
+    assert "ascii_text.lower()" in (root / "textkit" / "slugify.py").read_text(encoding="utf-8")

@@ -74,6 +74,25 @@ async def test_client_fs_and_terminal(acp: AgentUnderTest) -> None:
     assert (acp.root / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
 
 
+async def test_a_new_file_is_written_without_asking_the_editor_to_read_it(
+    acp: AgentUnderTest,
+) -> None:
+    """Reading a missing file through ``fs/read_text_file`` makes clients print "Resource
+    not found" to the user (acpx): a Write of a new file reads only the disk."""
+    write = {"file_path": "notes/new.md", "content": "# New\n"}
+    acp.model.script(answer(("tool", "Write", write, "toolu_w")), "Written.")
+    acp.client.answers = ["allow_once"]
+    (acp.root / "notes").mkdir()
+    caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+    sid = await acp.start(caps)
+    assert (await acp.prompt(sid, "Write it")).stop_reason == "end_turn"
+    check_wire(acp.run.wire)
+    path = str(acp.root / "notes" / "new.md")
+    assert acp.client.fs_calls == [("write", path)]  # never ("read", path): it was not there
+    assert calls_by_id(acp.run.notifications())["toolu_w"]["status"] == "completed"
+    assert (acp.root / "notes" / "new.md").read_text(encoding="utf-8") == "# New\n"
+
+
 async def test_permissions_allow_once_always_reject(acp: AgentUnderTest) -> None:
     """Ask mode: each edit asks after its tool_call and diff; allow always sticks."""
     edit = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hey'"}

@@ -126,3 +126,68 @@ async def test_cancel_closes_the_socket_at_once(tmp_path: Path) -> None:
         print(f"socket closed {latency * 1000:.1f} ms after session/cancel")
         assert latency < 0.1, f"closed {latency * 1000:.0f} ms after the cancel"
         check_wire(acp.run.wire)
+
+
+async def test_a_loopback_address_is_refused_before_the_user_is_asked(tmp_path: Path) -> None:
+    async with serve({"/a": page(b"<p>secret</p>")}) as server:
+        async with agent_under_test(tmp_path, config=WEB) as acp:
+            acp.model.script(answer(fetch(server.url("/a", "127.0.0.1"), "toolu_1")), "Refused.")
+            acp.client.answers = ["allow_once"]
+            sid = await acp.start()
+            assert (await acp.prompt(sid, "Fetch it")).stop_reason == "end_turn"
+            assert acp.client.permissions == []  # nothing to allow: it would be refused
+            result = _result(acp, 1)
+            assert result.is_error
+            assert "127.0.0.1 (loopback)" in result.content
+            assert calls_by_id(acp.run.notifications())["toolu_1"]["status"] == "failed"
+            check_wire(acp.run.wire)
+        assert server.hits == []
+
+
+async def test_a_host_with_a_control_character_never_reaches_the_resolver(tmp_path: Path) -> None:
+    wildcard = '\n[tools.web]\nallow_hosts = ["*.example.com"]\ntimeout = 2\n'
+    async with serve({"/": page(b"<p>open port</p>")}) as server:
+        urls = [f"http://127.0.0.1{c}.example.com:{server.port}/" for c in ("\x00", "\x1f", " ")]
+        urls.append(f"http://127.0.0.1%00.example.com:{server.port}/")
+        async with agent_under_test(tmp_path, config=wildcard) as acp:
+            calls = [fetch(url, f"toolu_{n}") for n, url in enumerate(urls)]
+            acp.model.script(*(answer(call) for call in calls), "Refused.")
+            acp.client.answers = ["allow_once"] * len(urls)
+            sid = await acp.start()
+            assert (await acp.prompt(sid, "Fetch them")).stop_reason == "end_turn"
+            assert acp.client.permissions == []
+            for request in range(1, len(urls) + 1):
+                result = _result(acp, request)
+                assert result.is_error
+                assert "Not a valid host name" in result.content, result.content
+        assert server.hits == []
+        assert server.started == []  # not even a connection: no port told open or closed
+
+
+SPECIAL = [
+    ("http://192.88.99.1/", "6to4 relay anycast"),
+    ("http://192.0.0.170/", "IETF protocol assignments"),
+    ("http://198.18.0.1/", "benchmarking"),
+    ("http://[::ffff:0:127.0.0.1]/", "loopback, inside an IPv6 address"),
+    ("http://[::ffff:0:a00:1]/", "private, inside an IPv6 address"),
+    ("http://[5f00::1]/", "segment-routing"),
+    ("http://[3fff::1]/", "documentation"),
+    ("http://[100:0:0:1::1]/", "dummy prefix"),
+    ("http://[4000::1]/", "outside 2000::/3"),
+]
+
+
+async def test_special_purpose_addresses_are_refused_by_toolwires_own_table(
+    tmp_path: Path,
+) -> None:
+    async with agent_under_test(tmp_path, config=WEB) as acp:
+        calls = [fetch(url, f"toolu_{n}") for n, (url, _) in enumerate(SPECIAL)]
+        acp.model.script(*(answer(call) for call in calls), "Refused.")
+        acp.client.answers = ["allow_once"] * len(SPECIAL)
+        sid = await acp.start()
+        assert (await acp.prompt(sid, "Fetch them")).stop_reason == "end_turn"
+        assert acp.client.permissions == []
+        for request, (url, why) in enumerate(SPECIAL, start=1):
+            result = _result(acp, request)
+            assert result.is_error, url
+            assert why in result.content, (url, result.content)

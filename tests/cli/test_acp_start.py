@@ -1,8 +1,9 @@
 """``toolwire acp`` reads its first line before asyncio, the SDK or the configuration load.
 
 A real ``toolwire acp`` process, driven byte by byte: what the client sent with or after
-its ``initialize`` is read on as it would have been, and a bad configuration still ends
-the process with one line on stderr while the client waits to speak.
+its ``initialize`` is read on as it would have been, and a bad configuration is one line
+on stderr at once, before the client speaks (exit 2 at the end of input; what the editor
+sees: ``tests/agent/test_bad_config.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _spawn(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def test_a_bad_configuration_ends_the_agent_before_the_client_speaks(tmp_path: Path) -> None:
+def test_a_bad_configuration_is_said_on_stderr_before_the_client_speaks(tmp_path: Path) -> None:
     agent = _spawn(tmp_path, "--mode", "nonsense")
     out, err = agent.communicate(timeout=30)  # stdin stays open until it has exited
     assert agent.returncode == 2

@@ -83,7 +83,7 @@ def test_one_prompt_with_permission_and_files(tmp_path: Path) -> None:
 
 def test_prompts_read_from_standard_input(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    code, out = _invoke(root, stdin="\nfirst\nsecond\n")
+    code, out = _invoke(root, "--yes", stdin="\nfirst\nsecond\n")
     assert code == 0, out
     assert out.count("stop reason") == 1  # one summary, at the end
     assert "> first\n" in out
@@ -91,6 +91,23 @@ def test_prompts_read_from_standard_input(tmp_path: Path) -> None:
     assert out.count("allowed once (auto)") == 2
     # The fake agent reuses its tool-call ids in the second turn: the client says so.
     assert "  warning: tool_call sent again for r1\n" in out
+
+
+def test_piped_without_yes_approves_nothing_and_says_how_once(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    code, out = _invoke(root, stdin="fix it\nfix it again\n")
+    assert code == 0, out
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "teh quick fox\n"
+    assert "allowed" not in out
+    assert out.count("rejected (nobody to ask): Edit notes.txt") == 2
+    assert out.count("run `toolwire client --yes` to allow") == 1
+    assert "0 writes" in out
+
+
+def test_help_presents_approval_as_opt_in() -> None:
+    result = CliRunner().invoke(app, ["client", "--help"], env={"COLUMNS": "200"})
+    assert "--yes" in result.stdout
+    assert "Off by default" in result.stdout
 
 
 def test_a_path_outside_the_session_is_refused(tmp_path: Path) -> None:

@@ -56,13 +56,14 @@ def _file(tmp_path: Path, text: str = CONFIG) -> Path:
     return path
 
 
-def test_no_config_and_no_key_falls_back_to_the_demo_cassette(tmp_path: Path) -> None:
+def test_no_config_and_no_key_says_what_is_missing(tmp_path: Path) -> None:
     cfg = load_config(environ={"XDG_CONFIG_HOME": str(tmp_path)})
     assert cfg.default_backend == "demo"
     assert cfg.backend().provider == "replay"
     assert str(cfg.backend().cassette).endswith("demo_session.jsonl")
-    assert cfg.notice is not None
-    assert "demo" in cfg.notice
+    assert cfg.no_backend is not None  # the agent says it and runs nothing
+    assert "$ANTHROPIC_API_KEY" in cfg.no_backend
+    assert "toolwire login" in cfg.no_backend
     assert cfg.mode == "ask"
     assert cfg.profile is None
     assert cfg.file == tmp_path / "toolwire" / "config.toml"
@@ -76,7 +77,7 @@ def test_keys_in_the_environment_make_backends(tmp_path: Path) -> None:
     assert cfg.default_backend == "anthropic"
     assert cfg.backends["gemini"].api_key_env == "GOOGLE_API_KEY"
     assert cfg.source("backends.anthropic") == "detected: $ANTHROPIC_API_KEY is set"
-    assert cfg.notice is None
+    assert cfg.no_backend is None
 
 
 def test_file_then_environment_then_command_line(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_backend_replay_argument(tmp_path: Path) -> None:
     cfg = load_config(environ={"XDG_CONFIG_HOME": str(tmp_path)}, backend=f"replay:{tape}")
     assert cfg.default_backend == "replay"
     assert cfg.backend().cassette == str(tape)
-    assert cfg.notice is None
+    assert cfg.no_backend is None
     with pytest.raises(
         ConfigError, match=r"cassette .*nope.jsonl \(from --backend\) does not exist"
     ):
@@ -131,7 +132,8 @@ def test_backend_replay_argument(tmp_path: Path) -> None:
         ("mdoe = 'ask'", r"unknown key 'mdoe' in the top level; did you mean 'mode'\?"),
         (
             "mode = 'yolo'",
-            r"mode 'yolo' \(from .*config.toml\) is not valid; use one of ask, accept-edits",
+            r"mode 'yolo' \(from .*config.toml, line 1\) is not valid; "
+            "use one of ask, accept-edits",
         ),
         (
             "[backends.x]\nprovider = 'cohere'\nmodel = 'm'",

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.anyio
         ("http://[fe80::1]/", "link-local"),
         ("http://[fd12:3456::1]/", "unique-local"),
         ("http://240.0.0.1/", "reserved"),
-        ("http://[2001:db8::1]/", "reserved"),
+        ("http://[2001:db8::1]/", "documentation"),
     ],
 )
 async def test_refused_spellings(url: str, why: str) -> None:
@@ -100,3 +100,28 @@ def test_names_are_not_literals() -> None:
     assert literal_address("example.com") is None
     assert literal_address("1e100.net") is None
     assert refusal(ipaddress.ip_address("8.8.8.8")) is None
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("192.0.0.1", "IETF protocol assignments"),
+        ("192.88.99.1", "6to4 relay"),
+        ("255.255.255.255", "limited broadcast"),
+        ("::ffff:0:7f00:1", "loopback, inside an IPv6 address"),
+        ("2001:2::1", "IETF protocol assignments"),
+        ("5f00::1", "segment-routing"),
+        ("4000::1", "outside 2000::/3"),
+    ],
+)
+def test_the_table_is_toolwires_not_the_interpreters(address: str, why: str) -> None:
+    found = refusal(ipaddress.ip_address(address))
+    assert found is not None
+    assert why in found
+
+
+@pytest.mark.parametrize(
+    "address", ["192.0.0.9", "2001:1::1", "2001:4:112::1", "64:ff9b::808:808", "2002:808:808::1"]
+)
+def test_what_the_registry_calls_globally_reachable_is_allowed(address: str) -> None:
+    assert refusal(ipaddress.ip_address(address)) is None

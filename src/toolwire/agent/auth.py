@@ -13,6 +13,7 @@ from acp.exceptions import RequestError
 
 from toolwire.agent.protocol.auth_methods import ENV_METHOD, LOGIN_METHOD
 from toolwire.config import Config
+from toolwire.config.keys import forget_key, stored_names
 
 
 def authenticate(config: Config, method_id: str) -> None:
@@ -23,6 +24,8 @@ def authenticate(config: Config, method_id: str) -> None:
         )
     if method_id != ENV_METHOD:
         raise RequestError.invalid_params({"methodId": f"no auth method {method_id!r}"})
+    if config.no_backend is not None:
+        raise RequestError.auth_required({"details": config.no_backend})
     backend = config.backends[config.default_backend]
     if backend.api_key_env is None or backend.api_key() is not None:
         return
@@ -35,4 +38,11 @@ def authenticate(config: Config, method_id: str) -> None:
     )
 
 
-__all__ = ["authenticate"]
+def logout() -> list[str]:
+    """``auth/logout`` (v2): forget every key ``toolwire login`` stored, as ``toolwire
+    logout`` does; the variables it was stored for. Keys the environment sets belong to
+    the user's shell, not toolwire: they stay, and the ``env`` method still finds them."""
+    return [name for name in stored_names() if forget_key(name)]
+
+
+__all__ = ["authenticate", "logout"]

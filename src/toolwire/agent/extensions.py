@@ -1,6 +1,7 @@
 """The agent's methods beyond ACP v1's stable set: ``_session/steering``, the
-unstable ``providers/*``, ``_toolwire/session/rewind`` and ``session/delete`` (which the
-transport hands to ``ToolwireAgent.ext_method``, which hands them to ``route``).
+unstable ``providers/*``, ``_toolwire/session/rewind``, ``session/delete`` and v2's
+``auth/logout`` (which the transport hands to ``ToolwireAgent.ext_method``, which hands
+them to ``route``).
 
 Steering (``toolwire.agent.session.steering``) queues a message for the running turn,
 or starts a turn no request waits for; such turns are kept here until done and
@@ -12,21 +13,26 @@ options again.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from acp.exceptions import RequestError
 from acp.schema import PromptRequest
 
+from toolwire.agent.auth import logout
 from toolwire.agent.features import providers
 from toolwire.agent.features.providers import Providers
 from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
 from toolwire.agent.lifecycle import Lifecycle
 from toolwire.agent.protocol.transport import PROVIDER_METHODS
+from toolwire.agent.protocol.v2 import LOGOUT_METHOD
 from toolwire.agent.session import steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.steering import STEERING_METHOD
+
+log = logging.getLogger("toolwire.agent")
 
 #: Runs a prompt turn in a session: ``ToolwireAgent``'s own prompt handling.
 PromptRunner = Callable[[str, list[Any]], Coroutine[Any, Any, Any]]
@@ -53,6 +59,10 @@ class Extensions:
             return await RewindMethod(sessions.live_for(params), sessions.runtime()).answer(params)
         if method == STEERING_METHOD[1:]:
             return await self.steer(sessions.live_for(params), params)
+        if method == LOGOUT_METHOD[1:]:
+            forgotten = await asyncio.to_thread(logout)
+            log.info("auth/logout: %d stored key(s) forgotten", len(forgotten))
+            return {}
         if method in PROVIDER_METHODS:
             runtime = sessions.runtime()
             live = list(sessions.by_id.values())

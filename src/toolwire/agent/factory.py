@@ -98,7 +98,6 @@ class SessionFactory:
             pending=chosen,
             call_ids=used,
         )
-        session.noticed = bool(history)  # the demo notice was shown when it began
         self._restore(session, record, stored)
         self._sandbox_notice(session)
         return session

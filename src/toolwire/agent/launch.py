@@ -10,9 +10,11 @@ and the agent takes in what the client said once everything is there. Any other 
 line goes back, byte for byte, to the transport, which reads it first (it answers a bad
 line; the SDK answers anything else exactly as it would have).
 
-A bad configuration raises ``ConfigError`` as soon as it is known: before any protocol
-traffic when the client has not spoken yet, else right after the ``initialize`` answer,
-before any session.
+A bad configuration (malformed TOML, an unknown key, a bad option) does not end the
+process: an editor would show a started agent that died. Its one line goes to stderr as
+soon as it is known, and the agent serves on (``toolwire.agent.broken``): ``initialize``
+answered as usual, ``session/new``, ``authenticate`` and the rest with that line as the
+error. At the end of input it exits with status 2.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import importlib
 import json
 import os
 import select
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolwire.agent.protocol import envelope
 from toolwire.agent.protocol.handshake import early_answer
+from toolwire.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolwire.config import Config
@@ -63,15 +67,21 @@ class _Loading:
         return self.config
 
 
-def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
+def serve(
+    load: Callable[[], Config],
+    *,
+    record: str | None = None,
+    v2: Callable[[], bool] = lambda: False,
+) -> None:
     """Serve one client on stdio (what ``toolwire acp`` does), on the configuration
-    ``load()`` returns (it may raise ``ConfigError``)."""
+    ``load()`` returns (it may raise ``ConfigError``); ``v2()``: whether ``[acp] v2`` is on,
+    read without loading the configuration (``toolwire.config.peek``)."""
     sdk = threading.Thread(target=importlib.import_module, args=(_SERVER,), daemon=True)
     sdk.start()
     loading = _Loading(load)
     try:
-        read, initialized = _first_line(loading)
-        config = loading.result()  # a bad one raises here, as soon as it is known
+        read, initialized = _first_line(loading, v2)
+        config, broken = _loaded(loading)
         sdk.join()
     except KeyboardInterrupt:
         return  # Ctrl-C while starting: exit quietly, as while serving
@@ -83,14 +93,29 @@ def serve(load: Callable[[], Config], *, record: str | None = None) -> None:
         from toolwire.agent.protocol.transport import StdioTransport, open_stdio
 
         transport = StdioTransport(*await open_stdio(read))
-        await server.serve_on(transport, config, record=record, initialized=initialized)
+        if config is None:
+            await server.serve_broken(transport, str(broken), initialized=initialized)
+        else:
+            await server.serve_on(transport, config, record=record, initialized=initialized)
 
     # Ctrl-C or SIGTERM: the server has stopped every turn and command; exit quietly.
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(main())
+    if broken is not None:
+        raise SystemExit(2)
 
 
-def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:
+def _loaded(loading: _Loading) -> tuple[Config | None, ConfigError | None]:
+    """The configuration, or the error that kept it from loading (said on stderr now)."""
+    try:
+        return loading.result(), None
+    except ConfigError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        sys.stderr.flush()
+        return None, exc
+
+
+def _first_line(loading: _Loading, v2: Callable[[], bool]) -> tuple[bytes, dict[str, Any] | None]:
     """Answer a first plain ``initialize``: (the bytes read after it, its params). Else
     (another line, the end of input, a bad configuration first): (every byte read, None)."""
     read = b""
@@ -114,12 +139,33 @@ def _first_line(loading: _Loading) -> tuple[bytes, dict[str, Any] | None]:
     # The transport's own checks first: what it would reject, it must see to answer.
     plain = isinstance(message, dict) and envelope.check(message) is None
     answer = early_answer(message) if plain else None
+    if plain and answer is None:
+        answer = _early_v2(message, v2)
     if not newline or answer is None:
         return read, None
     # The transport's encoding (compact, ASCII): the same bytes its ``send`` would write.
     _write_all((json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n").encode())
     params: dict[str, Any] = message["params"]
     return rest, params
+
+
+def _early_v2(message: dict[str, Any], v2: Callable[[], bool]) -> dict[str, Any] | None:
+    """The answer to a v2 ``initialize`` when ``[acp] v2`` is on: it depends on the
+    client's capabilities only, as v1's does (the agent takes them in later)."""
+    params = message.get("params")
+    if (
+        message.get("method") != "initialize"
+        or not isinstance(message.get("id"), int | str)
+        or not isinstance(params, dict)
+        or type(params.get("protocolVersion")) is not int
+        or params["protocolVersion"] < 2
+        or not v2()
+    ):
+        return None
+    from toolwire.agent.protocol.handshake_v2 import capabilities_v1, initialize_result_v2
+
+    result = initialize_result_v2(capabilities_v1(params.get("capabilities")))
+    return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
 
 def _write_all(data: bytes) -> None:

@@ -19,6 +19,7 @@ from acp.agent.connection import AgentSideConnection
 from acp.schema import InitializeRequest
 
 from toolwire.agent.agent import ToolwireAgent
+from toolwire.agent.broken import ConfigBrokenAgent
 from toolwire.agent.protocol.transport import (
     LINE_LIMIT,
     FileWriter,
@@ -26,6 +27,7 @@ from toolwire.agent.protocol.transport import (
     Writer,
     open_stdio,
 )
+from toolwire.agent.protocol.v2 import wants_v2
 from toolwire.agent.store.worker import StoreWorker
 from toolwire.backends import http_client
 from toolwire.config import Config
@@ -81,7 +83,7 @@ async def serve_on(
     log.info("toolwire acp: serving on stdio (default backend %s)", config.default_backend)
     try:
         if initialized is not None:
-            await _take_in(agent, initialized)
+            await _take_in(agent, transport, initialized)
         await conn.listen()
         await _settle(agent, loop.time() + EOF_GRACE_S)
     finally:
@@ -90,8 +92,39 @@ async def serve_on(
         await client.aclose()
 
 
-async def _take_in(agent: ToolwireAgent, params: dict[str, Any]) -> None:
+async def serve_broken(
+    transport: StdioTransport, line: str, *, initialized: dict[str, Any] | None = None
+) -> None:
+    """Serve the client while the configuration cannot be loaded: ``initialize`` as
+    usual, every other request answered with ``line`` (``toolwire.agent.broken``)."""
+    agent = ConfigBrokenAgent(line)
+    if initialized is not None and wants_v2(_initialize(initialized)):
+        transport.serve_v2()  # answered in v2 already: requests come in v2's words
+        _early(transport, initialized)
+    conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
+    try:
+        await conn.listen()
+        await asyncio.sleep(0.05)  # the answers to what was read last are written
+    finally:
+        await conn.close()
+
+
+def _initialize(params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "method": "initialize", "params": params}
+
+
+def _early(transport: StdioTransport, params: dict[str, Any]) -> dict[str, Any]:
+    """The params of an ``initialize`` answered early, in v1 shape; a v2 one makes the
+    connection v2 from here on (its answer was v2's)."""
+    if transport.v2 is None or not wants_v2(_initialize(params)):
+        return params
+    translated: dict[str, Any] = transport.v2.answered_early(_initialize(params))["params"]
+    return translated
+
+
+async def _take_in(agent: ToolwireAgent, transport: StdioTransport, params: dict[str, Any]) -> None:
     """What the client said in an ``initialize`` answered early: capabilities, profile."""
+    params = _early(transport, params)
     # The raw params too: the SDK's model drops the capabilities it does not know yet
     # (``session.compaction``, ``session.notices``), which the agent reads from them.
     agent.on_received({"jsonrpc": "2.0", "method": "initialize", "params": params})
@@ -121,6 +154,7 @@ __all__ = [
     "Writer",
     "open_stdio",
     "serve",
+    "serve_broken",
     "serve_on",
     "stop_on_signals",
 ]

@@ -35,9 +35,14 @@ def serve_acp(
 
         return load_config(config_file, backend=backend, mode=mode)
 
+    def v2() -> bool:
+        from toolwire.config.peek import acp_v2  # tomllib only: no pydantic
+
+        return acp_v2(config_file)
+
     _setup_logging(log_file)
     try:
-        serve(load, record=str(record) if record is not None else None)
+        serve(load, record=str(record) if record is not None else None, v2=v2)
     except ConfigError as exc:
         fail(str(exc))
 

@@ -2,9 +2,9 @@
 
 Standard output carries the protocol and nothing else (``acp.server.open_stdio`` moves
 it out of reach of stray writes); logs go to standard error, and with ``--log-file`` also
-to a file, in full detail. A bad configuration is one line on stderr and exit status 2,
-before any protocol traffic unless the client's ``initialize`` came first (it loads while
-that is answered: ``toolwire.agent.launch``). The work is in ``_acp_run``.
+to a file, in full detail. A bad configuration is one line on stderr, and the answer to
+every request after ``initialize`` (``toolwire.agent.broken``): the editor shows it; at
+the end of input, exit status 2. The work is in ``_acp_run``.
 """
 
 from __future__ import annotations

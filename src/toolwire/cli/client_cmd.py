@@ -26,7 +26,13 @@ def client(
         typer.Option("--cwd", metavar="DIR", help="Session directory. Default: the current one."),
     ] = None,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Allow every permission request once, unasked.")
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Allow every permission request once, unasked. Off by default: you are "
+            "asked, and with no terminal to ask (a pipe, a script) requests are rejected.",
+        ),
     ] = False,
     prompt: Annotated[
         str | None,
@@ -67,7 +73,7 @@ def _run(
     reader = LineReader()
     terminal = TerminalClient.for_terminal(console, root, live=live, auto_allow=yes, reader=reader)
     if not sys.stdin.isatty():
-        terminal.permissions.auto = True  # nobody to ask: allow once, and say so
+        terminal.permissions.reader = None  # nobody to ask: rejected unless --yes
     # The user's whole environment, as a shell would pass it: the SDK's default keeps
     # only HOME, PATH and a few more, so the agent would see no API key and no config.
     agent = AgentCommand(command[0], tuple(command[1:]), dict(os.environ))

@@ -74,8 +74,8 @@ def render(cfg: Config, environ: Any, *, cwd: str | None = None) -> list[str]:
         lines += _table(_server_rows(cfg, name, server, environ))
     if cwd is not None:
         lines += ["", *_session_files(cwd, environ)]
-    if cfg.notice:
-        lines += ["", f"# {cfg.notice}"]
+    if cfg.no_backend:
+        lines += ["", f"# {cfg.no_backend}"]
     return lines
 
 

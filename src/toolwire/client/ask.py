@@ -26,6 +26,12 @@ from toolwire.client.view import ToolCallView
 
 ALLOW_ORDER = ("allow_once", "allow_always")
 """Options an automatic answer takes, best first: the narrowest permission that works."""
+REJECT_ORDER = ("reject_once", "reject_always")
+"""Options taken when nobody can answer, best first: the narrowest refusal."""
+HOW_TO_ALLOW = (
+    "  nobody can answer permission requests here (standard input is not a terminal), so "
+    "they are rejected; run `toolwire client --yes` to allow each one once"
+)
 
 
 class LineReader:
@@ -65,13 +71,15 @@ class LineReader:
 
 
 class Permissions:
-    """Answers ``session/request_permission``: automatically, or by asking the user."""
+    """Answers ``session/request_permission``: by asking the user; allowed once only with
+    ``auto`` (``--yes``, the demo); rejected when nobody can answer (no ``reader``)."""
 
     def __init__(self, renderer: Renderer, *, auto: bool, reader: LineReader | None) -> None:
         self.renderer = renderer
-        self.auto = auto or reader is None
+        self.auto = auto
         self.reader = reader
         self.asked = 0
+        self._told = False  # how to allow: said once, at the first rejection
         self._cancelled = asyncio.Event()
         self._asking = asyncio.Lock()  # one question on screen at a time
 
@@ -92,6 +100,8 @@ class Permissions:
             return _cancelled()
         if self.auto:
             return self._automatic(call, options)
+        if self.reader is None:
+            return self._unanswered(call, options)
         choice = await self._ask(call, options)
         if choice is None:
             self.renderer.note(Text(f"  permission cancelled: {call.title}", style="red"))
@@ -112,10 +122,25 @@ class Permissions:
         self.renderer.note(Text(f"  no allow option, cancelled: {call.title}", style="red"))
         return _cancelled()
 
+    def _unanswered(
+        self, call: ToolCallView, options: Sequence[PermissionOption]
+    ) -> RequestPermissionResponse:
+        """Nobody to ask and no ``--yes``: the narrowest rejection; how to allow, once."""
+        if not self._told:
+            self._told = True
+            self.renderer.note(Text(HOW_TO_ALLOW, style="yellow"))
+        for kind in REJECT_ORDER:
+            for option in options:
+                if option.kind == kind:
+                    self.renderer.note(Text(f"  rejected (nobody to ask): {call.title}", "red"))
+                    return _selected(option)
+        self.renderer.note(Text(f"  nobody to ask, cancelled: {call.title}", style="red"))
+        return _cancelled()
+
     async def _ask(
         self, call: ToolCallView, options: Sequence[PermissionOption]
     ) -> PermissionOption | None:
-        assert self.reader is not None  # auto is set when there is no reader
+        assert self.reader is not None  # without one, requests are rejected unasked
         async with self._asking:
             return await self._question(call, options)
 
@@ -167,4 +192,4 @@ def _cancelled() -> RequestPermissionResponse:
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
 
-__all__ = ["ALLOW_ORDER", "LineReader", "Permissions"]
+__all__ = ["ALLOW_ORDER", "HOW_TO_ALLOW", "REJECT_ORDER", "LineReader", "Permissions"]

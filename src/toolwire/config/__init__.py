@@ -37,14 +37,18 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
 Environment: ``TOOLWIRE_CONFIG``, ``TOOLWIRE_BACKEND`` (a name, or ``replay:CASSETTE``),
 ``TOOLWIRE_MODEL`` (the selected backend's model), ``TOOLWIRE_MODE``, ``TOOLWIRE_PROFILE``.
 With no backend configured, one is made for each provider whose key is in the
-environment; a ``demo`` replay backend on the bundled cassette is always there, and is
-the default when nothing else is. Every value remembers where it came from.
+environment; a ``demo`` replay backend on the bundled cassette is always there. When it
+is the default only because nothing else is, ``Config.no_backend`` says what to set and
+the agent runs nothing (the demo runs when chosen: ``toolwire demo``, ``--backend demo``).
+Every value remembers where it came from.
 
 ``choices`` holds the fixed sets (modes, profiles, pass-through levels, providers, tool
 formats, handoff defaults) that every other module imports; ``schema`` the file's
 models (``mcp`` its ``[mcp_servers.NAME]`` tables, ``web`` its ``[tools.web]``);
-``explain`` the one-line wording of their errors (``errors.ConfigError``); ``load`` the
-precedence and sources.
+``explain`` the one-line wording of their errors (``errors.ConfigError``); ``read`` the
+file checked, an error naming its line (``lines`` finds it); ``load`` the precedence and
+sources; ``peek`` reads ``[acp] v2`` alone, without pydantic, for ``toolwire acp``'s first
+answer.
 """
 
 from __future__ import annotations

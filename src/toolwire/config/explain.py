@@ -44,7 +44,8 @@ def explain(
     """
     details = error.errors(include_url=False)
     first = min(details, key=_rank)
-    return ConfigError(_line(first, model, where, section))
+    key = (*section, *(str(part) for part in first["loc"]))
+    return ConfigError(_line(first, model, where, section), key=key)
 
 
 def _rank(detail: ErrorDetails) -> tuple[int, int]:

@@ -9,7 +9,6 @@ environment or the command line.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from toolwire.config.errors import ConfigError
 from toolwire.config.explain import invalid_choice
 from toolwire.config.keys import config_dir, stored_key
 from toolwire.config.mcp import McpServerTable
+from toolwire.config.read import validated
 from toolwire.config.sandbox import SandboxMode
 from toolwire.config.schema import (
     AcpConfig,
@@ -39,7 +39,6 @@ from toolwire.config.schema import (
     LimitsConfig,
     SubagentsConfig,
     ToolsConfig,
-    validate,
 )
 from toolwire.samples import DEMO_CASSETTE
 
@@ -71,8 +70,11 @@ class Config:
     file: Path | None = None
     file_found: bool = False
     sources: Mapping[str, str] = field(default_factory=dict)
-    notice: str | None = None
-    """Plain words for the user when toolwire fell back to the demo cassette."""
+    no_backend: str | None = None
+    """What is missing when no backend is configured and no key is set (one line: which
+    variables to set, or ``toolwire login``). The default is then the ``demo`` backend,
+    which the agent never runs unasked: it answers with this line instead
+    (``toolwire demo`` and ``--backend demo`` run the demo)."""
     proxy: Mapping[str, Any] = field(default_factory=dict)
     """The file's ``[proxy]`` table, checked by ``toolwire proxy`` when it starts."""
     mcp_servers: Mapping[str, McpServerTable] = field(default_factory=dict)
@@ -109,7 +111,7 @@ def load_config(
     env = os.environ if environ is None else environ
     file, origin = _choose_file(path, env)
     where = str(file)
-    data = validate(ConfigFile, _read(file, origin) if file.exists() else {}, where)
+    data = validated(file, origin)
     sources: dict[str, str] = {"config": origin}
     backends = _backends(data, file, env, sources)
     default = _default_backend(data, where, backend, env, backends, sources)
@@ -130,7 +132,7 @@ def load_config(
         file=file,
         file_found=file.exists(),
         sources=sources,
-        notice=_notice(backends[default], sources["default_backend"]),
+        no_backend=_no_backend(backends[default], sources["default_backend"]),
         proxy=data.proxy,
         mcp_servers=data.mcp_servers,
     )
@@ -234,16 +236,6 @@ def _choose_file(path: str | Path | None, env: Mapping[str, str]) -> tuple[Path,
     return file, origin
 
 
-def _read(file: Path, origin: str) -> dict[str, Any]:
-    try:
-        with file.open("rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{file}: invalid TOML ({e}); fix the syntax") from e
-    except OSError as e:
-        raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
-
-
 def _sandbox_mode(data: ConfigFile, env: Mapping[str, str], sources: dict[str, str]) -> ToolsConfig:
     """``[tools]``, its sandbox's ``mode`` from ``$TOOLWIRE_SANDBOX`` when set (a container
     or a CI job that has its own confinement: ``TOOLWIRE_SANDBOX=off``)."""
@@ -320,14 +312,15 @@ def _replay_arg(
     return "replay"
 
 
-def _notice(chosen: BackendConfig, source: str) -> str | None:
+def _no_backend(chosen: BackendConfig, source: str) -> str | None:
     if chosen.name != "demo" or source != DEFAULT:
         return None
-    keys = ", ".join(f"${k}" for *_, names in DETECTED for k in names)
+    first, *others = (f"${k}" for *_, names in DETECTED for k in names)
     return (
-        f"No backend is configured and no API key is set ({keys}), so this session replays "
-        "toolwire's bundled demo recording instead of calling a model. Set one of those keys, "
-        "or configure a backend in ~/.config/toolwire/config.toml, to use a real model."
+        f"No model to call: no backend is configured and no API key is set. Set {first} "
+        f"(or {', '.join(others)}) where the editor starts toolwire, or run `toolwire login`, "
+        "or add a [backends.NAME] table to ~/.config/toolwire/config.toml; then restart "
+        "the agent. Nothing was run. (`toolwire demo` replays a recorded session.)"
     )
 
 

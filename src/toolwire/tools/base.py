@@ -152,6 +152,11 @@ class Tool(ABC):
         (``WebFetch``: the URL's host); None: the tool."""
         return None
 
+    async def vet(self, args: Mapping[str, Any], ctx: ToolContext) -> str | None:
+        """Why the call would be refused whatever the user answers (``WebFetch``: a
+        loopback address), checked before anyone is asked; None: nothing known."""
+        return None
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the tool; expected failures come back as error results, never raised."""
         if not isinstance(args, Mapping):

@@ -59,5 +59,10 @@ class WebPort(Protocol):
         """The page at ``url``; raises ``ToolError`` with a message for the model."""
         ...
 
+    async def vet(self, url: str) -> None:
+        """Raise the ``ToolError`` ``fetch`` would raise before any connection: a URL,
+        host or address toolwire never fetches. Asked before the user is."""
+        ...
+
 
 __all__ = ["Page", "WebPort"]

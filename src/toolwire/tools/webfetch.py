@@ -62,6 +62,18 @@ class WebFetchTool(Tool):
         """A permission holds for the URL's host."""
         return host_of(args.get("url"))
 
+    async def vet(self, args: Mapping[str, Any], ctx: ToolContext) -> str | None:
+        """A URL the port would refuse (a private address, a host outside the URL
+        grammar) is refused before the user is asked to allow its host."""
+        url = args.get("url")
+        if ctx.web is None or not isinstance(url, str) or not url:
+            return None  # the run says what is wrong
+        try:
+            await ctx.web.vet(url)
+        except ToolError as exc:
+            return str(exc)
+        return None
+
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         url = required_str(args, "url", allow_empty=False)
         prompt = optional_str(args, "prompt")

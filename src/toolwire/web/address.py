@@ -2,9 +2,11 @@
 
 Refused unless the host is allowed by name: loopback, private, link-local, CGNAT
 (100.64/10), unique-local (fc00::/7), multicast, ``0.0.0.0/8`` and every other range
-that is not globally reachable, and the same IPv4 ranges inside IPv6 (mapped, compatible,
-6to4, NAT64, Teredo). A literal host is read the way browsers and ``inet_aton`` read it
-(``2130706433``, ``0x7f.1``, ``0177.0.0.1``), so no spelling of ``127.0.0.1`` gets past.
+IANA's special-purpose registries call not globally reachable (toolwire's own table,
+``ranges``), IPv6 outside ``2000::/3``, and the same IPv4 ranges inside IPv6 (mapped,
+translated, compatible, 6to4, NAT64, Teredo). A literal host is read the way browsers and
+``inet_aton`` read it (``2130706433``, ``0x7f.1``, ``0177.0.0.1``), so no spelling of
+``127.0.0.1`` gets past.
 """
 
 from __future__ import annotations
@@ -14,33 +16,17 @@ import re
 from collections.abc import Iterable
 from typing import Final, TypeAlias
 
+from toolwire.web.ranges import (
+    GLOBAL_UNICAST,
+    V4_REACHABLE,
+    V4_REFUSED,
+    V6_REACHABLE,
+    V6_REFUSED,
+)
+
 IPAddress: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-_V4_RANGES: Final = tuple(
-    (ipaddress.IPv4Network(net), why)
-    for net, why in (
-        ("0.0.0.0/8", "this-network (0.0.0.0/8)"),
-        ("127.0.0.0/8", "loopback"),
-        ("10.0.0.0/8", "private"),
-        ("172.16.0.0/12", "private"),
-        ("192.168.0.0/16", "private"),
-        ("100.64.0.0/10", "shared CGNAT (100.64.0.0/10)"),
-        ("169.254.0.0/16", "link-local"),
-        ("224.0.0.0/4", "multicast"),
-    )
-)
-_V6_RANGES: Final = tuple(
-    (ipaddress.IPv6Network(net), why)
-    for net, why in (
-        ("::1/128", "loopback"),
-        ("::/128", "unspecified"),
-        ("fe80::/10", "link-local"),
-        ("fec0::/10", "site-local"),
-        ("fc00::/7", "unique-local (fc00::/7)"),
-        ("ff00::/8", "multicast"),
-        ("64:ff9b:1::/48", "local-use NAT64"),
-    )
-)
+_TRANSLATED: Final = ipaddress.IPv6Network("::ffff:0:0:0/96")
 _NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
 _COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
 _NUMBER = re.compile(r"(0x[0-9a-f]*|[0-9]+)", re.IGNORECASE)
@@ -87,33 +73,42 @@ def _part(text: str) -> int:
 
 
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries (mapped, compatible, 6to4, NAT64, Teredo)."""
+    """The IPv4 address an IPv6 one carries: mapped (``::ffff:a.b.c.d``), translated
+    (``::ffff:0:a.b.c.d``), compatible, NAT64 (``64:ff9b::/96``), 6to4 and Teredo."""
     if address.ipv4_mapped is not None:
         return address.ipv4_mapped
     if address.sixtofour is not None:
         return address.sixtofour
     if address.teredo is not None:
         return address.teredo[1]
-    if address in _NAT64 or (address in _COMPATIBLE and int(address) > 1):
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in _TRANSLATED or address in _NAT64:
+        return low
+    if address in _COMPATIBLE and int(address) > 1:
+        return low
     return None
 
 
 def refusal(address: IPAddress) -> str | None:
-    """Why a fetch may not connect to ``address`` (``"loopback"``...); None when it may."""
-    if isinstance(address, ipaddress.IPv6Address):
-        for network, why in _V6_RANGES:
-            if address in network:
-                return why
-        inner = embedded_ipv4(address)
-        if inner is not None:
-            why_inner = refusal(inner)
-            return None if why_inner is None else f"{why_inner}, inside an IPv6 address"
-    else:
-        for v4, why in _V4_RANGES:
-            if address in v4:
-                return why
-    return None if address.is_global else "reserved"
+    """Why a fetch may not connect to ``address`` (``"loopback"``...); None when it may.
+    toolwire's own table (``ranges``), never ``ipaddress.is_global``."""
+    if isinstance(address, ipaddress.IPv4Address):
+        if any(address in net for net in V4_REACHABLE):
+            return None
+        return next((why for net, why in V4_REFUSED if address in net), None)
+    inner = embedded_ipv4(address)
+    if inner is not None:
+        why_inner = refusal(inner)
+        if why_inner is not None:
+            return f"{why_inner}, inside an IPv6 address"
+        if address in _NAT64:
+            return None  # globally reachable by the registry: a public IPv4 address
+    if any(address in net for net in V6_REACHABLE):
+        return None
+    found = next((why for net, why in V6_REFUSED if address in net), None)
+    if found is None and address not in GLOBAL_UNICAST:
+        return "reserved (outside 2000::/3)"
+    return found
 
 
 def allowed(host: str, port: int, patterns: Iterable[str]) -> bool:

@@ -82,6 +82,17 @@ class Fetcher:
         self._cache[page.url] = self._cache[url] = (now, page)
         return page
 
+    async def vet(self, url: str) -> None:
+        """``RefusedError`` when ``url``'s first hop would be refused (``resolve.target``:
+        the URL, its host, the addresses it resolves to); asked before the user is."""
+        if self._cached(url) is not None:
+            return
+        try:
+            async with asyncio.timeout(self.settings.timeout):
+                await target(url, dict(self.settings.resolve), self.settings.allow_hosts)
+        except TimeoutError:
+            raise FetchError(f"Timed out resolving the host of {url}.") from None
+
     def _cached(self, url: str) -> Page | None:
         now = self.clock()
         for key, (at, _page) in list(self._cache.items()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,11 @@ from toolwire.web.address import IPAddress, allowed, literal_address, refusal
 from toolwire.web.errors import RefusedError
 
 SCHEMES = {"http": 80, "https": 443}
+#: A host as it is sent: dot-separated labels of letters, digits, ``-`` and ``_``, or an
+#: IPv6 literal (hex, colons, dots). Anything else (NUL and other controls, ``%``,
+#: spaces, ``\\``) could match an ``allow_hosts`` pattern and then be read otherwise
+#: by the resolver, so it is refused before any pattern is tried.
+_HOST = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*|[0-9a-f:.]*:[0-9a-f:.]*", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,8 @@ def split(url: str) -> tuple[SplitResult, str, int]:
         raise RefusedError(f"The URL has no host: {url}")
     if not url.isascii():
         host, parts = _as_sent(parts, host, port)
+    if not _HOST.fullmatch(host):
+        raise RefusedError(f"Not a valid host name: {host!r}; a host is letters, digits, - and .")
     return parts, host, port if port is not None else SCHEMES[scheme]
 
 

@@ -54,6 +54,10 @@ class ClientFileSystem:
         """The editor's view of the file; ``FileNotFoundError`` when there is none."""
         if not self._read:
             return await self._local.read_text(path)
+        # A file that is not on disk is new (a Write creating it): asking the editor
+        # would only make it log "Resource not found" to the user (acpx does, each time).
+        if not await asyncio.to_thread(os.path.lexists, path):
+            raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
         try:
             response = await self._client.read_text_file(
                 session_id=self._session_id, path=str(path)

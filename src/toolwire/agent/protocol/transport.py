@@ -118,8 +118,13 @@ class StdioTransport:
             message: dict[str, Any] | None = self._again.popleft()
         else:
             message = await self._next_valid()
-            if message is not None and self.v2 is not None:
-                message = self.v2.incoming(message)
+            # A v2 request the wire answered itself (a bad replay cursor): read on.
+            while message is not None and self.v2 is not None:
+                translated = self.v2.incoming(message)
+                if translated is not None:
+                    message = translated
+                    break
+                message = await self._next_valid()
         if message is not None and self.on_received is not None:
             self.on_received(message)
         method = message.get("method") if message is not None else None

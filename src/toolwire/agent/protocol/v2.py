@@ -11,13 +11,18 @@ What differs in v2, and where it is handled here:
 
 * ``initialize``: ``info`` and ``capabilities`` (not ``clientInfo``/``clientCapabilities``);
   v2 has no client file system or terminals, so the agent reads files and runs commands
-  itself (``clientCapabilities: {}`` for the SDK);
+  itself; what v2 does have is kept (``capabilities_v1``): ``auth.terminal`` (the
+  ``login`` method is offered) and ``elicitation`` (an MCP server's questions are asked);
+* ``auth/login`` is v1's ``authenticate``; ``auth/logout`` forgets the keys ``toolwire
+  login`` stored (v2 requires it when auth methods are offered);
 * ``session/prompt`` answers the user message's ``messageId``; the turn's progress is
   ``state_update`` (``running`` when accepted, ``requires_action`` while a permission
   waits, ``idle`` with the stop reason before the answer), and the prompt is echoed as a
   ``user_message`` under that id;
-* ``session/resume`` with ``replayFrom`` replays the transcript (v1's ``session/load``);
+* ``session/resume`` with ``replayFrom: {"type": "start"}`` replays the transcript (v1's
+  ``session/load``); any other cursor is answered -32602 here, as the schema requires;
 * ``session/request_permission`` carries a ``title`` and the call as its ``subject``;
+  ``elicitation/create``'s form schema says its ``type``;
 * config options are named by ``configId``; modes are one of them (no mode methods).
 """
 
@@ -28,7 +33,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
-from toolwire.agent.protocol.handshake import initialize_result
+from toolwire.agent.protocol.handshake_v2 import capabilities_v1, initialize_result_v2
 from toolwire.updates.v2 import (
     V2,
     V2Renderer,
@@ -52,29 +57,10 @@ def wants_v2(message: dict[str, Any]) -> bool:
     return message.get("method") == "initialize" and type(version) is int and version >= V2
 
 
-def initialize_result_v2() -> dict[str, Any]:
-    """The v1 answer's capabilities in v2's words (``session.*``, ``info``)."""
-    v1 = initialize_result()
-    caps = v1["agentCapabilities"]
-    prompt = caps["promptCapabilities"]
-    session: dict[str, Any] = {
-        "prompt": {k: {} for k in ("image", "embeddedContext") if prompt.get(k)},
-        "mcp": {"stdio": {}, "http": {}},
-        "delete": {},
-        "additionalDirectories": {},
-    }
-    return {
-        "protocolVersion": V2,
-        "info": v1["agentInfo"],
-        "capabilities": {"session": session, "_meta": caps["_meta"]},
-        "authMethods": [_auth_method(m) for m in v1["authMethods"]],
-    }
-
-
-def _auth_method(v1: dict[str, Any]) -> dict[str, Any]:
-    """A v1 auth method in v2's words: ``methodId`` for ``id``, ``type`` always given."""
-    rest = {k: v for k, v in v1.items() if k not in ("id", "type")}
-    return {"type": v1.get("type", "agent"), "methodId": v1["id"], **rest}
+#: What ``auth/logout`` reaches the SDK as (an extension method the agent serves).
+LOGOUT_METHOD: Final = "_auth/logout"
+#: v2 methods the SDK knows by another name.
+_RENAMED: Final = {"auth/login": "authenticate", "auth/logout": LOGOUT_METHOD}
 
 
 class V2Wire:
@@ -88,23 +74,22 @@ class V2Wire:
         self._renderers: dict[str, V2Renderer] = {}
         self._users = itertools.count(1)
         self._prompts: dict[Any, str] = {}  # prompt request id -> user message id
+        self._client: dict[str, Any] = {}  # the client's capabilities, in v1's words
 
     # -- from the client ----------------------------------------------------------
 
-    def incoming(self, message: dict[str, Any]) -> dict[str, Any]:
-        """A client message in the v1 shape the SDK routes."""
+    def answered_early(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A v2 ``initialize`` already answered (``toolwire.agent.launch``): the wire is
+        v2 from now on; its params in v1 shape, for the agent to take in."""
+        translated = self._initialize(message)
+        self._asked.pop(message.get("id"), None)
+        return translated
+
+    def incoming(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """A client message in the v1 shape the SDK routes; None when it was answered here
+        (an unknown ``replayFrom`` cursor)."""
         if wants_v2(message):
-            self.active = True
-            asked = message["params"]
-            v1 = {
-                "protocolVersion": 1,
-                "clientInfo": asked.get("info") or {"name": "unknown", "version": "unknown"},
-                "clientCapabilities": {},
-            }
-            if "_meta" in asked:
-                v1["_meta"] = asked["_meta"]
-            self._asked[message["id"]] = ("initialize", None)
-            return {**message, "params": v1}
+            return self._initialize(message)
         if not self.active:
             return message
         method = message.get("method")
@@ -120,16 +105,45 @@ class V2Wire:
         if method in ("session/new", "session/resume") and "mcpServers" not in params:
             params = {**params, "mcpServers": []}
         if method == "session/resume" and params.get("replayFrom") is not None:
-            # v1 replays on load; the answer is still the resume's (``_answer``).
-            rest = {k: v for k, v in params.items() if k != "replayFrom"}
-            return {**message, "method": "session/load", "params": rest}
-        if method == "auth/login":  # v1's authenticate, by the same method id
-            return {**message, "method": "authenticate", "params": params}
+            return self._replay(message, params)
+        if method in _RENAMED:  # v1's authenticate by the same method id; logout
+            return {**message, "method": _RENAMED[method], "params": params}
         if method == "session/set_config_option" and params.get("type") == "id":
             params = {k: v for k, v in params.items() if k != "type"}
         if method == "session/prompt" and session is not None and "id" in message:
             self._accept(message["id"], session, params.get("prompt") or [])
         return {**message, "params": params}
+
+    def _initialize(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.active = True
+        asked = message["params"]
+        self._client = capabilities_v1(asked.get("capabilities"))
+        v1 = {
+            "protocolVersion": 1,
+            "clientInfo": asked.get("info") or {"name": "unknown", "version": "unknown"},
+            "clientCapabilities": self._client,
+        }
+        if "_meta" in asked:
+            v1["_meta"] = asked["_meta"]
+        self._asked[message["id"]] = ("initialize", None)
+        return {**message, "params": v1}
+
+    def _replay(self, message: dict[str, Any], params: dict[str, Any]) -> dict[str, Any] | None:
+        """A resume with replay is v1's load (the answer is still the resume's,
+        ``_answer``); a cursor toolwire does not know is -32602 (the schema: never another
+        cursor, never a resume without the replay asked for), answered here."""
+        cursor = params["replayFrom"]
+        if isinstance(cursor, dict) and cursor.get("type") == "start":
+            rest = {k: v for k, v in params.items() if k != "replayFrom"}
+            return {**message, "method": "session/load", "params": rest}
+        self._asked.pop(message.get("id"), None)
+        kind = cursor.get("type") if isinstance(cursor, dict) else cursor
+        detail = f"replayFrom type {kind!r} is not supported; use {{'type': 'start'}}"
+        error = {"code": -32602, "message": "Invalid params", "data": {"replayFrom": detail}}
+        if "id" in message:
+            answer = {"jsonrpc": "2.0", "id": message["id"], "error": error}
+            self._write((encode(answer) + "\n").encode("ascii"))
+        return None
 
     def _accept(self, request: Any, session: str, prompt: list[Any]) -> None:
         """The prompt is accepted: its ``user_message``, then ``running``."""
@@ -153,6 +167,8 @@ class V2Wire:
             return None
         if method == "session/request_permission":
             return self._permission(message)
+        if method == "elicitation/create":
+            return _elicitation(message)
         if method is None and "id" in message and message["id"] in self._asked:
             return self._answer(message)
         return message
@@ -181,7 +197,7 @@ class V2Wire:
             self._prompts.pop(message["id"], None)
             return message
         if method == "initialize":
-            result = initialize_result_v2()
+            result = initialize_result_v2(self._client)
         elif method == "session/prompt" and session is not None:
             self._state(session, "idle", result.get("stopReason"))
             result = {"messageId": self._prompts.pop(message["id"], f"{session}-u0")}
@@ -215,6 +231,16 @@ class V2Wire:
         self._write(_update_line(session, update))
 
 
+def _elicitation(message: dict[str, Any]) -> dict[str, Any]:
+    """v2 requires a form's ``requestedSchema.type`` (``"object"``), which v1 lets go
+    unsaid and the SDK leaves out (it drops defaults)."""
+    params = message["params"]
+    schema = params.get("requestedSchema")
+    if not isinstance(schema, dict) or "type" in schema:
+        return message
+    return {**message, "params": {**params, "requestedSchema": {"type": "object", **schema}}}
+
+
 def _update_line(session: str, update: Any) -> bytes:
     message = {
         "jsonrpc": "2.0",
@@ -224,4 +250,4 @@ def _update_line(session: str, update: Any) -> bytes:
     return (encode(message) + "\n").encode("ascii")
 
 
-__all__ = ["V2Wire", "initialize_result_v2", "wants_v2"]
+__all__ = ["LOGOUT_METHOD", "V2Wire", "capabilities_v1", "initialize_result_v2", "wants_v2"]

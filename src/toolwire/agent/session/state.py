@@ -105,7 +105,6 @@ class Session:
     mcp: McpHub | None = None
     """The session's MCP servers (``agent.mcp_calls``), None when it has none."""
     mcp_start: asyncio.Task[None] | None = None
-    noticed: bool = False
     images_noticed: bool = False
     """The user was told the model takes no images (once per session)."""
     titled: bool = False

@@ -83,6 +83,8 @@ class Executor:
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
         ctx = self.session.tools
         hook, refused = await self.hooks.before(call.name, call.id, args)
+        if refused is None:  # refused whatever the answer (WebFetch's address): not asked
+            refused = await tool.vet(args, ctx)
         if refused is None:
             sandboxed = sandboxing.asks_not(self.session)
             traits = builtin_traits(tool, args, sandboxed=sandboxed)

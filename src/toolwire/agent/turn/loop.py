@@ -94,6 +94,11 @@ class Turn:
         text, command = await self.prompt.read(prompt_text(blocks))
         if command is not None:
             return await self.prompt.command(blocks, *command)
+        missing = self.runtime.config.no_backend
+        if missing is not None and self.session.pending == self.runtime.config.default_backend:
+            # No key: the bundled demo is never run in the user's project unasked.
+            await self._say(missing)
+            return "end_turn"
         hooked = await self.hooks.prompt(text, self._say)
         if hooked is None:
             return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept

@@ -97,10 +97,6 @@ class Prompt:
             title = shorten(prompt_text(blocks), 60) or "Untitled"
             record = await store.call(lambda db: db.update(session.id, title=title))
             session.outbox.update(info_update(record.title, record.updated_at_iso))
-        config = self.runtime.config
-        if config.notice and not session.noticed and session.active == config.default_backend:
-            session.noticed = True
-            await self.say(config.notice)
         for line in self.untold:
             await self.say(line)
         await self.images_notice(session.pending, images=has_images([message]))
