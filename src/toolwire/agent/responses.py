@@ -32,6 +32,8 @@ def session_infos(records: list[SessionRecord]) -> list[SessionInfo]:
             title=r.title,
             updated_at=r.updated_at_iso,
             additional_directories=list(r.additional_dirs) or None,
+            # A row read in part (``store.records``): the client may show it as damaged.
+            field_meta={"toolwire": {"damaged": r.damaged}} if r.damaged else None,
         )
         for r in records
     ]

@@ -11,7 +11,7 @@ before it is serialized (``_text``).
 
 from __future__ import annotations
 
-from toolwire.backends._text import encodable, encodable_json
+from toolwire.backends._text import encodable, encodable_json, utf8
 from toolwire.backends._wire import http_client
 from toolwire.backends.base import (
     PROVIDERS,
@@ -45,4 +45,5 @@ __all__ = [
     "encodable",
     "encodable_json",
     "http_client",
+    "utf8",
 ]

@@ -31,6 +31,12 @@ def encodable(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate as U+FFFD: what every text leaving the process
+    (a hook's input, a file the agent writes for one, a request body) is encoded with."""
+    return encodable(text).encode("utf-8")
+
+
 def encodable_json(raw: bytes | str, value: Any) -> Any:
     """``value`` (``json.loads(raw)``) with every string in it, keys too, ``encodable``.
 
@@ -64,4 +70,4 @@ def encodable_json(raw: bytes | str, value: Any) -> Any:
     return value
 
 
-__all__ = ["encodable", "encodable_json"]
+__all__ = ["encodable", "encodable_json", "utf8"]

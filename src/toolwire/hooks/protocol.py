@@ -164,7 +164,7 @@ def _json(stdout: str) -> Mapping[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply to parse: not an answer
         return None
     return value if isinstance(value, Mapping) else None
 

@@ -10,9 +10,10 @@ Use::
 ``address`` is pure (which IP addresses are refused, how a literal host is read, the
 ``allow_hosts`` patterns); ``resolve`` resolves a hop once and picks a vetted address;
 ``dial`` connects to that address with httpcore2, keeping the URL's host for ``Host``
-and TLS; ``fetch`` follows redirects under one deadline and one byte cap, and caches;
-``decode`` turns the body into text (HTML into Markdown with markdownify). ``search``
-asks SearXNG, Brave Search or Tavily, filters by domain on both sides, under one deadline.
+and TLS; ``fetch`` follows redirects under one deadline and one byte cap; ``cache`` keeps
+pages within a byte limit; ``decode`` turns the body into text, and ``markup`` HTML into
+Markdown (markdownify) in a thread, depth-capped and stoppable. ``search`` asks SearXNG,
+Brave Search or Tavily, filters by domain on both sides, under one deadline and one cap.
 """
 
 from __future__ import annotations

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from email.message import Message
 from typing import Final
 
-from bs4 import BeautifulSoup
-from markdownify import MarkdownConverter
-
 from toolwire.web.errors import FetchError
+from toolwire.web.markup import NOISE, to_markdown
 
-#: Elements that are never the page's text.
-NOISE: Final = ("script", "style", "noscript", "template", "nav", "iframe", "svg", "form")
 _TEXT_APPLICATION: Final = frozenset(
     {"json", "xml", "javascript", "ecmascript", "x-javascript", "x-ndjson", "x-yaml", "yaml"}
 )
@@ -30,7 +27,6 @@ _BOMS: Final = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def media_type(content_type: str | None) -> tuple[str, str | None]:
@@ -71,17 +67,31 @@ def _meta(body: bytes | bytearray) -> str | None:
 
 
 def _known(name: str) -> bool:
+    """A text encoding Python has: not ``rot13`` or ``base64``, which are codecs too
+    but turn bytes into bytes (decoding with one raises)."""
     try:
-        codecs.lookup(name)
+        info = codecs.lookup(name)
     except LookupError:
         return False
-    return True
+    return bool(getattr(info, "_is_text_encoding", True))
 
 
-def page_text(chunks: list[bytes], content_type: str | None) -> tuple[tuple[str, ...], str]:
+def page_text(
+    chunks: list[bytes], content_type: str | None, stop: threading.Event | None = None
+) -> tuple[tuple[str, ...], str]:
     """``(text parts, media type)``: Markdown for HTML, the text itself for other text; a
-    ``FetchError`` for a binary type. ``chunks`` (the body as it arrived) is emptied as it
-    is decoded, so the body and its text are never both held whole."""
+    ``FetchError`` for a binary type; ``markup.Halted`` once ``stop`` is set. ``chunks``
+    (the body as it arrived) is emptied as it is decoded, so the body and its text are
+    never both held whole."""
+    parts, kind = decoded(chunks, content_type)
+    if is_html(kind):  # the parser needs the document whole (and dwarfs it anyway)
+        return (to_markdown("".join(parts), stop),), kind
+    return parts, kind
+
+
+def decoded(chunks: list[bytes], content_type: str | None) -> tuple[tuple[str, ...], str]:
+    """``(text parts, media type)`` of the body, HTML still HTML; ``chunks`` is emptied
+    chunk by chunk as it is decoded (``page_text``)."""
     start = b""  # what the charset is read from: the first 4 KB
     for chunk in chunks:
         start += chunk[: 4096 - len(start)]
@@ -91,20 +101,23 @@ def page_text(chunks: list[bytes], content_type: str | None) -> tuple[tuple[str,
     if not kind:
         kind = "application/octet-stream" if b"\x00" in start[:1024] else _sniff(start)
     refuse_binary(kind)
-    html = kind in ("text/html", "application/xhtml+xml")
-    decoder = codecs.getincrementaldecoder(charset_of(start, declared, html=html))("replace")
+    charset = charset_of(start, declared, html=is_html(kind))
+    decoder = codecs.getincrementaldecoder(charset)("replace")
     chunks.reverse()  # popped from the end: the first chunk first, each freed once decoded
     parts = [decoder.decode(chunks.pop()) for _ in range(len(chunks))]
     parts.append(decoder.decode(b"", final=True))
-    if html:  # the parser needs the document whole (and dwarfs it anyway)
-        return (to_markdown("".join(parts)),), kind
     return tuple(part for part in parts if part), kind
+
+
+def is_html(kind: str) -> bool:
+    """Whether a media type is HTML (made Markdown)."""
+    return kind in ("text/html", "application/xhtml+xml")
 
 
 def refuse_binary(content_type: str | None) -> None:
     """``FetchError`` for a declared type that is not text (none declared: not yet)."""
     kind = media_type(content_type)[0]
-    if kind and kind not in ("text/html", "application/xhtml+xml") and not is_text(kind):
+    if kind and not is_html(kind) and not is_text(kind):
         raise FetchError(
             f"The page is {kind}, not text: WebFetch reads HTML, text, JSON and XML only."
         )
@@ -115,18 +128,11 @@ def _sniff(body: bytes | bytearray) -> str:
     return "text/html" if start.startswith((b"<!doctype html", b"<html")) else "text/plain"
 
 
-def to_markdown(html: str) -> str:
-    """HTML as Markdown, without its noise (``NOISE``) and runs of blank lines."""
-    soup = BeautifulSoup(html, "html.parser")
-    for element in soup.find_all(NOISE):
-        element.decompose()
-    markdown = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
-    return _BLANK_LINES.sub("\n\n", markdown).strip() + "\n"
-
-
 __all__ = [
     "NOISE",
     "charset_of",
+    "decoded",
+    "is_html",
     "is_text",
     "media_type",
     "page_text",

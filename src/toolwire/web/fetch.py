@@ -7,12 +7,19 @@ server trickling a byte a second cannot hold the turn past ``timeout``. The body
 counted as it streams and reading stops at ``max_bytes``: no more is held, ever. A
 cancelled turn cancels the task, which closes the socket on its way out.
 
-Pages are kept ``CACHE_SECONDS`` per process, by final URL (and the URL asked for).
+The body becomes text in a thread of its own (``decode``, ``markup``), still under the
+deadline: the event loop, and every other session, goes on meanwhile, and a cancel or
+the deadline stops the thread at its next element. Whatever the conversion fails with is
+this fetch's ``FetchError``, never the turn's.
+
+Pages are kept ``CACHE_SECONDS`` per process, by final URL (and the URL asked for), at
+most ``CACHE_BYTES`` of text together (``cache``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -23,17 +30,19 @@ from urllib.parse import urljoin
 import httpcore2
 
 from toolwire import __version__
+from toolwire.tools.threads import off_loop
 from toolwire.tools.web_port import Page
-from toolwire.web.decode import page_text, refuse_binary
+from toolwire.web.cache import CACHE_BYTES, CACHE_SECONDS, PageCache
+from toolwire.web.decode import decoded, is_html, refuse_binary
 from toolwire.web.dial import get
 from toolwire.web.errors import FetchError, RefusedError
+from toolwire.web.markup import to_markdown
 from toolwire.web.resolve import target
 
 if TYPE_CHECKING:
     from toolwire.config.web import WebConfig
 
 MAX_REDIRECTS: Final = 5
-CACHE_SECONDS: Final = 15 * 60
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _HEADERS: Final = [
     ("User-Agent", f"toolwire/{__version__} (WebFetch)"),
@@ -64,11 +73,15 @@ class Fetcher:
 
     settings: WebSettings = field(default_factory=WebSettings)
     clock: Callable[[], float] = time.monotonic
-    _cache: dict[str, tuple[float, Page]] = field(default_factory=dict)
+    cache_bytes: int = CACHE_BYTES
+    _cache: PageCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._cache = PageCache(self.cache_bytes, clock=self.clock)
 
     async def fetch(self, url: str) -> Page:
         """The page at ``url``; ``FetchError`` (a ``ToolError``) when it cannot be had."""
-        cached = self._cached(url)
+        cached = self._cache.get(url)
         if cached is not None:
             return cached
         try:
@@ -78,14 +91,13 @@ class Fetcher:
             raise FetchError(
                 f"Timed out: {url} did not arrive within {self.settings.timeout:g} s."
             ) from None
-        now = self.clock()
-        self._cache[page.url] = self._cache[url] = (now, page)
+        self._cache.put(page, page.url, url)
         return page
 
     async def vet(self, url: str) -> None:
         """``RefusedError`` when ``url``'s first hop would be refused (``resolve.target``:
         the URL, its host, the addresses it resolves to); asked before the user is."""
-        if self._cached(url) is not None:
+        if self._cache.get(url) is not None:
             return
         try:
             async with asyncio.timeout(self.settings.timeout):
@@ -93,13 +105,10 @@ class Fetcher:
         except TimeoutError:
             raise FetchError(f"Timed out resolving the host of {url}.") from None
 
-    def _cached(self, url: str) -> Page | None:
-        now = self.clock()
-        for key, (at, _page) in list(self._cache.items()):
-            if now - at > CACHE_SECONDS:
-                del self._cache[key]
-        entry = self._cache.get(url)
-        return None if entry is None else entry[1]
+    @property
+    def cached_bytes(self) -> int:
+        """The bytes of text the page cache holds."""
+        return self._cache.total
 
     async def _follow(self, url: str) -> Page:
         pins = dict(self.settings.resolve)
@@ -130,7 +139,7 @@ class Fetcher:
         refuse_binary(headers.get("content-type"))  # before a byte of the body is read
         body, truncated = await _read(response, headers.get("content-encoding"), self.settings)
         size = sum(map(len, body))
-        parts, kind = page_text(body, headers.get("content-type"))  # empties body
+        parts, kind = await _converted(body, headers.get("content-type"), hops[-1])
         return Page(
             url=hops[-1],
             requested=hops[0],
@@ -140,6 +149,26 @@ class Fetcher:
             bytes_read=size,
             truncated=truncated,
         )
+
+
+async def _converted(
+    body: list[bytes], content_type: str | None, url: str
+) -> tuple[tuple[str, ...], str]:
+    """The body's text (``decoded`` empties ``body``); HTML made Markdown off the event
+    loop, the thread stopped on the way out (a cancel, the deadline)."""
+    stop = threading.Event()
+    try:
+        parts, kind = decoded(body, content_type)
+        if not is_html(kind):
+            return parts, kind
+        markdown = await off_loop(lambda: to_markdown("".join(parts), stop), "toolwire-page")
+    except FetchError:
+        raise
+    except Exception as exc:  # a page the parser cannot take: this fetch fails, not the turn
+        raise FetchError(f"Could not read the page at {url} ({type(exc).__name__}).") from None
+    finally:
+        stop.set()  # the thread stops at its next element
+    return (markdown,), kind
 
 
 def _location(response: httpcore2.Response) -> str | None:
@@ -189,4 +218,4 @@ def _decompressor(encoding: str | None) -> zlib._Decompress | None:
     raise RefusedError(f"The server sent the body as {name}, which WebFetch does not decode.")
 
 
-__all__ = ["CACHE_SECONDS", "MAX_REDIRECTS", "Fetcher", "WebSettings"]
+__all__ = ["CACHE_BYTES", "CACHE_SECONDS", "MAX_REDIRECTS", "Fetcher", "WebSettings"]

@@ -10,8 +10,11 @@ Use::
 Domain filters go to the provider (``site:`` terms for SearXNG and Brave,
 ``include_domains``/``exclude_domains`` for Tavily) and are applied again to what comes
 back, since a provider or one of SearXNG's engines may ignore them. One deadline
-(``timeout``) covers the whole exchange. Every failure is a ``SearchError`` whose message
-is one line naming the provider and what to do, with the key scrubbed out.
+(``timeout``) covers the whole exchange, and the answer is read up to ``MAX_ANSWER_BYTES``
+(reading stops there: a larger answer is refused, never held). Every failure is a
+``SearchError`` whose message is one line naming the provider and what to do, with the
+key scrubbed out: an answer nested too deeply to parse, or a result whose URL cannot be
+read (that result is left out), never ends the turn.
 
 The provider is one the user configured (often a SearXNG on their own machine or
 network), so its address is not vetted the way ``WebFetch`` vets the pages it reads.
@@ -20,10 +23,10 @@ network), so its address is not vetted the way ``WebFetch`` vets the pages it re
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -51,6 +54,8 @@ from toolwire.web._providers import (
 
 DEFAULT_SEARCH_TIMEOUT = 30.0
 DEFAULT_MAX_RESULTS = 10
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+"""The most of a provider's answer read (ten results are a few kilobytes)."""
 
 
 class SearchError(ToolError):
@@ -167,7 +172,13 @@ async def search(
     request = _request(settings, Query(query, allowed, blocked, settings.max_results, key))
     body = await _exchange(settings, request, client, key)
     try:
-        results = READERS[settings.provider](body)
+        answer = json.loads(body)
+    except RecursionError:
+        raise _error(settings, "answered with JSON nested too deeply to read") from None
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError too
+        raise _error(settings, "answered with something other than JSON") from None
+    try:
+        results = READERS[settings.provider](answer)
     except ValueError:
         raise _error(settings, "answered with something other than search results") from None
     kept = [r for r in results if _passes(r.url, allowed, blocked)]
@@ -188,30 +199,40 @@ def _request(settings: SearchSettings, query: Query) -> ProviderRequest:
 
 async def _exchange(
     settings: SearchSettings, request: ProviderRequest, client: httpx2.AsyncClient, key: str | None
-) -> Any:
+) -> bytes:
+    """The answer's body, at most ``MAX_ANSWER_BYTES`` of it (a ``SearchError`` past)."""
     try:
         async with asyncio.timeout(settings.timeout):
-            response = await client.request(
-                request.method,
-                request.url,
-                params=request.params,
-                headers=request.headers,
-                json=request.body,
-                timeout=settings.timeout,
-            )
-            content = await response.aread()
+            return await _answer(settings, request, client)
     except (TimeoutError, httpx2.TimeoutException):
         raise _error(settings, f"did not answer within {settings.timeout:g} s; try again") from None
     except httpx2.HTTPError as exc:
         where = urlsplit(request.url).netloc
         detail = scrub(str(exc) or type(exc).__name__, [key])
         raise _error(settings, f"at {where} could not be reached ({detail})") from None
-    if response.status_code >= 400:
-        raise _error(settings, _status_advice(settings, response.status_code))
-    try:
-        return httpx2.Response(200, content=content).json()
-    except ValueError:
-        raise _error(settings, "answered with something other than JSON") from None
+
+
+async def _answer(
+    settings: SearchSettings, request: ProviderRequest, client: httpx2.AsyncClient
+) -> bytes:
+    async with client.stream(
+        request.method,
+        request.url,
+        params=request.params,
+        headers=request.headers,
+        json=request.body,
+        timeout=settings.timeout,
+    ) as response:
+        if response.status_code >= 400:
+            raise _error(settings, _status_advice(settings, response.status_code))
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                limit = f"{MAX_ANSWER_BYTES // (1024 * 1024)} MB"
+                raise _error(settings, f"answered more than {limit}; try a narrower query")
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _status_advice(settings: SearchSettings, status: int) -> str:
@@ -230,8 +251,12 @@ def _error(settings: SearchSettings, what: str) -> SearchError:
 
 
 def _passes(url: str, allowed: tuple[str, ...], blocked: tuple[str, ...]) -> bool:
-    host = urlsplit(url).hostname or ""
-    if urlsplit(url).scheme not in ("http", "https") or not host:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:  # "http://[::1", a port that is no number: not a result to show
+        return False
+    if parts.scheme not in ("http", "https") or not host:
         return False
     if blocked and host_in(host, blocked):
         return False
@@ -241,6 +266,7 @@ def _passes(url: str, allowed: tuple[str, ...], blocked: tuple[str, ...]) -> boo
 __all__ = [
     "DEFAULT_MAX_RESULTS",
     "DEFAULT_SEARCH_TIMEOUT",
+    "MAX_ANSWER_BYTES",
     "SEARCH_PROVIDERS",
     "SearchError",
     "SearchProvider",

@@ -14,7 +14,12 @@ one per session: a fork gets a copy of its source's (``fork``), a delete removes
 
 A session's first snapshot reads every file (seconds on a large tree); later ones only
 what changed. So ``warm`` takes a ``start`` snapshot as soon as a session opens, in the
-background, and a prompt typed meanwhile waits for it rather than paying for it again.
+background: in a pool of its own (``SNAPSHOT_WORKERS`` daemon threads at the lowest CPU
+priority, their git processes too), never in the threads the agent does the rest of its
+file work in, so a hundred sessions opened at once never delay a prompt. A prompt whose
+session's ``start`` snapshot is still running waits for it rather than paying for it
+again; one still queued lets the prompt's ``before-N`` read the files first (and then
+costs little: only what changed since).
 Every use of a session's store holds that session's lock (``locked``): one git index per
 store, and git refuses a second writer.
 """
@@ -22,9 +27,14 @@ store, and git refuses a second writer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import queue
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from toolwire.checkpoints import (
     DEFAULT_MAX_FILE_BYTES,
@@ -41,9 +51,66 @@ log = logging.getLogger("toolwire.agent")
 START = "start"
 """The snapshot ``warm`` takes when a session opens."""
 
+SNAPSHOT_WORKERS: Final = 1
+"""Threads taking ``start`` snapshots (each reads a whole tree: CPU and disk bound)."""
+
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 _warming: set[asyncio.Task[bool]] = set()  # held until done: the loop keeps weak refs
+
+
+class _SnapshotPool:
+    """Daemon threads at the lowest priority, taking queued work in order (module doc).
+    Daemons: work still queued at exit never holds the process up."""
+
+    def __init__(self, workers: int) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._workers = workers
+        self._started = 0
+        self._guard = threading.Lock()
+
+    async def run(self, work: Callable[[], None]) -> None:
+        """``work()`` in the pool; its exception, if any, raised here."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        dropped = threading.Event()
+
+        def settle(error: BaseException | None) -> None:
+            if not done.done():
+                done.set_result(None) if error is None else done.set_exception(error)
+
+        def job() -> None:
+            error: BaseException | None = None
+            try:
+                if not dropped.is_set():
+                    work()
+            except BaseException as exc:  # handed to the awaiting task
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, error)
+
+        self._spawn()
+        self._jobs.put(job)
+        try:
+            await done
+        except asyncio.CancelledError:
+            dropped.set()  # not begun yet: never begins
+            raise
+
+    def _spawn(self) -> None:
+        with self._guard:
+            if self._started < self._workers:
+                self._started += 1
+                threading.Thread(target=self._serve, name="toolwire-snapshot", daemon=True).start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):  # Linux: niceness is per thread
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        while True:
+            self._jobs.get()()
+
+
+_pool = _SnapshotPool(SNAPSHOT_WORKERS)
 
 
 def locked(session_id: str) -> threading.Lock:
@@ -69,10 +136,13 @@ def root() -> Path:
     return default_root()
 
 
-def open_store(config: Config, session_id: str, dirs: tuple[str, ...]) -> Checkpoints:
-    """The session's store on ``dirs`` (created on first use). Blocking: off the loop."""
+def open_store(
+    config: Config, session_id: str, dirs: tuple[str, ...], where: Path | None = None
+) -> Checkpoints:
+    """The session's store on ``dirs`` (created on first use), under ``where`` (default
+    ``root()``). Blocking: off the loop."""
     cap = config.checkpoints.max_file_bytes
-    return Checkpoints.open(root(), session_id, dirs, max_file_bytes=cap)
+    return Checkpoints.open(where or root(), session_id, dirs, max_file_bytes=cap)
 
 
 def exists(session_id: str) -> bool:
@@ -84,16 +154,17 @@ async def take(config: Config, session_id: str, dirs: tuple[str, ...], name: str
     """Take snapshot ``name``, pruning after an ``after-`` one; False when it was not taken."""
     if why_off(config) is not None:
         return False
+    warming, where = name == START, root()  # where: read now, not when the job runs
 
     def work() -> None:
         with locked(session_id):
-            store = open_store(config, session_id, dirs)
+            store = open_store(config, session_id, dirs, where)
             store.take(name)
             if name.startswith("after-"):
                 store.prune(keep(config))
 
     try:
-        await asyncio.to_thread(work)
+        await (_pool.run(work) if warming else asyncio.to_thread(work))
     except Exception:  # a checkpoint must never cost the user their prompt
         log.exception("session %s: checkpoint %s failed", session_id, name)
         return False
@@ -101,7 +172,7 @@ async def take(config: Config, session_id: str, dirs: tuple[str, ...], name: str
 
 
 def warm(config: Config, session_id: str, dirs: tuple[str, ...]) -> None:
-    """Start the ``start`` snapshot of a session just opened, in the background."""
+    """Queue the ``start`` snapshot of a session just opened, in the snapshot pool."""
     if why_off(config) is None:
         task = asyncio.get_running_loop().create_task(take(config, session_id, dirs, START))
         _warming.add(task)
@@ -137,6 +208,7 @@ async def delete(session_id: str) -> None:
 
 
 __all__ = [
+    "SNAPSHOT_WORKERS",
     "after_prompt",
     "before_prompt",
     "delete",

@@ -61,15 +61,30 @@ def early_answer(message: dict[str, Any]) -> dict[str, Any] | None:
         or message.get("method") != "initialize"
         or not isinstance(message.get("id"), int | str)
         or not isinstance(params, dict)
-        or type(params.get("protocolVersion")) is not int
-        # v2 (or later) is decided with the configuration loaded: ``[acp] v2``.
-        or params["protocolVersion"] >= 2
+        # Any other version (v2, or one not spoken) is decided with the configuration
+        # loaded: ``[acp] v2`` says which is the highest spoken (``spoken_version``).
+        or params.get("protocolVersion") != PROTOCOL_VERSION
+        or type(params["protocolVersion"]) is not int
         or not isinstance(params.get("clientCapabilities", {}), dict)
         or not isinstance(params.get("clientInfo", {}), dict)
     ):
         return None
     caps = params.get("clientCapabilities")
     return {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(caps)}
+
+
+def spoken_version(message: dict[str, Any], highest: int) -> dict[str, Any]:
+    """``message``, an ``initialize`` asking for an integer version toolwire does not speak
+    (below 1, above ``highest``), as one asking for ``highest``: ACP's rule is that the
+    agent then answers the latest version it speaks (and the client decides whether to go
+    on). Anything else is returned as is (the SDK reads a version string itself)."""
+    params = message.get("params")
+    if message.get("method") != "initialize" or not isinstance(params, dict):
+        return message
+    version = params.get("protocolVersion")
+    if type(version) is not int or PROTOCOL_VERSION <= version <= highest:
+        return message
+    return {**message, "params": {**params, "protocolVersion": highest}}
 
 
 def session_caps(message: dict[str, Any]) -> tuple[bool, bool]:
@@ -96,5 +111,6 @@ __all__ = [
     "early_answer",
     "initialize_result",
     "session_caps",
+    "spoken_version",
     "subagents_cap",
 ]

@@ -9,6 +9,10 @@ The official SDK (``acp`` 0.12.1) runs the JSON-RPC connection; this module give
   that is not an object, which the SDK would crash its receive loop on), and the agent
   keeps serving. So is a line nested too deeply to parse, and a message whose JSON-RPC
   envelope is invalid (``toolwire.agent.protocol.envelope``: the SDK trusts it).
+* **One message never ends the loop.** A valid envelope whose params the v2 translation
+  or the agent's hook cannot read is answered ``-32602 Invalid params`` and serving goes
+  on; an ``initialize`` asking for a version not spoken asks for the highest spoken
+  (``handshake.spoken_version``).
 * **Written means written.** ``on_sent`` sees each message once it is in the output
   buffer, in wire order (and ``on_received`` each request as it arrives): the agent
   opens a session's outbox only after its ``session/new`` response (ACP: nothing for a
@@ -43,7 +47,9 @@ from collections.abc import Callable
 from typing import Any, BinaryIO, Final, Protocol
 
 from toolwire.agent.protocol import envelope
+from toolwire.agent.protocol.handshake import spoken_version
 from toolwire.agent.protocol.v2 import V2Wire
+from toolwire.updates.v2 import V2
 from toolwire.updates.wire import encode
 
 log = logging.getLogger("toolwire.agent")
@@ -116,22 +122,41 @@ class StdioTransport:
         """The next JSON-RPC message; ``None`` at end of input. Bad lines are answered."""
         if self._again:
             message: dict[str, Any] | None = self._again.popleft()
+            if message is not None and self.on_received is not None:
+                self.on_received(message)
         else:
-            message = await self._next_valid()
-            # A v2 request the wire answered itself (a bad replay cursor): read on.
-            while message is not None and self.v2 is not None:
-                translated = self.v2.incoming(message)
-                if translated is not None:
-                    message = translated
-                    break
-                message = await self._next_valid()
-        if message is not None and self.on_received is not None:
-            self.on_received(message)
+            message = await self._next_taken()
         method = message.get("method") if message is not None else None
         alias = ROUTED_AS_EXTENSION.get(method) if isinstance(method, str) else None
         if alias is not None and message is not None:
             message = {**message, "method": alias}
         return message
+
+    async def _next_taken(self) -> dict[str, Any] | None:
+        """The next valid message, in v1 shape and seen by ``on_received``. One whose
+        params the translation or the hook cannot read is answered ``-32602`` (and a
+        notification dropped with a log line): one message never ends the loop."""
+        while True:
+            message = await self._next_valid()
+            if message is None:
+                return None
+            message = spoken_version(message, 1 if self.v2 is None else V2)
+            try:
+                translated = message if self.v2 is None else self.v2.incoming(message)
+                if translated is None:  # a v2 request the wire answered itself: read on
+                    continue
+                if self.on_received is not None:
+                    self.on_received(translated)
+            except Exception as exc:  # whatever the params held: answered, not fatal
+                await self._refuse(message, f"{type(exc).__name__}: {exc}")
+                continue
+            return translated
+
+    async def _refuse(self, message: dict[str, Any], detail: str) -> None:
+        if "method" in message and "id" in message:
+            await self._reject(-32602, "Invalid params", detail, envelope.reply_id(message))
+        else:
+            log.warning("message dropped (%s): %s", message.get("method"), detail)
 
     async def _next_valid(self) -> dict[str, Any] | None:
         """Read lines until one is a valid message (or the input ends); answer the others."""

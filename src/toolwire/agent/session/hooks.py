@@ -12,6 +12,12 @@ Hooks see what Claude Code hooks see: the built-in tools under the same names, M
 tools as ``mcp__<server>__<tool>``, ``CLAUDE_PROJECT_DIR`` set to the session's
 directory, no backend keys in the environment (as for ``Bash``), and
 ``transcript_path``: the session's history as JSON lines, written before the hooks run.
+
+Bounded: a hook's standard output and error are read as they come and kept up to
+``MAX_OUTPUT`` characters each (the rest is read and dropped, so a hook printing
+hundreds of megabytes costs no memory and never blocks on a full pipe). What goes to a
+hook (its input, the transcript) is UTF-8 with a lone surrogate as U+FFFD
+(``toolwire.backends.utf8``): one bad character in the history never fails a hook.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from acp.schema import PermissionOption
 
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
+from toolwire.backends import utf8
 from toolwire.history.jsonform import message_to_dict
 from toolwire.hooks import (
     Event,
@@ -63,8 +70,9 @@ _MODES: Final = {
     "bypass": "bypassPermissions",
     "read-only": "default",
 }
-_MAX_OUTPUT: Final = 64_000
+MAX_OUTPUT: Final = 64_000
 """Characters of a hook's output kept (a reason for the model stays a reason)."""
+_MAX_BYTES: Final = 4 * MAX_OUTPUT  # a character is at most four bytes of UTF-8
 
 
 class SessionHooks:
@@ -100,7 +108,7 @@ class SessionHooks:
             **({"tool_name": tool_name} if tool_name is not None else {}),
             **fields,
         )
-        stdin = json.dumps(payload, ensure_ascii=False).encode()
+        stdin = utf8(json.dumps(payload, ensure_ascii=False))
         env = self._env()
         outcomes = await asyncio.gather(
             *(run_command(c, stdin, session.cwd, env) for c in commands.values())
@@ -155,7 +163,7 @@ class SessionHooks:
         path = default_trust_path().parent / "transcripts" / f"{self.session.id}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         lines = (json.dumps(message_to_dict(m), ensure_ascii=False) for m in self.session.history)
-        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        path.write_bytes(utf8("".join(f"{line}\n" for line in lines)))
         return path
 
     def _env(self) -> dict[str, str]:
@@ -179,7 +187,7 @@ async def run_command(hook: HookCommand, stdin: bytes, cwd: str, env: dict[str, 
         start_new_session=True,  # its own group: a timeout kills what it started too
     )
     try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), hook.timeout)
+        out, err = await asyncio.wait_for(_talk(proc, stdin), hook.timeout)
     except TimeoutError:
         _kill(proc)
         await proc.wait()
@@ -187,13 +195,39 @@ async def run_command(hook: HookCommand, stdin: bytes, cwd: str, env: dict[str, 
     except BaseException:
         _kill(proc)
         raise
-    return Outcome(
-        hook.command,
-        proc.returncode,
-        out.decode(errors="replace")[:_MAX_OUTPUT],
-        err.decode(errors="replace")[:_MAX_OUTPUT],
-        hook.timeout,
-    )
+    return Outcome(hook.command, proc.returncode, out, err, hook.timeout)
+
+
+async def _talk(proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[str, str]:
+    """``stdin`` written, both outputs read to their end (kept up to ``MAX_OUTPUT``),
+    the exit waited for."""
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    feeding = asyncio.create_task(_feed(proc.stdin, stdin))
+    try:
+        out, err = await asyncio.gather(_kept(proc.stdout), _kept(proc.stderr))
+        await feeding
+    finally:
+        feeding.cancel()
+    await proc.wait()
+    return out, err
+
+
+async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # it did not read it
+        pipe.write(data)
+        await pipe.drain()
+    pipe.close()
+
+
+async def _kept(stream: asyncio.StreamReader) -> str:
+    """What ``stream`` gives, up to ``MAX_OUTPUT`` characters; the rest read and dropped."""
+    kept = bytearray()
+    while chunk := await stream.read(65536):
+        if len(kept) < _MAX_BYTES:
+            kept += chunk[: _MAX_BYTES - len(kept)]
+    return kept.decode(errors="replace")[:MAX_OUTPUT]
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -201,4 +235,4 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-__all__ = ["SessionHooks", "run_command"]
+__all__ = ["MAX_OUTPUT", "SessionHooks", "run_command"]
