@@ -41,6 +41,7 @@ from toolwire.config.schema import (
     ToolsConfig,
     validate,
 )
+from toolwire.safe_read import MAX_STATE_BYTES, read_file
 from toolwire.samples import DEMO_CASSETTE
 
 DEFAULT = "default"
@@ -235,10 +236,9 @@ def _choose_file(path: str | Path | None, env: Mapping[str, str]) -> tuple[Path,
 
 
 def _read(file: Path, origin: str) -> dict[str, Any]:
-    try:
-        with file.open("rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
+    try:  # a pipe or a device there is refused (NotReadError), never waited on
+        return tomllib.loads(read_file(file, MAX_STATE_BYTES).decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{file}: invalid TOML ({e}); fix the syntax") from e
     except OSError as e:
         raise ConfigError(f"cannot read {file} (from {origin}): {e.strerror or e}") from e
