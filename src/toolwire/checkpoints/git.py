@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from toolwire.checkpoints import lock
 from toolwire.errors import ToolwireError
 
 #: Set in every shadow store: bytes in, the same bytes out; no hook, no automatic gc
@@ -74,15 +75,32 @@ def run(
         cmd.append(f"--work-tree={work_tree}")
     cmd.extend(args)
     try:
-        done = subprocess.run(
-            cmd, input=stdin, capture_output=True, env=clean_env(index), check=False
-        )
-    except OSError as e:
+        with lock.held(store) as fd:  # git's own locks in the store are then stale
+            done = _git(cmd, stdin, index, fd)
+            stderr = done.stderr.decode(errors="replace")
+            stale = lock.stale(store, stderr) if done.returncode else None
+            if stale is not None and lock.clear(stale):
+                done = _git(cmd, stdin, index, fd)
+    except OSError as e:  # TimeoutError: another process holds the store
         raise CheckpointError(f"could not run git: {e}") from e
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip().splitlines()
         raise CheckpointError(f"git {args[0]} failed: {detail[-1] if detail else done.returncode}")
     return done.stdout
+
+
+def _git(
+    cmd: list[str], stdin: bytes, index: Path | None, lock_fd: int
+) -> subprocess.CompletedProcess[bytes]:
+    # git inherits the store's lock: it stays held while a git outlives a killed agent.
+    return subprocess.run(
+        cmd,
+        input=stdin,
+        capture_output=True,
+        env=clean_env(index),
+        check=False,
+        pass_fds=(lock_fd,),
+    )
 
 
 def global_excludes() -> Path | None:

@@ -32,7 +32,7 @@ from toolwire.agent.features.rewind_report import Ask, RewindInputError, RewindR
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store import prompt_index
 from toolwire.agent.store.prompt_index import PromptRow
-from toolwire.checkpoints import RestoreReport, before
+from toolwire.checkpoints import Checkpoints, RestoreReport, before, missing
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.imaging import fitted_messages
 
@@ -49,6 +49,8 @@ class _Code:
     report: RestoreReport | None = None
     why_not: str | None = None
     snapshot: str | None = None
+    unsure: tuple[str, ...] = ()
+    """Snapshots the conflict rule lacked (a turn stopped mid-way): it was stricter."""
 
 
 class Rewinder:
@@ -113,6 +115,8 @@ class Rewinder:
         code = _Code()
         if ask.scope != "conversation":
             code = await self._code(row.number, rows[-1].number, force=ask.force)
+            if code.report is not None and code.report.blocked:  # nothing changed: nor
+                return _report(ask.prompt, ask.scope, code, conversation=False)  # the talk
         talk = ask.scope != "code"
         await self._cut(row if talk else None, code.snapshot)
         return _report(ask.prompt, ask.scope, code, conversation=talk)
@@ -126,6 +130,8 @@ class Rewinder:
         code = _Code()
         if found.snapshot is not None:
             code = await self._off_loop(self._restore_undo, found.snapshot)
+            if code.report is not None and code.report.blocked:
+                return _report(None, "both", code, conversation=False)
         await self.runtime.store.call(lambda db: prompt_index.undo(db, sid))
         await self._reload()
         scope: Scope = "both" if found.snapshot else "conversation"
@@ -153,13 +159,25 @@ class Rewinder:
 
     def _restore_before(self, target: int, last: int, *, force: bool) -> _Code:
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
-        snapshot = store.get(before(target))
+        taken = {s.name: s for s in store.snapshots()}
+        snapshot = taken.get(before(target))
         if snapshot is None:
-            return _Code(why_not=f"the checkpoint before prompt {target} is gone (pruned)")
+            failed = store.failure(before(target))
+            why = f"the checkpoint before prompt {target} {self._gone(store, target, last)}"
+            return _Code(why_not=f"{why}: {failed}" if failed else why)
         conflicts = store.conflicts(target, last)
         store.take(UNDO)
         report = store.restore(snapshot, keep=() if force else conflicts)
-        return _Code(report, snapshot=UNDO)
+        return _Code(report, snapshot=UNDO, unsure=tuple(missing(target, last, taken)))
+
+    def _gone(self, store: Checkpoints, prompt: int, last: int) -> str:
+        """Why there is no checkpoint before ``prompt``: taking it failed, retention
+        dropped it (older than the last ``keep`` prompts), or it was never taken."""
+        if store.failure(before(prompt)) is not None:
+            return "failed"
+        if prompt <= last - checkpointing.keep(self.runtime.config):
+            return "is gone (pruned)"
+        return "was not taken (checkpoints were off)"
 
     def _restore_undo(self, name: str) -> _Code:
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
@@ -179,7 +197,8 @@ class Rewinder:
             snapshot = taken.get(before(n))
             changed = None if snapshot is None else len(store.changed(snapshot).paths())
             files = "1 file" if changed == 1 else f"{changed} files"
-            counts[n] = "checkpoint pruned" if changed is None else f"{files} changed since"
+            gone = f"checkpoint {self._gone(store, n, numbers[-1])}"
+            counts[n] = gone if changed is None else f"{files} changed since"
         return counts
 
     # -- the conversation ------------------------------------------------------------------
@@ -214,6 +233,8 @@ def _report(prompt: int | None, scope: Scope, code: _Code, *, conversation: bool
         made.restored, made.removed = list(done.restored), list(done.removed)
         made.recreated, made.skipped = list(done.recreated), dict(done.skipped)
         made.conflicts = list(done.kept)  # the conflicts that differ from the checkpoint
+        made.blocked = dict(done.blocked)
+        made.unsure = [n for n in code.unsure if n.startswith("after-")]
     return made
 
 
