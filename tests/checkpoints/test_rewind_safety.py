@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.checkpoints.support import sh, tree
+from tests.checkpoints.support import chattr, immutable_allowed, sh, tree
 from toolwire.checkpoints import CheckpointError, Checkpoints, after, before, files, strict_windows
 from toolwire.checkpoints.files import IN_THE_WAY
 from toolwire.checkpoints.writable import IMMUTABLE, READ_ONLY
@@ -21,16 +20,20 @@ def _temps(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.name.endswith(".toolwire-restore")]
 
 
+@pytest.fixture
+def immutable(tmp_path: Path) -> None:
+    if not immutable_allowed(tmp_path):
+        pytest.skip("chattr +i is not allowed here (needs CAP_LINUX_IMMUTABLE and ext4/xfs)")
+
+
 @contextlib.contextmanager
 def _immutable(path: Path) -> Iterator[None]:
-    """``chattr +i path`` for the block; the test is skipped where that is not allowed."""
-    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip("chattr +i is not allowed here (needs CAP_LINUX_IMMUTABLE and ext4/xfs)")
+    """``chattr +i path`` for the block."""
+    assert chattr("+i", path)
     try:
         yield
     finally:
-        subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
+        chattr("-i", path)
 
 
 # -- a turn stopped mid-way (no after-N): the user's edits stay conflicts -----------------
@@ -127,6 +130,7 @@ def test_a_directory_in_the_way_stops_the_whole_restore(repo: Path, root: Path) 
     assert tree(repo) != files_then
 
 
+@pytest.mark.usefixtures("immutable")
 def test_an_immutable_file_stops_the_whole_restore(repo: Path, root: Path) -> None:
     cps = Checkpoints.open(root, "s1", [repo])
     snap = cps.take(before(1))
@@ -138,6 +142,7 @@ def test_an_immutable_file_stops_the_whole_restore(repo: Path, root: Path) -> No
     assert report.restored == ()
 
 
+@pytest.mark.usefixtures("immutable")
 def test_an_immutable_directory_stops_the_whole_restore(repo: Path, root: Path) -> None:
     cps = Checkpoints.open(root, "s1", [repo])
     snap = cps.take(before(1))

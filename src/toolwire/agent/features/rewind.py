@@ -32,7 +32,7 @@ from toolwire.agent.features.rewind_report import Ask, RewindInputError, RewindR
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store import prompt_index
 from toolwire.agent.store.prompt_index import PromptRow
-from toolwire.checkpoints import Checkpoints, RestoreReport, before, missing
+from toolwire.checkpoints import CheckpointError, Checkpoints, RestoreReport, before, missing
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.imaging import fitted_messages
 
@@ -50,6 +50,8 @@ class _Code:
     why_not: str | None = None
     snapshot: str | None = None
     unsure: tuple[str, ...] = ()
+    failed: bool = False
+    """The store failed: no file was changed, so the conversation is not cut either."""
     """Snapshots the conflict rule lacked (a turn stopped mid-way): it was stricter."""
 
 
@@ -115,8 +117,8 @@ class Rewinder:
         code = _Code()
         if ask.scope != "conversation":
             code = await self._code(row.number, rows[-1].number, force=ask.force)
-            if code.report is not None and code.report.blocked:  # nothing changed: nor
-                return _report(ask.prompt, ask.scope, code, conversation=False)  # the talk
+            if code.failed or (code.report is not None and code.report.blocked):
+                return _report(ask.prompt, ask.scope, code, conversation=False)  # none cut
         talk = ask.scope != "code"
         await self._cut(row if talk else None, code.snapshot)
         return _report(ask.prompt, ask.scope, code, conversation=talk)
@@ -155,7 +157,10 @@ class Rewinder:
         why = checkpointing.why_off(self.runtime.config)
         if why is not None:
             return _Code(why_not=why)
-        return await self._off_loop(lambda: self._restore_before(target, last, force=force))
+        try:
+            return await self._off_loop(lambda: self._restore_before(target, last, force=force))
+        except CheckpointError as exc:  # before any file moved (``Plan.apply`` undoes)
+            return _Code(why_not=f"the checkpoint store failed ({exc})", failed=True)
 
     def _restore_before(self, target: int, last: int, *, force: bool) -> _Code:
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
@@ -195,7 +200,11 @@ class Rewinder:
         counts: dict[int, str] = {}
         for n in numbers:
             snapshot = taken.get(before(n))
-            changed = None if snapshot is None else len(store.changed(snapshot).paths())
+            try:
+                changed = None if snapshot is None else len(store.changed(snapshot).paths())
+            except CheckpointError:
+                counts[n] = "changes unknown: the checkpoint store failed"
+                continue
             files = "1 file" if changed == 1 else f"{changed} files"
             gone = f"checkpoint {self._gone(store, n, numbers[-1])}"
             counts[n] = gone if changed is None else f"{files} changed since"
