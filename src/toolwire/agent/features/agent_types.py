@@ -149,7 +149,7 @@ def _load(path: Path) -> AgentType | str:
     try:
         data = read_file(path, MAX_FILE_BYTES)
     except NotReadError as exc:  # a pipe, a device, over the cap: never waited on or read whole
-        return str(exc.strerror).removeprefix(f"{path} ")
+        return "it " + str(exc.strerror).removeprefix(f"{path} ")
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})"
     keys, body = front_matter(data.decode(errors="replace"))
