@@ -61,6 +61,7 @@ CASES: dict[str, tuple[str, Callable[[Path], None]]] = {
     "agent-definition-linked-to-dev-zero": (".toolwire/agents/zero.md", _zero),
     "huge-agents-md": ("AGENTS.md", _huge),
     "fifo-custom-command": (".claude/commands/go.md", _fifo),
+    "fifo-gitignore": ("lib/.gitignore", _fifo),  # git opens it for each checkpoint
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -188,3 +189,20 @@ def test_a_failure_mid_way_undoes_what_was_done(
     assert list(report.blocked.values()) == ["it could not be written (No space left on device)"]
     _unchanged(repo, now)
     assert (repo / "fresh.txt").read_text() == "new\n"  # removed, then put back
+
+
+# -- a named pipe git would open ----------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs Linux's /proc")
+def test_a_gitignore_that_is_a_fifo_fails_the_checkpoint_instead_of_hanging(
+    repo: Path, root: Path
+) -> None:
+    cps = Checkpoints.open(root, "s1", [repo])
+    cps.take(before(1))
+    os.mkfifo(repo / "src" / ".gitignore")
+    started = time.monotonic()
+    with pytest.raises(CheckpointError, match="named pipe"):
+        cps.take(before(2))
+    assert time.monotonic() - started < 10
+    assert "named pipe" in (cps.failure(before(2)) or "")
