@@ -99,7 +99,8 @@ class RewindReport:
         )
         lines = [head]
         if self.blocked:
-            return "\n".join([head, *_blocked(self, cwd)])
+            what = "the last rewind" if self.prompt is None else f"to prompt {self.prompt}"
+            return "\n".join([f"── Not rewound {what} ──", *_blocked(self, cwd)])
         if self.conversation:
             lines.append(
                 "Conversation: put back as it was."
