@@ -121,3 +121,20 @@ async def test_a_file_the_rewind_cannot_change_stops_it_whole(acp: AgentUnderTes
     told = await _ask(acp, sid, "/rewind 1")
     assert "Files removed: new.txt" in told
     assert _prompts(acp, sid) == []
+
+
+async def test_a_blocked_rewind_leaves_the_last_undo_as_it_was(acp: AgentUnderTest) -> None:
+    if not immutable_allowed(acp.tmp_path):
+        pytest.skip("chattr +i is not allowed here (needs CAP_LINUX_IMMUTABLE and ext4/xfs)")
+    sid = await _session(acp)
+    await _ask(acp, sid, "write a.txt")
+    await _ask(acp, sid, "write b.txt")
+    assert "Files removed: b.txt" in await _ask(acp, sid, "/rewind 2 code")
+    assert chattr("+i", acp.root / "a.txt")
+    try:
+        assert "Nothing was rewound" in await _ask(acp, sid, "/rewind 1 code")
+    finally:
+        chattr("-i", acp.root / "a.txt")
+    told = await _ask(acp, sid, "/rewind undo")
+    assert "Files recreated: b.txt" in told
+    assert (acp.root / "b.txt").read_text(encoding="utf-8") == "by the model\n"

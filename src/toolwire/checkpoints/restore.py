@@ -67,11 +67,14 @@ class Plan:
                 found[step.path] = why
         return found
 
-    def apply(self, blobs: Blobs) -> RestoreReport:
-        """Do every step, or none: on a failure the done ones are undone."""
+    def apply(self, blobs: Blobs, ready: Callable[[], object] | None = None) -> RestoreReport:
+        """Do every step, or none: on a failure the done ones are undone. ``ready`` is
+        called once the checks passed, before the first step."""
         blocked = self.blocked()
         if blocked:
             return self.report(blocked=blocked)
+        if ready is not None:
+            ready()
         ordered = sorted((s for s in self.steps if s.removal), key=lambda s: s.rel, reverse=True)
         ordered += [s for s in self.steps if not s.removal]
         data = blobs([s.blob for s in ordered if not s.removal])

@@ -164,17 +164,21 @@ class Checkpoints:
             windows.append(self.changed(taken[since], taken[until] if until else None))
         return conflicts(windows)
 
-    def restore(self, to: Snapshot, *, keep: Iterable[Path] = ()) -> RestoreReport:
+    def restore(
+        self, to: Snapshot, *, keep: Iterable[Path] = (), mark: str | None = None
+    ) -> RestoreReport:
         """Put the files back as they were at ``to``: changed files restored, files
         created since removed, deleted ones recreated. Files in ``keep``, and those
         skipped now or then, are left as they are. All or nothing (``restore.Plan``):
-        when one file cannot be done, none is, and ``RestoreReport.blocked`` says why."""
+        when one file cannot be done, none is, and ``RestoreReport.blocked`` says why.
+        ``mark``: a snapshot of the files now is taken under that name once the checks
+        passed, before any file moves (never when the restore is blocked)."""
         kept_paths = {Path(p) for p in keep}
         plan = Plan()
         for d, tree in to.trees.items():
             if d in self.directories:
                 self._plan(d, tree, _skipped_in(d, to), kept_paths, plan)
-        report = plan.apply(self._blobs)
+        report = plan.apply(self._blobs, (lambda: self.take(mark)) if mark else None)
         for d in self.directories:
             touched = [s.rel for s in plan.done if s.directory == d]
             if touched:  # fresh stat data: the next take hashes none of the files written

@@ -171,8 +171,9 @@ class Rewinder:
             why = f"the checkpoint before prompt {target} {self._gone(store, target, last)}"
             return _Code(why_not=f"{why}: {failed}" if failed else why)
         conflicts = store.conflicts(target, last)
-        store.take(UNDO)
-        report = store.restore(snapshot, keep=() if force else conflicts)
+        # The undo snapshot only once the restore goes ahead: a blocked one must not
+        # replace the snapshot an earlier rewind's undo needs.
+        report = store.restore(snapshot, keep=() if force else conflicts, mark=UNDO)
         return _Code(report, snapshot=UNDO, unsure=tuple(missing(target, last, taken)))
 
     def _gone(self, store: Checkpoints, prompt: int, last: int) -> str:
