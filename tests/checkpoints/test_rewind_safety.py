@@ -4,13 +4,18 @@ leaves no store that refuses every later checkpoint."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import toolwire
 from tests.checkpoints.support import chattr, immutable_allowed, sh, tree
 from toolwire.checkpoints import CheckpointError, Checkpoints, after, before, files, strict_windows
 from toolwire.checkpoints.files import IN_THE_WAY
@@ -154,18 +159,44 @@ def test_an_immutable_directory_stops_the_whole_restore(repo: Path, root: Path) 
     assert list(report.blocked) == [repo / "src" / "app.py"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a read-only directory")
+_RESTORE = """
+import json, sys
+from pathlib import Path
+from toolwire.checkpoints import Checkpoints
+repo, root = Path(sys.argv[1]), Path(sys.argv[2])
+cps = Checkpoints.open(root, "s1", [repo])
+report = cps.restore(cps.get("before-1"))
+print(json.dumps({str(p): why for p, why in report.blocked.items()}))
+"""
+
+
+def _restore_read_only(repo: Path, root: Path, read_only: Path) -> dict[str, str]:
+    """The restore of ``before-1`` run where ``read_only`` cannot be written: a read-only
+    bind mount (bubblewrap), since root writes through any permission bits."""
+    command = [sys.executable, "-c", _RESTORE, str(repo), str(root)]
+    if os.geteuid() == 0:
+        command = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(read_only), str(read_only),
+                   *command]  # fmt: skip
+    else:
+        read_only.chmod(0o555)
+    env = {**os.environ, "PYTHONPATH": str(Path(toolwire.__file__).parents[1])}
+    try:
+        done = subprocess.run(command, capture_output=True, check=True, env=env, timeout=60)
+    finally:
+        read_only.chmod(0o755)
+    return dict(json.loads(done.stdout))
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 and shutil.which("bwrap") is None, reason="as root, needs bubblewrap"
+)
 def test_a_read_only_directory_stops_the_whole_restore(repo: Path, root: Path) -> None:
     cps = Checkpoints.open(root, "s1", [repo])
-    snap = cps.take(before(1))
+    cps.take(before(1))
     now = _three_changes(repo)
-    (repo / "src").chmod(0o555)
-    try:
-        report = cps.restore(snap)
-        _unchanged(repo, now)
-    finally:
-        (repo / "src").chmod(0o755)
-    assert report.blocked == {repo / "src" / "app.py": READ_ONLY}
+    blocked = _restore_read_only(repo, root, repo / "src")
+    assert blocked == {str(repo / "src" / "app.py"): READ_ONLY}
+    _unchanged(repo, now)
 
 
 def test_a_failure_mid_way_undoes_what_was_done(
