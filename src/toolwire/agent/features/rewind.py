@@ -17,6 +17,11 @@ A rewind to before prompt N:
 
 Before it touches anything it takes the ``undo`` snapshot and stores what it cuts, so
 ``/rewind undo`` puts files and conversation back byte for byte, in any later process.
+The files go back all or nothing (``checkpoints.restore``): when one cannot be changed,
+or the store fails, nothing is rewound, the conversation included, the ``undo`` snapshot
+of the last rewind stays, and the reply names each file and why. A missing ``after-N``
+(the agent killed mid-turn) widens the conflicts (``rules.strict_windows``); a missing
+``before-N`` is said to have failed, or been pruned, or never taken, as it was.
 """
 
 from __future__ import annotations
