@@ -93,8 +93,9 @@ class Checkpoints:
             scans = {d: self._scan(d) for d in self.directories}
         except CheckpointError as exc:
             self._forget(name)
-            failed.parent.mkdir(exist_ok=True)
-            failed.write_text(f"{exc}\n", encoding="utf-8")
+            with contextlib.suppress(OSError):  # the reason is in the error raised anyway
+                failed.parent.mkdir(exist_ok=True)
+                failed.write_text(f"{exc}\n", encoding="utf-8")
             raise
         failed.unlink(missing_ok=True)
         subtrees = [(str(i), s.tree) for i, s in enumerate(scans.values())]
