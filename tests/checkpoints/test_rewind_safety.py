@@ -19,6 +19,7 @@ import toolwire
 from tests.checkpoints.support import chattr, immutable_allowed, sh, tree
 from toolwire.checkpoints import CheckpointError, Checkpoints, after, before, files, strict_windows
 from toolwire.checkpoints.files import IN_THE_WAY
+from toolwire.checkpoints.git import clean_env
 from toolwire.checkpoints.writable import IMMUTABLE, READ_ONLY
 
 
@@ -93,6 +94,28 @@ def test_a_lock_left_by_a_killed_git_is_recovered(repo: Path, root: Path) -> Non
     assert not Path(f"{index}.lock").exists()
     assert cps.changed(cps.get(before(1)) or pytest.fail("no snapshot"), snap)
     assert cps.failure(before(2)) is None
+
+
+def test_a_lock_left_by_a_git_killed_mid_update_is_recovered(repo: Path, root: Path) -> None:
+    cps = Checkpoints.open(root, "s1", [repo])
+    cps.take(before(1))
+    index = next((cps.store / "indexes").iterdir())
+    command = ["git", f"--git-dir={cps.store}", f"--work-tree={repo}", "update-index", "--stdin"]
+    # git takes the index's lock, then waits for its input: killed there, as a
+    # process-group kill of the agent would kill it, it leaves the lock behind.
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, env=clean_env(index), stderr=subprocess.DEVNULL
+    ) as killed:
+        for _ in range(200):
+            if Path(f"{index}.lock").exists():
+                break
+            time.sleep(0.01)
+        killed.kill()
+    assert Path(f"{index}.lock").exists()
+    sh(repo, "echo changed > src/app.py")
+    assert repo / "src" / "app.py" in cps.changed(cps.get(before(1)) or pytest.fail()).paths()
+    cps.take(before(2))
+    assert not Path(f"{index}.lock").exists()
 
 
 def test_a_failed_checkpoint_is_recorded_and_drops_its_old_namesake(repo: Path, root: Path) -> None:
