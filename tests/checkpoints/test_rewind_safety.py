@@ -17,7 +17,15 @@ import pytest
 
 import toolwire
 from tests.checkpoints.support import chattr, immutable_allowed, sh, tree
-from toolwire.checkpoints import CheckpointError, Checkpoints, after, before, files, strict_windows
+from toolwire.checkpoints import (
+    CheckpointError,
+    Checkpoints,
+    after,
+    before,
+    files,
+    lock,
+    strict_windows,
+)
 from toolwire.checkpoints.files import IN_THE_WAY
 from toolwire.checkpoints.git import clean_env
 from toolwire.checkpoints.writable import IMMUTABLE, READ_ONLY
@@ -113,9 +121,33 @@ def test_a_lock_left_by_a_git_killed_mid_update_is_recovered(repo: Path, root: P
         killed.kill()
     assert Path(f"{index}.lock").exists()
     sh(repo, "echo changed > src/app.py")
-    assert repo / "src" / "app.py" in cps.changed(cps.get(before(1)) or pytest.fail()).paths()
+    then = cps.get(before(1))
+    assert then is not None
+    assert repo / "src" / "app.py" in cps.changed(then).paths()
     cps.take(before(2))
     assert not Path(f"{index}.lock").exists()
+
+
+def test_a_lock_of_a_live_toolwire_is_waited_for_never_removed(
+    repo: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cps = Checkpoints.open(root, "s1", [repo])
+    cps.take(before(1))
+    index = next((cps.store / "indexes").iterdir())
+    live = Path(f"{index}.lock")
+    holder = "import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); "
+    holder += "open(sys.argv[2], 'w').close(); print('held', flush=True); time.sleep(30)"
+    with subprocess.Popen(
+        [sys.executable, "-c", holder, str(cps.store / "toolwire.lock"), str(live)],
+        stdout=subprocess.PIPE,
+    ) as other:  # another toolwire process, in the middle of its git command
+        assert other.stdout is not None
+        assert other.stdout.readline() == b"held\n"
+        monkeypatch.setattr(lock, "WAIT", 0.5)
+        with pytest.raises(CheckpointError, match="busy"):
+            cps.take(before(2))
+        assert live.exists()  # its lock was left alone
+        other.kill()
 
 
 def test_a_failed_checkpoint_is_recorded_and_drops_its_old_namesake(repo: Path, root: Path) -> None:

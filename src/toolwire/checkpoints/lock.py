@@ -30,12 +30,13 @@ log = logging.getLogger("toolwire.checkpoints")
 
 
 @contextlib.contextmanager
-def held(store: Path, wait: float = WAIT) -> Iterator[int]:
+def held(store: Path, wait: float | None = None) -> Iterator[int]:
     """Hold the store's lock (made with the store's directory when missing); the
     descriptor, for the git processes to inherit. ``TimeoutError`` after ``wait``."""
     store.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(store / NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
+        wait = WAIT if wait is None else wait
         deadline = time.monotonic() + wait
         while True:
             try:
