@@ -20,6 +20,26 @@ GIT_ENV = {
 }
 
 
+def chattr(flag: str, path: Path) -> bool:
+    """``chattr FLAG path``; False when it is not allowed (no CAP_LINUX_IMMUTABLE, or a
+    file system without the attribute)."""
+    try:
+        done = subprocess.run(["chattr", flag, str(path)], capture_output=True, check=False)
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
+def immutable_allowed(where: Path) -> bool:
+    """Whether ``chattr +i`` works in ``where`` (asked on a scratch file, then undone)."""
+    probe = where / ".chattr-probe"
+    probe.write_bytes(b"")
+    allowed = chattr("+i", probe)
+    chattr("-i", probe)
+    probe.unlink()
+    return allowed
+
+
 def git(repo: Path, *args: str) -> bytes:
     """``git ARGS`` in ``repo``, as the user would run it."""
     return subprocess.run(

@@ -11,7 +11,16 @@ on a machine without git. Design and costs: docs/checkpoints.md.
 
 from toolwire.checkpoints.git import CheckpointError, unavailable
 from toolwire.checkpoints.model import Changes, RestoreReport, Snapshot
-from toolwire.checkpoints.rules import after, before, conflicts, outside_windows, prompt_of, pruned
+from toolwire.checkpoints.rules import (
+    after,
+    before,
+    conflicts,
+    missing,
+    outside_windows,
+    prompt_of,
+    pruned,
+    strict_windows,
+)
 from toolwire.checkpoints.store import DEFAULT_MAX_FILE_BYTES, Checkpoints, default_root
 
 __all__ = [
@@ -25,8 +34,10 @@ __all__ = [
     "before",
     "conflicts",
     "default_root",
+    "missing",
     "outside_windows",
     "prompt_of",
     "pruned",
+    "strict_windows",
     "unavailable",
 ]

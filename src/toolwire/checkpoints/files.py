@@ -78,11 +78,16 @@ def write(directory: Path, rel: str, mode: int, data: bytes) -> str | None:
     temp = parent / f".{target.name}.toolwire-restore"
     with contextlib.suppress(FileNotFoundError):
         os.unlink(temp)
-    if mode == LINK:
-        os.symlink(os.fsdecode(data), temp)
-    else:
-        _write_file(temp, data, mode, old)
-    os.replace(temp, target)
+    try:
+        if mode == LINK:
+            os.symlink(os.fsdecode(data), temp)
+        else:
+            _write_file(temp, data, mode, old)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):  # never left in the user's project
+            os.unlink(temp)
+        raise
     return None
 
 

@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from toolwire.checkpoints import lock
 from toolwire.errors import ToolwireError
 
 #: Set in every shadow store: bytes in, the same bytes out; no hook, no automatic gc
@@ -74,15 +75,63 @@ def run(
         cmd.append(f"--work-tree={work_tree}")
     cmd.extend(args)
     try:
-        done = subprocess.run(
-            cmd, input=stdin, capture_output=True, env=clean_env(index), check=False
-        )
-    except OSError as e:
+        with lock.held(store) as fd:  # git's own locks in the store are then stale
+            done = _git(cmd, stdin, index, fd)
+            stderr = done.stderr.decode(errors="replace")
+            stale = lock.stale(store, stderr) if done.returncode else None
+            if stale is not None and lock.clear(stale):
+                done = _git(cmd, stdin, index, fd)
+    except OSError as e:  # TimeoutError: another process holds the store
         raise CheckpointError(f"could not run git: {e}") from e
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip().splitlines()
         raise CheckpointError(f"git {args[0]} failed: {detail[-1] if detail else done.returncode}")
     return done.stdout
+
+
+def _git(
+    cmd: list[str], stdin: bytes, index: Path | None, lock_fd: int
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git to its end, unless it waits to open a named pipe: git opens every
+    ``.gitignore`` of the tree, and one that is a FIFO would block it (and the prompt
+    waiting for its checkpoint) forever; it is then stopped and the checkpoint fails."""
+    # git inherits the store's lock: it stays held while a git outlives a killed agent.
+    with subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(index),
+        pass_fds=(lock_fd,),
+    ) as proc:
+        stuck = 0
+        data: bytes | None = stdin
+        while True:
+            try:
+                out, err = proc.communicate(data, timeout=0.25)
+                return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                data = None  # sent once; a retry must not send it again
+                stuck = stuck + 1 if _on_a_fifo(proc.pid) else 0
+                if stuck >= 2:
+                    proc.kill()
+                    proc.communicate()
+                    raise CheckpointError(FIFO) from None
+
+
+FIFO = (
+    "git was stopped: it waited to open a named pipe in the tree (a .gitignore that is a "
+    "FIFO?); remove it for checkpoints to work"
+)
+
+
+def _on_a_fifo(pid: int) -> bool:
+    """Whether process ``pid`` is blocked opening a FIFO (Linux; False elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/wchan", encoding="ascii") as f:
+            return f.read().strip() in ("wait_for_partner", "fifo_open")
+    except OSError:
+        return False
 
 
 def global_excludes() -> Path | None:

@@ -53,8 +53,11 @@ class RestoreReport:
     kept: tuple[Path, ...] = ()
     """Changed since, but asked to be kept (the conflicts): left as they are."""
     skipped: Mapping[Path, str] = field(default_factory=dict)
-    """Left alone, and why: over the size cap, an embedded repository, or a path that
-    would lead outside the session's directories."""
+    """Left alone, and why: over the size cap, or an embedded repository."""
+    blocked: Mapping[Path, str] = field(default_factory=dict)
+    """Files the restore could not write or remove, and why (a path through a symlink, a
+    directory in the way, a read-only or immutable directory or file). When there is any,
+    the restore changed nothing: ``restored``, ``removed`` and ``recreated`` are empty."""
 
 
 __all__ = ["Changes", "RestoreReport", "Snapshot"]

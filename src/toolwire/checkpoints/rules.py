@@ -10,7 +10,7 @@ prompt ``k`` after the target, and between ``after-last`` and now, are conflicts
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from toolwire.checkpoints.model import Changes
@@ -44,6 +44,30 @@ def outside_windows(target: int, last: int) -> list[tuple[str, str | None]]:
     return windows
 
 
+def strict_windows(target: int, last: int, taken: Collection[str]) -> list[tuple[str, str | None]]:
+    """``outside_windows`` over the snapshots that exist (``taken``; ``before(target)``
+    must be one). A missing bound widens its window to the nearest snapshot that exists,
+    earlier for a start and later for an end (else now): a turn whose end was never
+    checkpointed (the agent killed mid-turn) then counts wholly as outside, so what the
+    user did after it is a conflict too. Stricter, never skipped."""
+    order = [name for k in range(target, last + 1) for name in (before(k), after(k))]
+    windows = []
+    for since, until in outside_windows(target, last):
+        at = order.index(since)
+        since = next((n for n in reversed(order[: at + 1]) if n in taken), before(target))
+        if until is not None and until not in taken:
+            later = order[order.index(until) :]
+            until = next((n for n in later if n in taken), None)
+        windows.append((since, until))
+    return windows
+
+
+def missing(target: int, last: int, taken: Collection[str]) -> list[str]:
+    """The snapshots the conflict rule for a rewind to ``target`` wants and lacks."""
+    wanted = {name for window in outside_windows(target, last) for name in window if name}
+    return sorted(wanted - set(taken), key=lambda n: (prompt_of(n) or 0, n))
+
+
 def conflicts(outside: Iterable[Changes]) -> frozenset[Path]:
     """Every file changed in any of the windows outside a turn."""
     found: frozenset[Path] = frozenset()
@@ -63,4 +87,13 @@ def pruned(names: Iterable[str], keep: int) -> list[str]:
     return sorted(name for name, n in numbered.items() if n is not None and n < oldest_kept)
 
 
-__all__ = ["after", "before", "conflicts", "outside_windows", "prompt_of", "pruned"]
+__all__ = [
+    "after",
+    "before",
+    "conflicts",
+    "missing",
+    "outside_windows",
+    "prompt_of",
+    "pruned",
+    "strict_windows",
+]

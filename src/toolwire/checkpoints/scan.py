@@ -24,6 +24,7 @@ from toolwire.checkpoints.files import safe_parent
 from toolwire.checkpoints.git import global_excludes, run
 
 EMBEDDED = "an embedded git repository (it has its own history)"
+NOT_REGULAR = "not a regular file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,7 @@ def _reason(info: os.stat_result, max_bytes: int) -> str | None:
     if stat.S_ISLNK(info.st_mode):
         return None
     if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
+        return NOT_REGULAR
     if info.st_size > max_bytes:
         return f"over the size cap ({info.st_size:,} > {max_bytes:,} bytes)"
     return None
@@ -111,4 +112,4 @@ def _z(paths: list[bytes]) -> bytes:
     return b"".join(p + b"\0" for p in paths)
 
 
-__all__ = ["EMBEDDED", "Scan", "excludes_for", "scan"]
+__all__ = ["EMBEDDED", "NOT_REGULAR", "Scan", "excludes_for", "scan"]

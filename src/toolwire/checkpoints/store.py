@@ -13,6 +13,7 @@ directories only by ``restore`` (``files.py`` keeps it inside them).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -22,11 +23,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolwire.checkpoints import files, objects
-from toolwire.checkpoints.git import ATTRIBUTES, STORE_CONFIG, run
+from toolwire.checkpoints import objects
+from toolwire.checkpoints.git import ATTRIBUTES, STORE_CONFIG, CheckpointError, run
 from toolwire.checkpoints.model import Changes, RestoreReport, Snapshot
-from toolwire.checkpoints.rules import conflicts, outside_windows, pruned
-from toolwire.checkpoints.scan import Scan, excludes_for, scan
+from toolwire.checkpoints.restore import Plan, Step
+from toolwire.checkpoints.rules import before, conflicts, pruned, strict_windows
+from toolwire.checkpoints.scan import NOT_REGULAR, Scan, excludes_for, scan
 from toolwire.errors import UsageError
 
 DEFAULT_MAX_FILE_BYTES = 10_000_000
@@ -34,7 +36,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _REFS = "refs/checkpoints/"
 SKIPPED_THEN = "skipped when the snapshot was taken"
-_Entry = tuple[str, str, str, str]  # relative path, old mode, old blob, new mode
+_Entry = tuple[str, str, str, str, str]  # relative path, old mode and blob, new mode and blob
 
 
 def default_root() -> Path:
@@ -81,10 +83,21 @@ class Checkpoints:
         return cls(store, dirs, max_file_bytes)
 
     def take(self, name: str) -> Snapshot:
-        """Snapshot every directory now as ``name`` (a snapshot of that name is replaced)."""
+        """Snapshot every directory now as ``name`` (a snapshot of that name is replaced).
+        When it fails, an older snapshot of that name is dropped (it would stand for now)
+        and the reason kept for ``failure``."""
         if not _NAME.fullmatch(name) or name.endswith(".lock"):
             raise UsageError(f"not a snapshot name: {name!r}")
-        scans = {d: self._scan(d) for d in self.directories}
+        failed = self.store / "failed" / name
+        try:
+            scans = {d: self._scan(d) for d in self.directories}
+        except CheckpointError as exc:
+            self._forget(name)
+            with contextlib.suppress(OSError):  # the reason is in the error raised anyway
+                failed.parent.mkdir(exist_ok=True)
+                failed.write_text(f"{exc}\n", encoding="utf-8")
+            raise
+        failed.unlink(missing_ok=True)
         subtrees = [(str(i), s.tree) for i, s in enumerate(scans.values())]
         tree = objects.write_object(self.store, "tree", objects.tree(subtrees))
         taken_at = time.time()
@@ -97,6 +110,17 @@ class Checkpoints:
         commit = objects.write_object(self.store, "commit", objects.commit(tree, message, taken_at))
         objects.set_ref(self.store, _REFS + name, commit)
         return _snapshot(commit, meta)
+
+    def failure(self, name: str) -> str | None:
+        """Why the last attempt at snapshot ``name`` failed; None when it did not."""
+        try:
+            return (self.store / "failed" / name).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+
+    def _forget(self, name: str) -> None:
+        with contextlib.suppress(OSError, CheckpointError):
+            run(self.store, ["update-ref", "-d", _REFS + name])
 
     def snapshots(self) -> list[Snapshot]:
         """Every snapshot, oldest first."""
@@ -122,7 +146,7 @@ class Checkpoints:
         for d in dict.fromkeys([*since.trees, *(until.trees if until else self.directories)]):
             after, skipped_now = self._side(d, until)
             skipped = _skipped_in(d, since) | skipped_now
-            for rel, old_mode, _, new_mode in self._diff(since.trees.get(d, EMPTY_TREE), after):
+            for rel, old_mode, _, new_mode, _ in self._diff(since.trees.get(d, EMPTY_TREE), after):
                 if _covered(rel, skipped):
                     continue
                 kind = deleted if _absent(new_mode) else added if _absent(old_mode) else modified
@@ -131,25 +155,37 @@ class Checkpoints:
 
     def conflicts(self, target: int, last: int) -> frozenset[Path]:
         """Files changed outside any turn since before prompt ``target`` (a rewind must
-        not overwrite them; ``rules.outside_windows``); missing snapshots are passed over."""
+        not overwrite them). A missing snapshot widens its window (``rules.strict_windows``):
+        a file whose change no snapshot places inside a turn is a conflict."""
+        taken = {s.name: s for s in self.snapshots()}
+        if before(target) not in taken:
+            raise UsageError(f"no snapshot {before(target)} to compare with")
         windows = []
-        for since_name, until_name in outside_windows(target, last):
-            since = self.get(since_name)
-            until = self.get(until_name) if until_name else None
-            if since is not None and (until_name is None or until is not None):
-                windows.append(self.changed(since, until))
+        for since, until in strict_windows(target, last, taken):
+            windows.append(self.changed(taken[since], taken[until] if until else None))
         return conflicts(windows)
 
-    def restore(self, to: Snapshot, *, keep: Iterable[Path] = ()) -> RestoreReport:
+    def restore(
+        self, to: Snapshot, *, keep: Iterable[Path] = (), mark: str | None = None
+    ) -> RestoreReport:
         """Put the files back as they were at ``to``: changed files restored, files
         created since removed, deleted ones recreated. Files in ``keep``, and those
-        skipped now or then, are left as they are."""
+        skipped now or then, are left as they are. All or nothing (``restore.Plan``):
+        when one file cannot be done, none is, and ``RestoreReport.blocked`` says why.
+        ``mark``: a snapshot of the files now is taken under that name once the checks
+        passed, before any file moves (never when the restore is blocked)."""
         kept_paths = {Path(p) for p in keep}
-        report = _Report()
+        plan = Plan()
         for d, tree in to.trees.items():
             if d in self.directories:
-                self._restore_dir(d, tree, _skipped_in(d, to), kept_paths, report)
-        return report.done()
+                self._plan(d, tree, _skipped_in(d, to), kept_paths, plan)
+        report = plan.apply(self._blobs, (lambda: self.take(mark)) if mark else None)
+        for d in self.directories:
+            touched = [s.rel for s in plan.done if s.directory == d]
+            if touched:  # fresh stat data: the next take hashes none of the files written
+                refresh = ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"]
+                run(self.store, refresh, work_tree=d, index=self._index(d), stdin=_z(touched))
+        return report
 
     def fork(self, new_session_id: str) -> Checkpoints:
         """A store for a forked session holding the same snapshots. Objects are
@@ -157,7 +193,8 @@ class Checkpoints:
         target = store_dir(self.store.parent, new_session_id)
         if target.exists():
             raise UsageError(f"a checkpoint store already exists for {new_session_id!r}")
-        shutil.copytree(self.store, target, copy_function=_link_or_copy)
+        locks = shutil.ignore_patterns("*.lock")  # neither the store's nor a stale one of git's
+        shutil.copytree(self.store, target, copy_function=_link_or_copy, ignore=locks)
         return Checkpoints(target, self.directories, self.max_file_bytes)
 
     def delete(self) -> None:
@@ -195,45 +232,26 @@ class Checkpoints:
         out = run(self.store, ["diff-tree", "-r", "-z", "--no-renames", a, b]).split(b"\0")
         entries = []
         for head, path in zip(out[0::2], out[1::2], strict=False):
-            old_mode, new_mode, old_blob, _, _ = head.decode().lstrip(":").split(" ")
-            entries.append((os.fsdecode(path), old_mode, old_blob, new_mode))
+            old_mode, new_mode, old_blob, new_blob, _ = head.decode().lstrip(":").split(" ")
+            entries.append((os.fsdecode(path), old_mode, old_blob, new_mode, new_blob))
         return entries
 
-    def _restore_dir(
-        self, d: Path, tree: str, skipped: set[str], keep: set[Path], report: _Report
-    ) -> None:
+    def _plan(self, d: Path, tree: str, skipped: set[str], keep: set[Path], plan: Plan) -> None:
+        """Add to ``plan`` what restoring directory ``d`` to ``tree`` takes."""
         now = self._scan(d)
-        for rel in skipped:
-            report.skipped[d / rel] = SKIPPED_THEN
-        report.skipped.update({d / rel: why for rel, why in now.skipped.items()})
-        skipped |= set(now.skipped)
-        removals: list[str] = []
-        writes: list[tuple[str, str, str]] = []
-        for rel, old_mode, old_blob, _ in self._diff(tree, now.tree):
+        # A directory or a pipe now where the snapshot had a file is in the restore's way
+        # (``writable``), not a file to leave alone as big ones are.
+        left = {rel: why for rel, why in now.skipped.items() if why != NOT_REGULAR}
+        plan.skipped.update({d / rel: SKIPPED_THEN for rel in skipped})
+        plan.skipped.update({d / rel: why for rel, why in left.items()})
+        skipped |= set(left)
+        for rel, old_mode, old_blob, new_mode, new_blob in self._diff(tree, now.tree):
             if _covered(rel, skipped):
-                report.skipped[d / rel] = (
-                    now.skipped.get(rel) or "skipped when the snapshot was taken"
-                )
+                plan.skipped[d / rel] = left.get(rel) or SKIPPED_THEN
             elif d / rel in keep:
-                report.kept.append(d / rel)
-            elif _absent(old_mode):
-                removals.append(rel)
+                plan.kept.append(d / rel)
             else:
-                writes.append((rel, old_mode, old_blob))
-        touched: list[str] = []
-        for rel in sorted(removals, reverse=True):
-            if report.note(d, rel, files.remove(d, rel), report.removed):
-                touched.append(rel)
-        blobs = self._blobs([blob for _, _, blob in writes])
-        for rel, mode, blob in writes:
-            absent = not os.path.lexists(d / rel)
-            done = files.write(d, rel, int(mode, 8), blobs[blob])
-            if report.note(d, rel, done, report.recreated if absent else report.restored):
-                touched.append(rel)
-        if touched:
-            # The files written get fresh stat data, so the next take hashes none of them.
-            run(self.store, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
-                work_tree=d, index=self._index(d), stdin=_z(touched))  # fmt: skip
+                plan.steps.append(Step(d, rel, old_mode, old_blob, new_mode, new_blob))
 
     def _blobs(self, shas: list[str]) -> dict[str, bytes]:
         if not shas:
@@ -250,31 +268,6 @@ class Checkpoints:
             blobs[sha] = out[start : start + int(size)]
             at = start + int(size) + 1
         return blobs
-
-
-class _Report:
-    def __init__(self) -> None:
-        self.restored: list[Path] = []
-        self.removed: list[Path] = []
-        self.recreated: list[Path] = []
-        self.kept: list[Path] = []
-        self.skipped: dict[Path, str] = {}
-
-    def note(self, d: Path, rel: str, refused: str | None, into: list[Path]) -> bool:
-        if refused is None:
-            into.append(d / rel)
-        else:
-            self.skipped[d / rel] = refused
-        return refused is None
-
-    def done(self) -> RestoreReport:
-        return RestoreReport(
-            tuple(sorted(self.restored)),
-            tuple(sorted(self.removed)),
-            tuple(sorted(self.recreated)),
-            tuple(sorted(self.kept)),
-            dict(sorted(self.skipped.items())),
-        )
 
 
 def _init(store: Path) -> None:

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from toolwire.safe_read import MAX_STATE_BYTES, read_file
+
 #: The keyring service name keys are stored under.
 SERVICE: Final = "toolwire"
 #: The file beside ``config.toml`` (mode 0600).
@@ -117,8 +119,8 @@ def stored_names(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_file(path, MAX_STATE_BYTES))
+    except (OSError, ValueError):  # a pipe or a device there is skipped, never waited on
         return {}
     return data if isinstance(data, dict) else {}
 

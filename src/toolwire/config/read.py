@@ -14,6 +14,7 @@ from pathlib import Path
 from toolwire.config.errors import ConfigError
 from toolwire.config.lines import key_line, toml_syntax
 from toolwire.config.schema import ConfigFile, validate
+from toolwire.safe_read import MAX_STATE_BYTES, read_file
 
 
 def validated(file: Path, origin: str) -> ConfigFile:
@@ -46,7 +47,8 @@ def _at_line(message: str, where: str, number: int | None) -> str:
 
 def _text(file: Path, origin: str) -> str:
     try:
-        return file.read_text(encoding="utf-8")
+        # a pipe or a device there is refused (NotReadError, an OSError), never waited on
+        return read_file(file, MAX_STATE_BYTES).decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"{file}: not UTF-8 text ({e.reason}); save it as UTF-8") from e
     except OSError as e:

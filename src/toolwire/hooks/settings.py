@@ -9,8 +9,10 @@
 Read, in this order: ``~/.claude/settings.json`` (the user's own: trusted), then the
 project's ``.claude/settings.json``, ``.claude/settings.local.json`` and
 ``.toolwire/settings.json`` (run only once the user trusted that file's content). A file
-that is missing, not JSON or without ``hooks`` adds nothing; a malformed entry is left
-out with a line in ``Source.problems`` for the user. Only ``type: "command"`` hooks run;
+that is missing, not JSON or without ``hooks`` adds nothing; one that is not a regular
+file or is over ``MAX_FILE_BYTES`` is skipped with one line, logged once
+(``toolwire.safe_read``); a malformed entry is left out with a line in
+``Source.problems`` for the user. Only ``type: "command"`` hooks run;
 the other types Claude Code has (``prompt``, ``http``...) are reported and skipped.
 """
 
@@ -18,10 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias, get_args
+
+from toolwire.safe_read import NotReadError, read_file
 
 Event: TypeAlias = Literal[
     "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"
@@ -29,6 +34,10 @@ Event: TypeAlias = Literal[
 EVENTS: Final[tuple[Event, ...]] = get_args(Event)
 DEFAULT_TIMEOUT: Final = 60.0
 """Seconds a hook may run when its entry sets no ``timeout`` (Claude Code's default)."""
+MAX_FILE_BYTES: Final = 1024 * 1024
+"""A settings file larger than this is skipped (Claude Code's are a few KB)."""
+log = logging.getLogger("toolwire.hooks")
+_told: set[str] = set()  # lines already logged: the files are read at every hook point
 PROJECT_FILES: Final = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -88,9 +97,18 @@ def read_sources(cwd: str | os.PathLike[str], home: Path | None = None) -> list[
 
 
 def read_source(path: Path, *, trusted: bool) -> Source | None:
-    """One file's hooks; None when it does not exist or cannot be read."""
+    """One file's hooks; None when it does not exist. One that is not a regular file,
+    is over ``MAX_FILE_BYTES`` or cannot be read has no hooks and one problem (logged)."""
     try:
-        raw = path.read_bytes()
+        raw = read_file(path, MAX_FILE_BYTES)
+    except FileNotFoundError:
+        return None
+    except NotReadError as exc:
+        line = f"{exc.strerror}: its hooks were skipped"
+        if line not in _told:
+            _told.add(line)
+            log.warning("%s", line)
+        return Source(path, trusted, "", problems=(line,))
     except OSError:
         return None
     digest = hashlib.sha256(raw).hexdigest()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolwire.hooks.settings import Source
+from toolwire.safe_read import MAX_STATE_BYTES, read_file
 
 
 def default_trust_path() -> Path:
@@ -45,7 +46,7 @@ class TrustStore:
 
     def _read(self) -> dict[str, str]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_file(self.path, MAX_STATE_BYTES))
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict):

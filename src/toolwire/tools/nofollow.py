@@ -24,6 +24,8 @@ import os
 import stat
 from pathlib import Path
 
+from toolwire.safe_read import kind_of
+
 # POSIX flags; read with getattr so that importing the package never fails elsewhere.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -32,29 +34,12 @@ _FILE_FLAGS = (
     os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | _CLOEXEC
 )
 
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISLNK, "a symbolic link"),
-)
-
 
 class UnsafeFileError(OSError):
     """A path a tool must not open: not a regular file, or a link where the check saw none.
 
     ``strerror`` is the whole message (one line, naming the path).
     """
-
-
-def kind_of(mode: int) -> str:
-    """What a non-regular file is, for messages: "a named pipe (FIFO)", "a socket"..."""
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def not_regular(path: Path | str, mode: int) -> UnsafeFileError:

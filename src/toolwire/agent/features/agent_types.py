@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from toolwire.agent.features.commands import front_matter
 from toolwire.history import ToolSpec
+from toolwire.safe_read import NotReadError, read_file
 from toolwire.tools import TOOLS
 
 TASK: Final = "Task"
@@ -146,12 +147,11 @@ def load_agent_types(cwd: str, environ: Mapping[str, str] | None = None) -> Agen
 def _load(path: Path) -> AgentType | str:
     """The type a file defines, or why it does not qualify."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_file(path, MAX_FILE_BYTES)
+    except NotReadError as exc:  # a pipe, a device, over the cap: never waited on or read whole
+        return "it " + str(exc.strerror).removeprefix(f"{path} ")
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})"
-    if len(data) > MAX_FILE_BYTES:
-        return f"it is over {MAX_FILE_BYTES} bytes"
     keys, body = front_matter(data.decode(errors="replace"))
     name, description = keys.get("name", ""), keys.get("description", "")
     if not name or not description:

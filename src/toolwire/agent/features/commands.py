@@ -18,6 +18,7 @@ directory is not read (the rule of ``agent.instructions``); ``custom_commands`` 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from toolwire.config.load import config_path
 from toolwire.updates import builders
 
 MAX_FILE_BYTES = 64 * 1024
+log = logging.getLogger("toolwire.agent")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 _INVOKE = re.compile(r"/(\S+)(?:\s+(.*))?", re.S)
 
@@ -133,7 +135,8 @@ def load_command(path: Path) -> Command | None:
         return None
     try:
         data = read_capped(path, MAX_FILE_BYTES)
-    except OSError:
+    except OSError as exc:  # a pipe or a device (``safe_read``), or unreadable
+        log.warning("custom command %s skipped: %s", path, exc.strerror or exc)
         return None
     keys, body = front_matter(data.decode(errors="replace"))
     first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")

@@ -17,6 +17,11 @@ A rewind to before prompt N:
 
 Before it touches anything it takes the ``undo`` snapshot and stores what it cuts, so
 ``/rewind undo`` puts files and conversation back byte for byte, in any later process.
+The files go back all or nothing (``checkpoints.restore``): when one cannot be changed,
+or the store fails, nothing is rewound, the conversation included, the ``undo`` snapshot
+of the last rewind stays, and the reply names each file and why. A missing ``after-N``
+(the agent killed mid-turn) widens the conflicts (``rules.strict_windows``); a missing
+``before-N`` is said to have failed, or been pruned, or never taken, as it was.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from toolwire.agent.features.rewind_report import Ask, RewindInputError, RewindR
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store import prompt_index
 from toolwire.agent.store.prompt_index import PromptRow
-from toolwire.checkpoints import RestoreReport, before
+from toolwire.checkpoints import CheckpointError, Checkpoints, RestoreReport, before, missing
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.imaging import fitted_messages
 
@@ -49,6 +54,10 @@ class _Code:
     report: RestoreReport | None = None
     why_not: str | None = None
     snapshot: str | None = None
+    unsure: tuple[str, ...] = ()
+    failed: bool = False
+    """The store failed: no file was changed, so the conversation is not cut either."""
+    """Snapshots the conflict rule lacked (a turn stopped mid-way): it was stricter."""
 
 
 class Rewinder:
@@ -113,6 +122,8 @@ class Rewinder:
         code = _Code()
         if ask.scope != "conversation":
             code = await self._code(row.number, rows[-1].number, force=ask.force)
+            if code.failed or (code.report is not None and code.report.blocked):
+                return _report(ask.prompt, ask.scope, code, conversation=False)  # none cut
         talk = ask.scope != "code"
         await self._cut(row if talk else None, code.snapshot)
         return _report(ask.prompt, ask.scope, code, conversation=talk)
@@ -126,6 +137,8 @@ class Rewinder:
         code = _Code()
         if found.snapshot is not None:
             code = await self._off_loop(self._restore_undo, found.snapshot)
+            if code.report is not None and code.report.blocked:
+                return _report(None, "both", code, conversation=False)
         await self.runtime.store.call(lambda db: prompt_index.undo(db, sid))
         await self._reload()
         scope: Scope = "both" if found.snapshot else "conversation"
@@ -149,17 +162,33 @@ class Rewinder:
         why = checkpointing.why_off(self.runtime.config)
         if why is not None:
             return _Code(why_not=why)
-        return await self._off_loop(lambda: self._restore_before(target, last, force=force))
+        try:
+            return await self._off_loop(lambda: self._restore_before(target, last, force=force))
+        except CheckpointError as exc:  # before any file moved (``Plan.apply`` undoes)
+            return _Code(why_not=f"the checkpoint store failed ({exc})", failed=True)
 
     def _restore_before(self, target: int, last: int, *, force: bool) -> _Code:
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
-        snapshot = store.get(before(target))
+        taken = {s.name: s for s in store.snapshots()}
+        snapshot = taken.get(before(target))
         if snapshot is None:
-            return _Code(why_not=f"the checkpoint before prompt {target} is gone (pruned)")
+            failed = store.failure(before(target))
+            why = f"the checkpoint before prompt {target} {self._gone(store, target, last)}"
+            return _Code(why_not=f"{why}: {failed}" if failed else why)
         conflicts = store.conflicts(target, last)
-        store.take(UNDO)
-        report = store.restore(snapshot, keep=() if force else conflicts)
-        return _Code(report, snapshot=UNDO)
+        # The undo snapshot only once the restore goes ahead: a blocked one must not
+        # replace the snapshot an earlier rewind's undo needs.
+        report = store.restore(snapshot, keep=() if force else conflicts, mark=UNDO)
+        return _Code(report, snapshot=UNDO, unsure=tuple(missing(target, last, taken)))
+
+    def _gone(self, store: Checkpoints, prompt: int, last: int) -> str:
+        """Why there is no checkpoint before ``prompt``: taking it failed, retention
+        dropped it (older than the last ``keep`` prompts), or it was never taken."""
+        if store.failure(before(prompt)) is not None:
+            return "failed"
+        if prompt <= last - checkpointing.keep(self.runtime.config):
+            return "is gone (pruned)"
+        return "was not taken (checkpoints were off)"
 
     def _restore_undo(self, name: str) -> _Code:
         store = checkpointing.open_store(self.runtime.config, self.session.id, self._dirs())
@@ -177,9 +206,14 @@ class Rewinder:
         counts: dict[int, str] = {}
         for n in numbers:
             snapshot = taken.get(before(n))
-            changed = None if snapshot is None else len(store.changed(snapshot).paths())
+            try:
+                changed = None if snapshot is None else len(store.changed(snapshot).paths())
+            except CheckpointError:
+                counts[n] = "changes unknown: the checkpoint store failed"
+                continue
             files = "1 file" if changed == 1 else f"{changed} files"
-            counts[n] = "checkpoint pruned" if changed is None else f"{files} changed since"
+            gone = f"checkpoint {self._gone(store, n, numbers[-1])}"
+            counts[n] = gone if changed is None else f"{files} changed since"
         return counts
 
     # -- the conversation ------------------------------------------------------------------
@@ -214,6 +248,8 @@ def _report(prompt: int | None, scope: Scope, code: _Code, *, conversation: bool
         made.restored, made.removed = list(done.restored), list(done.removed)
         made.recreated, made.skipped = list(done.recreated), dict(done.skipped)
         made.conflicts = list(done.kept)  # the conflicts that differ from the checkpoint
+        made.blocked = dict(done.blocked)
+        made.unsure = [n for n in code.unsure if n.startswith("after-")]
     return made
 
 

@@ -70,6 +70,10 @@ class RewindReport:
     conflicts: list[Path] = field(default_factory=list)
     skipped: Mapping[Path, str] = field(default_factory=dict)
     code: str | None = None
+    blocked: Mapping[Path, str] = field(default_factory=dict)
+    """Files that could not be written or removed: then nothing was rewound at all."""
+    unsure: list[str] = field(default_factory=list)
+    """``after-N`` snapshots missing (turns stopped mid-way): the conflicts were wider."""
 
     def wire(self) -> dict[str, Any]:
         """The extension method's answer (paths as strings)."""
@@ -83,6 +87,7 @@ class RewindReport:
             "conflicts": [str(p) for p in self.conflicts],
             "skipped": {str(p): why for p, why in self.skipped.items()},
             "codeNotRewound": self.code,
+            "blocked": {str(p): why for p, why in self.blocked.items()},
         }
 
     def text(self, cwd: str) -> str:
@@ -93,6 +98,9 @@ class RewindReport:
             else f"── Rewound to before prompt {self.prompt} ({self.scope}) ──"
         )
         lines = [head]
+        if self.blocked:
+            what = "the last rewind" if self.prompt is None else f"to prompt {self.prompt}"
+            return "\n".join([f"── Not rewound {what} ──", *_blocked(self, cwd)])
         if self.conversation:
             lines.append(
                 "Conversation: put back as it was."
@@ -106,15 +114,30 @@ class RewindReport:
         return "\n".join(lines)
 
 
+def _blocked(report: RewindReport, cwd: str) -> list[str]:
+    named = ", ".join(f"{_name(p, cwd)} ({why})" for p, why in report.blocked.items())
+    again = "/rewind undo" if report.prompt is None else f"/rewind {report.prompt}"
+    return [
+        f"Nothing was rewound, files or conversation: these cannot be changed: {named}.",
+        f"Make them writable (or move what is in the way) and run {again} again.",
+    ]
+
+
 def _files(report: RewindReport, cwd: str) -> list[str]:
     groups = [
-        ("restored", report.restored),
-        ("removed", report.removed),
-        ("recreated", report.recreated),
-        ("conflicts, left as they are (changed outside a turn; add force to overwrite)",
+        ("Files restored", report.restored),
+        ("Files removed", report.removed),
+        ("Files recreated", report.recreated),
+        ("Files left as they are (conflicts: changed outside a turn; add force to overwrite)",
          report.conflicts),
     ]  # fmt: skip
-    lines = [f"Files {label}: {_names(paths, cwd)}" for label, paths in groups if paths]
+    lines = [f"{label}: {_names(paths, cwd)}" for label, paths in groups if paths]
+    if report.unsure:
+        turns = ", ".join(n.removeprefix("after-") for n in report.unsure)
+        lines.append(
+            f"The end of the turn of prompt {turns} was not checkpointed (stopped mid-turn): "
+            "every file changed since counts as a conflict."
+        )
     if report.skipped:
         named = ", ".join(f"{_name(p, cwd)} ({why})" for p, why in report.skipped.items())
         lines.append(f"Files skipped: {named}")

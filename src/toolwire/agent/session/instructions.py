@@ -20,21 +20,25 @@ It is treated as absent (the next name in that directory is tried) and reported 
 are the user's own files wherever they lead (the user made those links: dotfiles). The
 check resolves every link with ``os.path.realpath``, as the built-in Read does, and the
 file is then opened at its resolved path without following any link (``tools.nofollow``),
-so a file swapped for a link after the check is not read either.
+so a file swapped for a link after the check is not read either; a file that is not a
+regular one (a named pipe, a device) is skipped (``toolwire.safe_read``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolwire.config.load import config_path
-from toolwire.tools.nofollow import open_regular
+from toolwire.safe_read import read_file
+from toolwire.tools.nofollow import open_directory
 from toolwire.tools.paths import resolve_root, within
 
 MAX_BYTES = 32 * 1024
+log = logging.getLogger("toolwire.agent")
 NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 HEADER = (
     "# Instructions from the user and the project\n\n"
@@ -94,9 +98,14 @@ def leads_out(path: Path, roots: Sequence[Path]) -> Refused | None:
 
 def read_capped(path: Path, limit: int) -> bytes:
     """At most ``limit`` bytes of the regular file ``path``, read at its resolved path
-    without following links (so a huge file costs no more than the cap)."""
-    with open(open_regular(os.path.realpath(path)), "rb") as handle:
-        return handle.read(limit)
+    without following a link (so a huge file costs no more than the cap, and a pipe or a
+    device is refused with ``safe_read.NotReadError`` rather than waited on)."""
+    real = Path(os.path.realpath(path))
+    parent = open_directory(real.parent)  # each component opened without following links
+    try:
+        return read_file(real.name, limit, head=True, follow_links=False, dir_fd=parent)
+    finally:
+        os.close(parent)
 
 
 def scan(
@@ -186,7 +195,8 @@ class Instructions:
         for path in files:
             try:
                 data = read_capped(path, MAX_BYTES + 1)
-            except OSError:
+            except OSError as exc:  # a pipe or a device: refused by ``safe_read``
+                log.warning("instructions %s skipped: %s", path, exc.strerror or exc)
                 continue
             pairs.append((str(path), data.decode(errors="replace")))
         self.text, self.files, self._stamps = render(pairs), files, stamps
