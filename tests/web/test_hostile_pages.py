@@ -22,10 +22,10 @@ pytestmark = pytest.mark.anyio
 PIN = (("site.test", "127.0.0.1"),)
 #: A plain page of about 300 KB: a second or more of parsing on a busy machine.
 BIG = b"<html><body>" + b"<p>Some words <a href='/x'>a link</a> and <b>bold</b>.</p>\n" * 5000
-#: Lag of the event loop still counted as serving (a tick is 10 ms). The thread shares
-#: the GIL with the loop: about 0.05-0.15 s measured with the machine's two cores busy;
-#: on the loop, the whole conversion (0.7 s and more).
-LAG = 0.3
+#: How soon a cancel or the deadline must return: on the loop, the whole conversion of
+#: these pages (seconds of CPU) would run first. Generous, since the machine's cores may
+#: be busy with other tests: the bound tells "at once" from "after the conversion".
+PROMPT = 1.5
 
 
 def fetcher(**kw: float) -> Fetcher:
@@ -33,14 +33,13 @@ def fetcher(**kw: float) -> Fetcher:
     return Fetcher(settings)
 
 
-async def _ticking(until: asyncio.Task[Any]) -> float:
-    """The longest the loop went without running this coroutine while ``until`` ran."""
-    worst, last = 0.0, time.perf_counter()
+async def _ticks_while_converting(until: asyncio.Task[Any]) -> int:
+    """How often the loop ran this coroutine while the page-conversion thread ran."""
+    ticks = 0
     while not until.done():
-        await asyncio.sleep(0.01)
-        now = time.perf_counter()
-        worst, last = max(worst, now - last - 0.01), now
-    return worst
+        await asyncio.sleep(0.005)
+        ticks += _converting()
+    return ticks
 
 
 def _converting() -> bool:
@@ -50,10 +49,11 @@ def _converting() -> bool:
 async def test_a_big_page_converts_while_the_loop_goes_on() -> None:
     async with serve({"/": page(BIG)}) as server:
         task = asyncio.create_task(fetcher().fetch(server.url()))
-        lag = await _ticking(task)
+        ticks = await _ticks_while_converting(task)
         got = await task
     assert "a link" in got.text[:200]
-    assert lag < LAG, f"the event loop stalled {lag:.2f} s while the page converted"
+    # Counted, not timed: a conversion on the loop leaves no tick (and no thread) at all.
+    assert ticks >= 2, "the event loop did not run while the page converted"
 
 
 async def test_a_cancel_returns_at_once_and_stops_the_conversion() -> None:
@@ -66,8 +66,8 @@ async def test_a_cancel_returns_at_once_and_stops_the_conversion() -> None:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert time.perf_counter() - began < LAG
-    for _ in range(50):  # the thread sees the stop at its next element
+        assert time.perf_counter() - began < PROMPT
+    for _ in range(100):  # the thread sees the stop at its next element
         if not _converting():
             break
         await asyncio.sleep(0.01)
@@ -79,7 +79,7 @@ async def test_the_conversion_is_under_the_deadline() -> None:
         began = time.perf_counter()
         with pytest.raises(FetchError, match="Timed out"):
             await fetcher(timeout=0.3).fetch(server.url())
-    assert time.perf_counter() - began < 0.3 + LAG
+    assert time.perf_counter() - began < 0.3 + PROMPT
 
 
 async def test_deep_nesting_is_read_as_text() -> None:

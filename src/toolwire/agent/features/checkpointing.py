@@ -70,19 +70,30 @@ class _SnapshotPool:
         self._guard = threading.Lock()
 
     async def run(self, work: Callable[[], None]) -> None:
-        """``work()`` in the pool; its exception, if any, raised here."""
+        """``work()`` in the pool; its exception, if any, raised here. Cancelled before it
+        begins, it never begins; cancelled once begun, this waits for it to end (as the
+        loop's own executor is joined at exit): a session's files are not removed, nor
+        the loop closed, under a snapshot still writing them."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        dropped = threading.Event()
+        # ``ended`` is never awaited but shielded: a cancel of the awaiting task cancels
+        # ``done`` too, which then no longer says whether the work still runs.
+        ended: asyncio.Future[None] = loop.create_future()
+        state = {"dropped": False, "begun": False}
+        guard = threading.Lock()
 
         def settle(error: BaseException | None) -> None:
+            if not ended.done():
+                ended.set_result(None)
             if not done.done():
                 done.set_result(None) if error is None else done.set_exception(error)
 
         def job() -> None:
             error: BaseException | None = None
+            with guard:  # nobody waits once the loop is closed: never begun then
+                state["begun"] = not state["dropped"] and not loop.is_closed()
             try:
-                if not dropped.is_set():
+                if state["begun"]:
                     work()
             except BaseException as exc:  # handed to the awaiting task
                 error = exc
@@ -94,7 +105,11 @@ class _SnapshotPool:
         try:
             await done
         except asyncio.CancelledError:
-            dropped.set()  # not begun yet: never begins
+            with guard:
+                state["dropped"] = True  # not begun yet: never begins
+            while state["begun"] and not ended.done():  # a second cancel waits on too
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(ended)
             raise
 
     def _spawn(self) -> None:
