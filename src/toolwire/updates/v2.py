@@ -12,11 +12,14 @@ update through ``V2Renderer.render``, which writes the same change in v2's words
 * ``plan`` becomes ``plan_update`` (one plan per session, the whole list each time);
 * ``current_mode_update`` is dropped: the mode is a config option, and the agent sends
   the ``config_option_update`` that carries it beside every mode change;
+* ``subagent_update`` is dropped: the v2 draft has no subagents (``DROPPED`` says why);
 * message chunks keep their ``messageId`` (v2 requires it; one is made when missing).
 
 The v2 kinds the agent writes itself (``terminal_update``, ``terminal_output_chunk``,
-``state_update``, ``user_message``) are built by the typed builders below and pass
-unchanged. Pure: no I/O, no clock, stdlib only (``toolwire.updates`` rules).
+``state_update``, ``user_message``) are built by ``builders_v2`` (re-exported here) and
+pass unchanged. ``render`` matches on the closed vocabulary (``updates.kinds``), so a new
+kind fails the type check here until it is decided; a kind toolwire does not write is
+never dropped unsaid (``NoV2FormError``). Pure: no I/O, no clock, stdlib only.
 """
 
 from __future__ import annotations
