@@ -8,6 +8,7 @@ until it is decided. A kind toolwire does not know is never dropped without a wo
 
 from __future__ import annotations
 
+import json
 from typing import Any, get_args, get_type_hints
 
 import pytest
@@ -128,3 +129,15 @@ def test_a_kind_toolwire_does_not_know_is_never_dropped_unsaid(kind: Any) -> Non
 def test_extension_and_v2_kinds_pass_unchanged(kind: str) -> None:
     update = {"sessionUpdate": kind, "planId": "p"}
     assert V2Renderer("s1").render(update) == [update]
+
+
+def test_subagent_update_keeps_its_wire_text() -> None:
+    live = b.subagent_update("c1", "explore (look)", {"state": "running"}, description="look")
+    replay = b.subagent_update("c1", None, {"state": "idle"}, described=False)
+    assert json.dumps(live, separators=(",", ":")) == (
+        '{"sessionUpdate":"subagent_update","sessionId":"c1","title":"explore (look)",'
+        '"description":"look","state":{"state":"running"}}'
+    )
+    assert json.dumps(replay, separators=(",", ":")) == (
+        '{"sessionUpdate":"subagent_update","sessionId":"c1","title":null,"state":{"state":"idle"}}'
+    )
