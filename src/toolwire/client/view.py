@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
+from toolwire.updates.kinds import known_kind
 from toolwire.updates.wire import encode, session_notification
 
 JsonObject = dict[str, Any]
@@ -34,6 +35,8 @@ Role = Literal["agent", "thought", "user"]
 
 ENDED = frozenset({"completed", "failed"})
 _RANK = {"pending": 0, "in_progress": 1, "completed": 2, "failed": 2}
+#: The session-level values the view keeps.
+_Kept = Literal["plan", "current_mode_update", "config_option_update", "usage_update"]
 _ROLES: dict[str, Role] = {
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
@@ -169,14 +172,36 @@ class SessionView:
         """Apply one update (wire form) and count it; the change for the renderer."""
         kind = str(update.get("sessionUpdate"))
         size = line_size(session_id, update)
-        if kind in ("tool_call", "tool_call_update"):
-            change = self.merge_call(update, create=kind == "tool_call")
-            self.traffic.count(kind, size, line_size(session_id, change.call.wire(kind)))
-            return change
-        self.traffic.count(kind, size, size)
-        if kind in _ROLES:
-            return self._append(_ROLES[kind], update)
-        return self._session_value(kind, update)
+        known = known_kind(update)
+        match known:
+            case "tool_call" | "tool_call_update":
+                change = self.merge_call(update, create=known == "tool_call")
+                self.traffic.count(kind, size, line_size(session_id, change.call.wire(kind)))
+                return change
+            case "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk":
+                self.traffic.count(kind, size, size)
+                return self._append(_ROLES[known], update)
+            case "plan" | "current_mode_update" | "config_option_update" | "usage_update":
+                self.traffic.count(kind, size, size)
+                return self._session_value(known, update)
+            case (
+                "available_commands_update"
+                | "session_info_update"
+                | "compaction_update"
+                | "notice"
+                | "subagent_update"
+                | "state_update"
+                | "user_message"
+                | "terminal_update"
+                | "terminal_output_chunk"
+                | None
+            ):
+                # Counted and reported, not kept: nothing the view displays (None: a kind
+                # of another agent's, or a future ACP's).
+                self.traffic.count(kind, size, size)
+                return SessionChanged(kind)
+            case _:
+                assert_never(known)
 
     def merge_call(self, update: JsonObject, *, create: bool) -> ToolCallChanged:
         """Replace the fields ``update`` carries (also used for permission requests)."""
@@ -228,19 +253,20 @@ class SessionView:
         last.parts.append(text)
         return TextAppended(last, text, started)
 
-    def _session_value(self, kind: str, update: JsonObject) -> SessionChanged:
+    def _session_value(self, kind: _Kept, update: JsonObject) -> SessionChanged:
         before = (self.plan, self.mode, self.config_options, self.usage)
-        if kind == "plan":
-            self.plan = [e for e in update.get("entries") or [] if isinstance(e, dict)]
-        elif kind == "current_mode_update":
-            self.mode = str(update.get("currentModeId"))
-        elif kind == "config_option_update":
-            options = update.get("configOptions") or []
-            self.config_options = [o for o in options if isinstance(o, dict)]
-        elif kind == "usage_update":
-            self.usage = {k: v for k, v in update.items() if k != "sessionUpdate"}
-        else:
-            return SessionChanged(kind)
+        match kind:
+            case "plan":
+                self.plan = [e for e in update.get("entries") or [] if isinstance(e, dict)]
+            case "current_mode_update":
+                self.mode = str(update.get("currentModeId"))
+            case "config_option_update":
+                options = update.get("configOptions") or []
+                self.config_options = [o for o in options if isinstance(o, dict)]
+            case "usage_update":
+                self.usage = {k: v for k, v in update.items() if k != "sessionUpdate"}
+            case _:
+                assert_never(kind)
         return SessionChanged(
             kind, same=before == (self.plan, self.mode, self.config_options, self.usage)
         )

@@ -10,7 +10,7 @@ own lines in ``render`` for speed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from toolwire.updates.wire import JsonObject
 
@@ -31,6 +31,32 @@ class PlanUpdate(TypedDict):
 
     sessionUpdate: Literal["plan"]
     entries: list[Any]
+
+
+class ToolCallFields(TypedDict):
+    """A ``ToolCall``'s fields in wire form (an update carries those that changed)."""
+
+    toolCallId: str
+    title: NotRequired[str]
+    kind: NotRequired[str]
+    status: NotRequired[str]
+    content: NotRequired[list[Any]]
+    locations: NotRequired[list[Any]]
+    rawInput: NotRequired[Any]
+    rawOutput: NotRequired[Any]
+    _meta: NotRequired[JsonObject]
+
+
+class ToolCall(ToolCallFields):
+    """A ``tool_call``: a call announced, in the state the client should show."""
+
+    sessionUpdate: Literal["tool_call"]
+
+
+class ToolCallUpdate(ToolCallFields):
+    """A ``tool_call_update``: the fields of a call that changed (ACP replaces each)."""
+
+    sessionUpdate: Literal["tool_call_update"]
 
 
 class ModeUpdate(TypedDict):
@@ -81,6 +107,24 @@ class CompactionUpdate(TypedDict):
     error: NotRequired[str]
 
 
+class SubagentState(TypedDict):
+    """A child's foreground activity, as the parent mirrors it (``stopReason`` when idle)."""
+
+    state: Literal["running", "idle"]
+    stopReason: NotRequired[str]
+
+
+class SubagentUpdate(TypedDict):
+    """A ``subagent_update`` (unstable, clients advertising ``subagents``): the parent's
+    session announces a child session, then mirrors its state."""
+
+    sessionUpdate: Literal["subagent_update"]
+    sessionId: str
+    title: str | None
+    description: NotRequired[str | None]
+    state: SubagentState
+
+
 class Notice(TypedDict):
     """A line for the user outside the conversation (clients advertising ``session.notices``)."""
 
@@ -105,14 +149,15 @@ def plan_update(entries: Sequence[JsonObject]) -> PlanUpdate:
     return {"sessionUpdate": "plan", "entries": list(entries)}
 
 
-def tool_call(call: JsonObject) -> dict[str, Any]:
+def tool_call(call: JsonObject) -> ToolCall:
     """A ``tool_call`` announcing ``call`` (a ``ToolCall`` in wire form, keys in order)."""
-    return {"sessionUpdate": "tool_call", **call}
+    return cast(ToolCall, {"sessionUpdate": "tool_call", **call})
 
 
-def tool_call_update(call_id: str, **fields: Any) -> dict[str, Any]:
+def tool_call_update(call_id: str, **fields: Any) -> ToolCallUpdate:
     """A ``tool_call_update`` of the fields given (camelCase), after ``toolCallId``."""
-    return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, **fields}
+    update = {"sessionUpdate": "tool_call_update", "toolCallId": call_id, **fields}
+    return cast(ToolCallUpdate, update)
 
 
 def mode_update(mode_id: str) -> ModeUpdate:
@@ -171,6 +216,22 @@ def notice(title: str, severity: Severity = "warning", description: str | None =
     return line
 
 
+def subagent_update(
+    session_id: str,
+    title: str | None,
+    state: SubagentState,
+    *,
+    description: str | None = None,
+    described: bool = True,
+) -> SubagentUpdate:
+    """The parent's word on its child ``session_id``: its title, what it is for (left out
+    when not ``described``: the client keeps what it had), and its state."""
+    fields: dict[str, Any] = {"sessionId": session_id, "title": title}
+    if described:
+        fields["description"] = description
+    return cast(SubagentUpdate, {"sessionUpdate": "subagent_update", **fields, "state": state})
+
+
 __all__ = [
     "CommandsUpdate",
     "CompactionUpdate",
@@ -182,6 +243,11 @@ __all__ = [
     "OptionsUpdate",
     "PlanUpdate",
     "Severity",
+    "SubagentState",
+    "SubagentUpdate",
+    "ToolCall",
+    "ToolCallFields",
+    "ToolCallUpdate",
     "UsageUpdate",
     "commands_update",
     "compaction_update",
@@ -191,6 +257,7 @@ __all__ = [
     "notice",
     "options_update",
     "plan_update",
+    "subagent_update",
     "text_chunk",
     "tool_call",
     "tool_call_update",

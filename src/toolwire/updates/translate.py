@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from toolwire.errors import LifecycleError
 from toolwire.events import (
@@ -92,7 +92,8 @@ class ResponseTranslator:
             case StreamError():
                 self.errors.append(event.message)
                 return engine.flush(now)
-        return []  # pragma: no cover - Event is a closed union
+            case _:
+                assert_never(event)
 
     def feed_all(self, events: Iterable[Event], now: float | None = None) -> list[Notification]:
         """``feed`` for each event, at the same time ``now``."""

@@ -12,133 +12,71 @@ update through ``V2Renderer.render``, which writes the same change in v2's words
 * ``plan`` becomes ``plan_update`` (one plan per session, the whole list each time);
 * ``current_mode_update`` is dropped: the mode is a config option, and the agent sends
   the ``config_option_update`` that carries it beside every mode change;
+* ``subagent_update`` is dropped: the v2 draft has no subagents (``DROPPED`` says why);
 * message chunks keep their ``messageId`` (v2 requires it; one is made when missing).
 
 The v2 kinds the agent writes itself (``terminal_update``, ``terminal_output_chunk``,
-``state_update``, ``user_message``) are built by the typed builders below and pass
-unchanged. Pure: no I/O, no clock, stdlib only (``toolwire.updates`` rules).
+``state_update``, ``user_message``) are built by ``builders_v2`` (re-exported here) and
+pass unchanged. ``render`` matches on the closed vocabulary (``updates.kinds``), so a new
+kind fails the type check here until it is decided; a kind toolwire does not write is
+never dropped unsaid (``NoV2FormError``). Pure: no I/O, no clock, stdlib only.
 """
 
 from __future__ import annotations
 
-import base64
 import difflib
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, assert_never
+
+from toolwire.updates.builders_v2 import (
+    State,
+    StateUpdate,
+    TerminalExit,
+    TerminalOutputChunk,
+    TerminalUpdate,
+    UserMessage,
+    state_update,
+    terminal_exited,
+    terminal_output,
+    terminal_started,
+    user_message,
+)
+from toolwire.updates.kinds import SessionUpdateKind, known_kind
 
 #: The ACP protocol version this module writes.
 V2: Final = 2
 #: The one plan of a session (v2 names plans; toolwire keeps one, the todo list).
 PLAN_ID: Final = "plan"
 
-_PASS: Final = frozenset(
+#: The v2 kinds toolwire never writes, passed unchanged should one come this way.
+_V2_ONLY: Final = frozenset(
     {
-        "user_message_chunk",
-        "user_message",
         "agent_message",
         "agent_thought",
-        "state_update",
         "tool_call_content_chunk",
-        "terminal_update",
-        "terminal_output_chunk",
         "plan_update",
-        "session_info_update",
-        "usage_update",
-        "notice",
-        "compaction_update",
         "compaction_summary_chunk",
     }
 )
 
-State = Literal["running", "requires_action", "idle"]
+#: The kinds v2 is not sent, and why (every other kind is rendered: ``render``).
+DROPPED: Final[Mapping[SessionUpdateKind, str]] = {
+    "current_mode_update": (
+        "v2 has no modes apart from config options: the agent sends the "
+        "config_option_update carrying the mode beside every mode change"
+    ),
+    "subagent_update": (
+        "the v2 draft has no subagents (its unstable superset makes child sessions every "
+        "client's duty): a v2 client never has `subagents` on (handshake_v2), so it sees "
+        "each child as the digest of its calls on the parent's Task card, and an "
+        "announcement would name a session it is never told of"
+    ),
+}
 
 
-class StateUpdate(TypedDict):
-    """``state_update``: the session's foreground activity (``stopReason`` when idle)."""
-
-    sessionUpdate: Literal["state_update"]
-    state: State
-    stopReason: NotRequired[str]
-
-
-class UserMessage(TypedDict):
-    """``user_message``: the prompt the agent accepted, under its id."""
-
-    sessionUpdate: Literal["user_message"]
-    messageId: str
-    content: list[dict[str, Any]]
-
-
-class TerminalExit(TypedDict, total=False):
-    """How an agent-owned terminal's command ended."""
-
-    exitCode: int | None
-    signal: str | None
-
-
-class TerminalUpdate(TypedDict):
-    """``terminal_update``: an agent-owned terminal made, or its command ended."""
-
-    sessionUpdate: Literal["terminal_update"]
-    terminalId: str
-    command: NotRequired[str]
-    cwd: NotRequired[str]
-    exitStatus: NotRequired[TerminalExit]
-
-
-class TerminalOutputChunk(TypedDict):
-    """``terminal_output_chunk``: bytes appended to a terminal's output (base64)."""
-
-    sessionUpdate: Literal["terminal_output_chunk"]
-    terminalId: str
-    data: str
-
-
-def state_update(state: State, stop_reason: str | None = None) -> StateUpdate:
-    """The session is ``running``, waits on the user (``requires_action``), or is idle."""
-    update: StateUpdate = {"sessionUpdate": "state_update", "state": state}
-    if state == "idle":
-        update["stopReason"] = stop_reason or "end_turn"
-    return update
-
-
-def user_message(message_id: str, content: Sequence[Mapping[str, Any]]) -> UserMessage:
-    """The accepted prompt: its blocks as the client sent them, under ``message_id``."""
-    return {
-        "sessionUpdate": "user_message",
-        "messageId": message_id,
-        "content": [dict(block) for block in content],
-    }
-
-
-def terminal_started(terminal_id: str, command: str, cwd: str) -> TerminalUpdate:
-    """An agent-owned terminal running ``command`` in ``cwd``."""
-    return {
-        "sessionUpdate": "terminal_update",
-        "terminalId": terminal_id,
-        "command": command,
-        "cwd": cwd,
-    }
-
-
-def terminal_exited(
-    terminal_id: str, exit_code: int | None, signal: str | None = None
-) -> TerminalUpdate:
-    """The terminal's command ended (``exit_code`` None: killed, by ``signal`` if known)."""
-    status: TerminalExit = {"exitCode": exit_code}
-    if signal is not None:
-        status["signal"] = signal
-    return {"sessionUpdate": "terminal_update", "terminalId": terminal_id, "exitStatus": status}
-
-
-def terminal_output(terminal_id: str, data: bytes) -> TerminalOutputChunk:
-    """``data`` appended to the terminal's output; each byte is sent once."""
-    return {
-        "sessionUpdate": "terminal_output_chunk",
-        "terminalId": terminal_id,
-        "data": base64.b64encode(data).decode("ascii"),
-    }
+class NoV2FormError(ValueError):
+    """An update of a kind toolwire does not write and v2 does not define."""
 
 
 def diff_v2(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -187,6 +125,15 @@ def commands_v2(commands: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _foreign(update: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A kind toolwire does not write: v2's own and an extension's (``_`` first, which v2
+    reserves for them) pass unchanged; any other has no v2 form."""
+    kind = update.get("sessionUpdate")
+    if isinstance(kind, str) and (kind in _V2_ONLY or kind.startswith("_")):
+        return [dict(update)]
+    raise NoV2FormError(f"session/update kind {kind!r} has no ACP v2 form; it was not sent")
+
+
 class V2Renderer:
     """One session's v1 updates as v2 updates; keeps what each card's content is."""
 
@@ -198,27 +145,36 @@ class V2Renderer:
         self._ids = itertools.count(1)
 
     def render(self, update: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The v2 updates saying what ``update`` says (none, one, or several)."""
-        kind = update.get("sessionUpdate")
-        if kind in ("tool_call", "tool_call_update"):
-            return self._tool_call(update)
-        if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
-            out = dict(update)
-            out.setdefault("messageId", f"{self.session_id}-r{next(self._ids)}")
-            return [out]
-        if kind == "plan":
-            entries = update.get("entries", [])
-            plan = {"type": "items", "planId": PLAN_ID, "entries": entries}
-            return [{"sessionUpdate": "plan_update", "plan": plan}]
-        if kind == "config_option_update":
-            options = options_v2(update.get("configOptions", []))
-            return [{"sessionUpdate": kind, "configOptions": options}]
-        if kind == "available_commands_update":
-            commands = commands_v2(update.get("availableCommands", []))
-            return [{"sessionUpdate": kind, "availableCommands": commands}]
-        if kind in _PASS:
-            return [dict(update)]
-        return []  # current_mode_update (a config option in v2), and any v1-only kind
+        """The v2 updates saying what ``update`` says (none, one, or several); a kind that
+        has no v2 form raises ``NoV2FormError``: nothing is dropped unsaid."""
+        kind = known_kind(update)
+        match kind:
+            case None:
+                return _foreign(update)
+            case "tool_call" | "tool_call_update":
+                return self._tool_call(update)
+            case "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk":
+                out = dict(update)
+                out.setdefault("messageId", f"{self.session_id}-r{next(self._ids)}")
+                return [out]
+            case "plan":
+                entries = update.get("entries", [])
+                plan = {"type": "items", "planId": PLAN_ID, "entries": entries}
+                return [{"sessionUpdate": "plan_update", "plan": plan}]
+            case "config_option_update":
+                options = options_v2(update.get("configOptions", []))
+                return [{"sessionUpdate": kind, "configOptions": options}]
+            case "available_commands_update":
+                commands = commands_v2(update.get("availableCommands", []))
+                return [{"sessionUpdate": kind, "availableCommands": commands}]
+            case "session_info_update" | "usage_update" | "notice" | "compaction_update":
+                return [dict(update)]  # the same in v2
+            case "state_update" | "user_message" | "terminal_update" | "terminal_output_chunk":
+                return [dict(update)]  # v2's own
+            case "current_mode_update" | "subagent_update":
+                return []  # DROPPED says why
+            case _:
+                assert_never(kind)
 
     def _tool_call(self, update: Mapping[str, Any]) -> list[dict[str, Any]]:
         call = str(update["toolCallId"])
@@ -247,8 +203,10 @@ class V2Renderer:
 
 
 __all__ = [
+    "DROPPED",
     "PLAN_ID",
     "V2",
+    "NoV2FormError",
     "State",
     "StateUpdate",
     "TerminalExit",

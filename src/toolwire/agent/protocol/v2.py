@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, Final
 
 from toolwire.agent.protocol.handshake_v2 import capabilities_v1, initialize_result_v2
 from toolwire.updates.v2 import (
     V2,
+    NoV2FormError,
     V2Renderer,
     content_v2,
     options_v2,
@@ -43,6 +45,8 @@ from toolwire.updates.v2 import (
     user_message,
 )
 from toolwire.updates.wire import encode
+
+log = logging.getLogger("toolwire.agent")
 
 #: Answers whose config options are renamed (``id`` -> ``configId``).
 _WITH_OPTIONS: Final = frozenset(
@@ -161,8 +165,7 @@ class V2Wire:
         method = message.get("method")
         if method == "session/update":
             params = message["params"]
-            rendered = self.renderer(params["sessionId"]).render(params["update"])
-            for update in rendered:
+            for update in self._rendered(params["sessionId"], params["update"]):
                 self._update(params["sessionId"], update)
             return None
         if method == "session/request_permission":
@@ -180,8 +183,16 @@ class V2Wire:
         message = json.loads(line)
         params = message["params"]
         session = params["sessionId"]
-        updates = self.renderer(session).render(params["update"])
+        updates = self._rendered(session, params["update"])
         return b"".join(_update_line(session, u) for u in updates)
+
+    def _rendered(self, session: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+        """The update in v2; one that has no v2 form is logged, never dropped unsaid."""
+        try:
+            return self.renderer(session).render(update)
+        except NoV2FormError as exc:
+            log.warning("session %s: %s", session, exc)
+            return []
 
     def renderer(self, session: str) -> V2Renderer:
         """The session's v2 renderer (it remembers each card's content)."""

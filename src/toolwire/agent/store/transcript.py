@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from toolwire.history import (
     ImagePart,
@@ -35,12 +35,14 @@ from toolwire.history import (
 from toolwire.imaging import SHOWN_BASE64
 from toolwire.updates.builders import (
     MessageChunk,
+    ToolCall,
     message_chunk,
     plan_update,
     text_chunk,
     tool_call,
 )
 from toolwire.updates.engine import UpdateEngine
+from toolwire.updates.kinds import known_kind
 from toolwire.updates.wire import JsonObject, state_to_wire, text_content
 
 
@@ -77,9 +79,38 @@ def _kept(content: dict[str, Any]) -> dict[str, Any]:
 
 def replayed(update: JsonObject, *, compaction: bool) -> JsonObject:
     """A stored update as this client can take it: a compaction marker becomes an agent
-    message for a client that did not advertise ``session.compaction``."""
-    if compaction or update.get("sessionUpdate") != "compaction_update":
-        return update
+    message for a client that did not advertise ``session.compaction``; any other kind is
+    replayed as stored (the transcript keeps what the client ended up showing)."""
+    kind = known_kind(update)
+    match kind:
+        case "compaction_update":
+            return update if compaction else _compaction_text(update)
+        case (
+            "user_message_chunk"
+            | "agent_message_chunk"
+            | "agent_thought_chunk"
+            | "tool_call"
+            | "tool_call_update"
+            | "plan"
+            | "current_mode_update"
+            | "config_option_update"
+            | "available_commands_update"
+            | "session_info_update"
+            | "usage_update"
+            | "notice"
+            | "subagent_update"
+            | "state_update"
+            | "user_message"
+            | "terminal_update"
+            | "terminal_output_chunk"
+            | None
+        ):
+            return update
+        case _:
+            assert_never(kind)
+
+
+def _compaction_text(update: JsonObject) -> JsonObject:
     summary = update.get("summary") or [{"type": "text", "text": "Compacted the conversation."}]
     first = summary[0] if isinstance(summary, list) and summary else {}
     text = first.get("text", "") if isinstance(first, dict) else ""
@@ -113,7 +144,7 @@ def step_updates(
 
 def _final_call(
     engine: UpdateEngine, call_id: str, result: ToolResultPart | None
-) -> dict[str, Any] | None:
+) -> ToolCall | None:
     try:
         state = engine.client_state(call_id)
     except KeyError:

@@ -32,6 +32,7 @@ from toolwire.agent.turn.collect import CollectedCall
 from toolwire.agent.turn.digest import DigestSink
 from toolwire.config import ConfigError
 from toolwire.history import ToolResultPart
+from toolwire.updates.builders import SubagentState, subagent_update
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.wire import text_content
@@ -131,8 +132,8 @@ class Children:
             return out
 
         for cid, title, updates in await runtime.store.call(read):
-            announced = {"sessionUpdate": "subagent_update", "sessionId": cid, "title": title}
-            session.outbox.update({**announced, "state": {"state": "idle"}})
+            idle = subagent_update(cid, title, {"state": "idle"}, described=False)
+            session.outbox.update(idle)
             outbox = Outbox(session.outbox.sink, cid)
             for update in updates:
                 outbox.update(replayed(update, compaction=runtime.compaction_updates))
@@ -200,15 +201,10 @@ class Children:
         if self.runtime.subagents:
             self._announce(child, {"state": "running"})
 
-    def _announce(self, child: Child, state: dict[str, Any]) -> None:
+    def _announce(self, child: Child, state: SubagentState) -> None:
         """``subagent_update`` on the parent's session (before any traffic of the child)."""
-        update = {
-            "sessionUpdate": "subagent_update",
-            "sessionId": child.id,
-            "title": child.session.label,
-            "description": child.description or None,
-            "state": state,
-        }
+        label, description = child.session.label, child.description or None
+        update = subagent_update(child.id, label, state, description=description)
         self.ticker.send(self.engine.flush())  # the parent's held updates go first
         self.session.outbox.update(update)
 

@@ -12,7 +12,7 @@ the backends send back as ``{"INVALID_JSON": text}``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from toolwire.events import (
     Event,
@@ -21,6 +21,7 @@ from toolwire.events import (
     StreamError,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
     Usage,
@@ -80,6 +81,10 @@ class ResponseCollector:
                 self.usage = event.usage
             case StreamError():
                 self.errors.append(event.message)
+            case ToolCallDelta():
+                pass  # the arguments are read whole, from the call's end
+            case _:
+                assert_never(event)
 
     def ordered_calls(self) -> list[CollectedCall]:
         """The response's calls in the order the model made them."""
