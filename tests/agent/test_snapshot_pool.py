@@ -8,18 +8,22 @@ pool of their own now, one at a time, at the lowest priority.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.agent.pair import AgentUnderTest
+from toolwire.agent.features import checkpointing
 from toolwire.checkpoints import unavailable
+from toolwire.checkpoints.store import store_dir
 
 pytestmark = pytest.mark.anyio
 SESSIONS = 40
 FILES = 2000
-#: Seconds a prompt may take with the snapshots queued (one answer from the model).
-PROMPT = 3.0
+
+
+def first_snapshots_done(sessions: list[str]) -> int:
+    """How many of ``sessions`` have their first snapshot (``start``) written."""
+    root = checkpointing.root()
+    return sum((store_dir(root, s) / "refs" / "checkpoints" / "start").exists() for s in sessions)
 
 
 async def test_forty_first_snapshots_do_not_delay_a_prompt(acp: AgentUnderTest) -> None:
@@ -31,8 +35,9 @@ async def test_forty_first_snapshots_do_not_delay_a_prompt(acp: AgentUnderTest) 
         (folder / f"mod{n}.py").write_text(f"VALUE = {n}\n" * 20, encoding="utf-8")
     acp.model.script("Hello.")
     sessions = [await acp.start() for _ in range(SESSIONS)]
-    began = time.perf_counter()
     outcome = await acp.prompt(sessions[0], "Hi")
-    took = time.perf_counter() - began
+    done = first_snapshots_done(sessions[1:])
     assert outcome.stop_reason == "end_turn"
-    assert took < PROMPT, f"the prompt took {took:.1f} s behind {SESSIONS} first snapshots"
+    # Counted, not timed: behind the snapshots, the prompt is answered once (nearly) all
+    # of them are written; ahead of them, while most still wait their turn.
+    assert done < (SESSIONS - 1) // 2, f"the prompt waited for {done} other first snapshots"
