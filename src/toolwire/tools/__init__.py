@@ -8,7 +8,8 @@ Use::
     result = await tool.run(arguments, ctx.with_output(on_chunk))
 
 ``tool_specs()`` lists the tools for the model; each tool also exposes ``kind`` (the
-ACP ``ToolKind``), ``needs_permission`` (edits, commands, fetches) and ``scope(args)``
+ACP ``ToolKind``), ``effect`` (what a call can do: read, edit, command, fetch; all
+but reads may ask) and ``scope(args)``
 (what a permission holds for when less than the tool: ``WebFetch``'s host).
 """
 
@@ -19,6 +20,7 @@ from types import MappingProxyType
 from toolwire.history import ToolSpec
 from toolwire.tools.base import (
     CommandOutcome,
+    Effect,
     FileDiff,
     Location,
     PlanEntry,
@@ -83,6 +85,7 @@ __all__ = [
     "CommandOutcome",
     "CommandResult",
     "EditTool",
+    "Effect",
     "FileDiff",
     "FileSystem",
     "GlobTool",

@@ -40,7 +40,7 @@ class BashTool(Tool):
     name = "Bash"
     description = DESCRIPTION
     kind = "execute"
-    needs_permission = True
+    effect = "command"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

@@ -38,7 +38,7 @@ class EditTool(Tool):
     name = "Edit"
     description = DESCRIPTION
     kind = "edit"
-    needs_permission = True
+    effect = "edit"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

@@ -47,7 +47,7 @@ class GlobTool(Tool):
     name = "Glob"
     description = DESCRIPTION
     kind = "search"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

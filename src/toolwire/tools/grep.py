@@ -60,7 +60,7 @@ class GrepTool(Tool):
     name = "Grep"
     description = DESCRIPTION
     kind = "search"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

@@ -40,7 +40,7 @@ class ReadTool(Tool):
     name = "Read"
     description = DESCRIPTION
     kind = "read"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

@@ -46,7 +46,7 @@ class TodoWriteTool(Tool):
     name = "TodoWrite"
     description = DESCRIPTION
     kind = "think"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

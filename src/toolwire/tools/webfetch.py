@@ -42,7 +42,7 @@ class WebFetchTool(Tool):
     name = "WebFetch"
     description = DESCRIPTION
     kind = "fetch"
-    needs_permission = True
+    effect = "fetch"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

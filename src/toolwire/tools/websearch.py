@@ -36,6 +36,7 @@ class WebSearchTool(Tool):
     name = "WebSearch"
     description = DESCRIPTION
     kind = "search"
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {

@@ -32,7 +32,7 @@ class WriteTool(Tool):
     name = "Write"
     description = DESCRIPTION
     kind = "edit"
-    needs_permission = True
+    effect = "edit"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
