@@ -25,6 +25,7 @@ from toolwire.tools.context import ToolContext, ToolLimits
 from toolwire.tools.errors import ToolError
 from toolwire.tools.search_port import SearchResult
 from toolwire.updates.cards import bounded_diff
+from toolwire.updates.titles import Description, plain_call
 from toolwire.updates.wire import (
     PlanPriority,
     PlanStatus,
@@ -189,6 +190,12 @@ class Tool(ABC):
         return ToolSpec(
             name=self.name, description=self.description, input_schema=self.input_schema
         )
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """Title, kind and locations of a call from the arguments known so far (they
+        stream in: any may be missing); paths resolve against ``cwd`` as strings. By
+        default the tool's name, its kind and the file a ``file_path``/``path`` names."""
+        return plain_call(self.name, self.kind, args, cwd)
 
     @property
     def needs_permission(self) -> bool:

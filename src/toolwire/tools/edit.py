@@ -18,6 +18,7 @@ from toolwire.tools.base import Location, Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
 from toolwire.tools.files import line_of, read_existing, save, snippet
+from toolwire.updates.titles import Description, file_call
 
 DESCRIPTION = """\
 Replaces exact text in a file.
@@ -54,6 +55,10 @@ class EditTool(Tool):
         "required": ["file_path", "old_string", "new_string"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The verb and the file."""
+        return file_call("Edit", self.kind, args, cwd)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))

@@ -3,7 +3,7 @@
 The call's ``ToolCallLifecycle`` (already ``pending`` with its final ``rawInput``) moves
 to ``in_progress`` when the tool starts and ends ``completed`` or ``failed``; every change
 goes through the update engine, so output frames are coalesced, throttled and bounded
-(docs/agent.md "Tools"). What the result shows:
+(docs/agent.md "Tools"). What the result shows (the tool's card, ``ToolResult.card``):
 
 * ``Edit``/``Write``: the diff (``oldText``/``newText``), never prose over it;
 * ``Bash`` in a client terminal: the ``{"type": "terminal"}`` content, added as soon as
