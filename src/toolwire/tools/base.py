@@ -197,6 +197,12 @@ class Tool(ABC):
         default the tool's name, its kind and the file a ``file_path``/``path`` names."""
         return plain_call(self.name, self.kind, args, cwd)
 
+    def proposed(self, args: Mapping[str, Any], old: str | None) -> str | None:
+        """The text an edit would leave in its file, from the text there now (None: no
+        file), for the diff the user approves; None when the call edits nothing or it
+        cannot be known first (the run will say why)."""
+        return None
+
     @property
     def needs_permission(self) -> bool:
         """Whether a call may have to be approved: anything but a read."""

@@ -60,6 +60,14 @@ class EditTool(Tool):
         """The verb and the file."""
         return file_call("Edit", self.kind, args, cwd)
 
+    def proposed(self, args: Mapping[str, Any], old: str | None) -> str | None:
+        """The file after the replacement, by the tool's own rules (``plan_edit``), so
+        what is approved is what the tool will do."""
+        try:
+            return plan_edit(edit_args(args), old).new_text
+        except ToolError:
+            return None  # the tool will fail and say why; nothing to preview
+
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
         request = edit_args(args)

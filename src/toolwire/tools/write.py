@@ -48,6 +48,11 @@ class WriteTool(Tool):
         """The verb and the file."""
         return file_call("Write", self.kind, args, cwd)
 
+    def proposed(self, args: Mapping[str, Any], old: str | None) -> str | None:
+        """The content the call writes."""
+        content = args.get("content")
+        return content if isinstance(content, str) else None
+
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))
         content = required_str(args, "content")

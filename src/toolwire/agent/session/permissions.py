@@ -37,7 +37,6 @@ from acp.schema import PermissionOption
 from toolwire.config.choices import MODES as MODE_IDS
 from toolwire.config.choices import Mode
 from toolwire.tools import Tool, ToolContext
-from toolwire.tools.edit import edit_args, plan_edit
 from toolwire.tools.errors import PathRefusedError, ToolError
 from toolwire.tools.files import read_existing
 from toolwire.updates.cards import CONTEXT_LINES, bounded_diff
@@ -118,16 +117,16 @@ async def preview(
         old = await read_existing(ctx, path)
     except (ToolError, OSError, UnicodeDecodeError):
         return None
-    new = _after(tool.name, args, old)
+    new = tool.proposed(args, old)
     if new is None:
         return None
     return bounded_diff(str(path), new, old, ctx.limits.read_max_chars)
 
 
 def _target(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Path | None:
-    """The file an ``Edit``/``Write`` call would change; None for another tool, or a path
-    the tool will refuse (and say why)."""
-    if tool.name not in ("Edit", "Write"):
+    """The file an edit (``Tool.effect``: ``Edit``, ``Write``) would change; None for
+    another tool, or a path the tool will refuse (and say why)."""
+    if tool.effect != "edit":
         return None
     raw = args.get("file_path")
     if not isinstance(raw, str) or not raw:
@@ -136,16 +135,6 @@ def _target(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Path | Non
         return ctx.resolve(raw)
     except (PathRefusedError, OSError, ValueError):
         return None
-
-
-def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
-    if name == "Write":
-        content = args.get("content")
-        return content if isinstance(content, str) else None
-    try:  # the tool's own rules, so what is approved is what the tool will do
-        return plan_edit(edit_args(args), old).new_text
-    except ToolError:
-        return None  # the tool will fail and say why; nothing to preview
 
 
 __all__ = [
