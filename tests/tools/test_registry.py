@@ -38,6 +38,9 @@ def test_registry_names_kinds_and_permissions() -> None:
     }
     needs = {n for n, t in TOOLS.items() if t.needs_permission}
     assert needs == {"Write", "Edit", "Bash", "WebFetch"}
+    # What the permission policy reads of each tool, from the tool itself.
+    effects = {n: t.effect for n, t in TOOLS.items() if t.effect != "read"}
+    assert effects == {"Write": "edit", "Edit": "edit", "Bash": "command", "WebFetch": "fetch"}
 
 
 def test_lookup_by_name() -> None:

@@ -8,7 +8,8 @@ Use::
     result = await tool.run(arguments, ctx.with_output(on_chunk))
 
 ``tool_specs()`` lists the tools for the model; each tool also exposes ``kind`` (the
-ACP ``ToolKind``), ``needs_permission`` (edits, commands, fetches) and ``scope(args)``
+ACP ``ToolKind``), ``effect`` (what a call can do: read, edit, command, fetch; all
+but reads may ask) and ``scope(args)``
 (what a permission holds for when less than the tool: ``WebFetch``'s host).
 """
 
@@ -19,6 +20,7 @@ from types import MappingProxyType
 from toolwire.history import ToolSpec
 from toolwire.tools.base import (
     CommandOutcome,
+    Effect,
     FileDiff,
     Location,
     PlanEntry,
@@ -42,6 +44,7 @@ from toolwire.tools.web_port import Page, WebPort
 from toolwire.tools.webfetch import WebFetchTool
 from toolwire.tools.websearch import WebSearchTool
 from toolwire.tools.write import WriteTool
+from toolwire.updates.titles import Describer
 
 _ALL: tuple[Tool, ...] = (
     ReadTool(),
@@ -56,12 +59,21 @@ _ALL: tuple[Tool, ...] = (
 )
 TOOLS: MappingProxyType[str, Tool] = MappingProxyType({t.name: t for t in _ALL})
 """Every tool by its exact name, in the order offered to the model."""
-_BY_FOLDED_NAME = {name.casefold(): tool for name, tool in TOOLS.items()}
 
 
 def get_tool(name: str) -> Tool | None:
     """The tool called ``name``; a name in other case (``read``) is accepted too."""
-    return TOOLS.get(name) or _BY_FOLDED_NAME.get(name.casefold())
+    found = TOOLS.get(name)
+    if found is None:
+        folded = name.casefold()
+        found = next((t for n, t in TOOLS.items() if n.casefold() == folded), None)
+    return found
+
+
+def describers() -> dict[str, Describer]:
+    """How each tool's calls read on its card (``Tool.describe``), by exact name: what the
+    agent gives the update engine."""
+    return {name: tool.describe for name, tool in TOOLS.items()}
 
 
 def tool_specs(
@@ -83,6 +95,7 @@ __all__ = [
     "CommandOutcome",
     "CommandResult",
     "EditTool",
+    "Effect",
     "FileDiff",
     "FileSystem",
     "GlobTool",
@@ -109,6 +122,7 @@ __all__ = [
     "WebSearchTool",
     "WriteTool",
     "atomic_write",
+    "describers",
     "get_tool",
     "tool_specs",
 ]

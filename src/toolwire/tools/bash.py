@@ -18,6 +18,7 @@ from toolwire.tools.args import optional_bool, optional_number, optional_str, re
 from toolwire.tools.base import CommandOutcome, Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.terminal import CommandResult
+from toolwire.updates.titles import Description, command_call
 
 DESCRIPTION = """\
 Runs a shell command with bash in the working directory and returns its combined
@@ -40,7 +41,7 @@ class BashTool(Tool):
     name = "Bash"
     description = DESCRIPTION
     kind = "execute"
-    needs_permission = True
+    effect = "command"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -63,6 +64,10 @@ class BashTool(Tool):
         "required": ["command"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The command's first line."""
+        return command_call(self.kind, args)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command = required_str(args, "command", allow_empty=False)

@@ -18,6 +18,7 @@ from toolwire.tools.base import Location, Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
 from toolwire.tools.files import line_of, read_existing, save, snippet
+from toolwire.updates.titles import Description, file_call
 
 DESCRIPTION = """\
 Replaces exact text in a file.
@@ -38,7 +39,7 @@ class EditTool(Tool):
     name = "Edit"
     description = DESCRIPTION
     kind = "edit"
-    needs_permission = True
+    effect = "edit"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -54,6 +55,18 @@ class EditTool(Tool):
         "required": ["file_path", "old_string", "new_string"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The verb and the file."""
+        return file_call("Edit", self.kind, args, cwd)
+
+    def proposed(self, args: Mapping[str, Any], old: str | None) -> str | None:
+        """The file after the replacement, by the tool's own rules (``plan_edit``), so
+        what is approved is what the tool will do."""
+        try:
+            return plan_edit(edit_args(args), old).new_text
+        except ToolError:
+            return None  # the tool will fail and say why; nothing to preview
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))

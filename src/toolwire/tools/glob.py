@@ -28,6 +28,7 @@ from toolwire.tools.search import (
     split_static,
     walk_files,
 )
+from toolwire.updates.titles import Description, pattern_call
 
 DESCRIPTION = """\
 Finds files by name pattern, e.g. "**/*.py" or "src/**/test_*.{ts,tsx}".
@@ -47,7 +48,7 @@ class GlobTool(Tool):
     name = "Glob"
     description = DESCRIPTION
     kind = "search"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -60,6 +61,10 @@ class GlobTool(Tool):
         "required": ["pattern"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """What is searched for, where."""
+        return pattern_call("Find", self.kind, args, cwd)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         pattern = required_str(args, "pattern", allow_empty=False)

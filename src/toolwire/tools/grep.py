@@ -27,6 +27,7 @@ from toolwire.tools.errors import ToolError
 from toolwire.tools.nofollow import kind_of
 from toolwire.tools.search import Found, glob_to_regex, in_thread, relative_posix, walk_files
 from toolwire.updates.output import cap_text
+from toolwire.updates.titles import Description, pattern_call
 
 MODES = ("files_with_matches", "content", "count")
 _BINARY_SNIFF = 8192
@@ -60,7 +61,7 @@ class GrepTool(Tool):
     name = "Grep"
     description = DESCRIPTION
     kind = "search"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -78,6 +79,10 @@ class GrepTool(Tool):
         "required": ["pattern"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """What is searched for, where."""
+        return pattern_call("Search", self.kind, args, cwd)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         query = _query(args, ctx)

@@ -20,6 +20,7 @@ from toolwire.tools.context import ToolContext
 from toolwire.tools.files import check_file
 from toolwire.tools.image import image_type, read_image
 from toolwire.tools.output import numbered, split_lines
+from toolwire.updates.titles import Description, file_call
 
 DESCRIPTION = """\
 Reads a text file from the local file system.
@@ -40,7 +41,7 @@ class ReadTool(Tool):
     name = "Read"
     description = DESCRIPTION
     kind = "read"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -59,6 +60,10 @@ class ReadTool(Tool):
         "required": ["file_path"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The verb and the file."""
+        return file_call("Read", self.kind, args, cwd, lines=True)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))

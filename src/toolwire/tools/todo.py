@@ -13,6 +13,7 @@ from typing import Any, ClassVar, cast
 
 from toolwire.tools.base import PlanEntry, PlanPriority, PlanStatus, Tool, ToolError, ToolResult
 from toolwire.tools.context import ToolContext
+from toolwire.updates.titles import Description, todos_call
 
 STATUSES: tuple[PlanStatus, ...] = ("pending", "in_progress", "completed")
 PRIORITIES: tuple[PlanPriority, ...] = ("high", "medium", "low")
@@ -46,7 +47,7 @@ class TodoWriteTool(Tool):
     name = "TodoWrite"
     description = DESCRIPTION
     kind = "think"
-    needs_permission = False
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -59,6 +60,10 @@ class TodoWriteTool(Tool):
         "required": ["todos"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """How many entries the list has."""
+        return todos_call(self.kind, args)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         todos = args.get("todos")

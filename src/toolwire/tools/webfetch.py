@@ -18,6 +18,7 @@ from toolwire.tools.base import Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
 from toolwire.tools.web_port import Page
+from toolwire.updates.titles import Description, fetch_call
 
 DESCRIPTION = """\
 Fetches a web page (http or https) and returns its text: HTML as Markdown, other text,
@@ -42,7 +43,7 @@ class WebFetchTool(Tool):
     name = "WebFetch"
     description = DESCRIPTION
     kind = "fetch"
-    needs_permission = True
+    effect = "fetch"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -57,6 +58,10 @@ class WebFetchTool(Tool):
         "required": ["url"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The URL's host and path."""
+        return fetch_call(self.kind, args)
 
     def scope(self, args: Mapping[str, Any]) -> str | None:
         """A permission holds for the URL's host."""

@@ -17,6 +17,7 @@ from toolwire.tools.base import Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.errors import ToolError
 from toolwire.tools.search_port import SearchResult
+from toolwire.updates.titles import Description, web_search_call
 
 DESCRIPTION = """\
 Searches the web and returns the results: title, URL and a short snippet of each.
@@ -36,6 +37,7 @@ class WebSearchTool(Tool):
     name = "WebSearch"
     description = DESCRIPTION
     kind = "search"
+    effect = "read"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -46,6 +48,10 @@ class WebSearchTool(Tool):
         "required": ["query"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The query."""
+        return web_search_call(self.kind, args)
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         query = required_str(args, "query").strip()

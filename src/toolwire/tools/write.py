@@ -15,6 +15,7 @@ from toolwire.tools.base import Location, Tool, ToolResult
 from toolwire.tools.context import ToolContext
 from toolwire.tools.files import count_lines, read_existing, save
 from toolwire.tools.output import plural
+from toolwire.updates.titles import Description, file_call
 
 DESCRIPTION = """\
 Writes a file, creating it or replacing all of its content.
@@ -32,7 +33,7 @@ class WriteTool(Tool):
     name = "Write"
     description = DESCRIPTION
     kind = "edit"
-    needs_permission = True
+    effect = "edit"
     input_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -42,6 +43,15 @@ class WriteTool(Tool):
         "required": ["file_path", "content"],
         "additionalProperties": False,
     }
+
+    def describe(self, args: Mapping[str, Any], cwd: str) -> Description:
+        """The verb and the file."""
+        return file_call("Write", self.kind, args, cwd)
+
+    def proposed(self, args: Mapping[str, Any], old: str | None) -> str | None:
+        """The content the call writes."""
+        content = args.get("content")
+        return content if isinstance(content, str) else None
 
     async def _run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(required_str(args, "file_path", allow_empty=False))

@@ -3,8 +3,12 @@
 Derived from the tool's name and whichever top-level arguments are complete so far, so
 the card reads "Read src/app.py" as soon as ``file_path`` is complete, long before the
 rest of the arguments (claude-agent-acp#867: generic titles until the input finished).
-The agent's tools are named like Claude Code's (docs/design.md, "The agent's tools");
-common aliases of other agents map to the same describers. Unknown tools show their name.
+Whoever runs the tools describes them: toolwire's agent asks each tool
+(``Tool.describe``, built from the helpers here) and its MCP servers' tools, through
+``describe``'s ``extra``. A call nobody describes is read as a common agent's
+(``COMMON_CALLS``: Claude Code's tool names, other agents' aliases folded onto them), so
+``toolwire updates`` and the library title a stream without loading the tools. Unknown
+tools show their name.
 
 Pure functions: paths are resolved against the session ``cwd`` as strings (ACP wants
 absolute ``locations``), never touching the filesystem.
@@ -68,7 +72,8 @@ def resolve(path: str, cwd: str) -> tuple[str, str]:
     return display_path(absolute, cwd), absolute
 
 
-def _text(args: Mapping[str, Any], *keys: str) -> str | None:
+def text_arg(args: Mapping[str, Any], *keys: str) -> str | None:
+    """The first of ``keys`` whose value is a non-blank string, or None."""
     for key in keys:
         value = args.get(key)
         if isinstance(value, str) and value.strip():
@@ -81,78 +86,85 @@ def _int(args: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-_PATH_KEYS: Final = ("file_path", "path", "filepath", "filename", "absolute_path")
+PATH_KEYS: Final = ("file_path", "path", "filepath", "filename", "absolute_path")
+"""The arguments a call names its file by, across agents."""
 
 
-def _file_tool(verb: str, kind: ToolKind) -> Callable[[Mapping[str, Any], str], Description]:
-    def describe(args: Mapping[str, Any], cwd: str) -> Description:
-        path = _text(args, *_PATH_KEYS)
-        if path is None:
-            return Description(f"{verb} file", kind)
-        shown, absolute = resolve(path, cwd)
-        title = f"{verb} {shown}"
-        line = _int(args, "offset") if verb == "Read" else None
-        limit = _int(args, "limit") if verb == "Read" else None
-        if line is not None and limit is not None:
-            title += f" (lines {line}-{line + max(limit - 1, 0)})"
-        elif line is not None:
-            title += f" (from line {line})"
-        return Description(title, kind, (location(absolute, line),))
-
-    return describe
+def plain_call(name: str, kind: ToolKind, args: Mapping[str, Any], cwd: str) -> Description:
+    """A call with no words of its own: its name, and the file it names if any."""
+    path = text_arg(args, *PATH_KEYS)
+    locations = (location(resolve(path, cwd)[1]),) if path is not None else ()
+    return Description(name, kind, locations)
 
 
-def _bash(args: Mapping[str, Any], cwd: str) -> Description:
-    command = _text(args, "command", "cmd")
+def file_call(
+    verb: str, kind: ToolKind, args: Mapping[str, Any], cwd: str, *, lines: bool = False
+) -> Description:
+    """ "Read src/app.py": the verb and the file (with the lines asked for, ``lines``)."""
+    path = text_arg(args, *PATH_KEYS)
+    if path is None:
+        return Description(f"{verb} file", kind)
+    shown, absolute = resolve(path, cwd)
+    title = f"{verb} {shown}"
+    line = _int(args, "offset") if lines else None
+    limit = _int(args, "limit") if lines else None
+    if line is not None and limit is not None:
+        title += f" (lines {line}-{line + max(limit - 1, 0)})"
+    elif line is not None:
+        title += f" (from line {line})"
+    return Description(title, kind, (location(absolute, line),))
+
+
+def command_call(kind: ToolKind, args: Mapping[str, Any]) -> Description:
+    """The command's first line."""
+    command = text_arg(args, "command", "cmd")
     if command is None:
-        return Description("Run command", "execute")
-    return Description(shorten(command) or "Run command", "execute")
+        return Description("Run command", kind)
+    return Description(shorten(command) or "Run command", kind)
 
 
-def _pattern_tool(verb: str) -> Callable[[Mapping[str, Any], str], Description]:
-    def describe(args: Mapping[str, Any], cwd: str) -> Description:
-        pattern = _text(args, "pattern", "query", "regex")
-        if pattern is None:
-            return Description(verb, "search")
-        title = f'{verb} "{shorten(pattern, TITLE_MAX // 2)}"'
-        where = _text(args, "path")
-        if where is not None:
-            title += f" in {resolve(where, cwd)[0]}"
-        glob = _text(args, "glob")
-        if glob is not None:
-            title += f" ({shorten(glob, 30)})"
-        return Description(shorten(title), "search")
-
-    return describe
+def pattern_call(verb: str, kind: ToolKind, args: Mapping[str, Any], cwd: str) -> Description:
+    """'Search "pattern" in dir (glob)'."""
+    pattern = text_arg(args, "pattern", "query", "regex")
+    if pattern is None:
+        return Description(verb, kind)
+    title = f'{verb} "{shorten(pattern, TITLE_MAX // 2)}"'
+    where = text_arg(args, "path")
+    if where is not None:
+        title += f" in {resolve(where, cwd)[0]}"
+    glob = text_arg(args, "glob")
+    if glob is not None:
+        title += f" ({shorten(glob, 30)})"
+    return Description(shorten(title), kind)
 
 
-def _todos(args: Mapping[str, Any], cwd: str) -> Description:
+def todos_call(kind: ToolKind, args: Mapping[str, Any]) -> Description:
+    """ "Update todos (3)": how many entries the list has."""
     todos = args.get("todos")
     if isinstance(todos, list):
-        return Description(f"Update todos ({len(todos)})", "think")
-    return Description("Update todos", "think")
+        return Description(f"Update todos ({len(todos)})", kind)
+    return Description("Update todos", kind)
 
 
-def _web_fetch(args: Mapping[str, Any], cwd: str) -> Description:
-    # Host and path as soon as ``url`` is complete: what is fetched from where, without
-    # a query string that may be long (or carry a token).
-    url = _text(args, "url")
+def fetch_call(kind: ToolKind, args: Mapping[str, Any]) -> Description:
+    """Host and path as soon as ``url`` is complete."""
+    # What is fetched from where, without a query string that may be long (or carry a
+    # token).
+    url = text_arg(args, "url")
     if url is None:
-        return Description("Fetch", "fetch")
+        return Description("Fetch", kind)
     try:
         parts = urlsplit(url.strip())
         where = (parts.hostname or "") + (parts.path if parts.path != "/" else "")
     except ValueError:
         where = ""
-    return Description(f"Fetch {shorten(where or url, 70)}", "fetch")
+    return Description(f"Fetch {shorten(where or url, 70)}", kind)
 
 
-def _web_search(args: Mapping[str, Any], cwd: str) -> Description:
-    # The query as it streams in: the card says what is searched before results exist.
-    query = _text(args, "query")
-    return Description(
-        f"Search the web: {shorten(query, 70)}" if query else "Search the web", "search"
-    )
+def web_search_call(kind: ToolKind, args: Mapping[str, Any]) -> Description:
+    """The query as it streams in: the card says what is searched before results exist."""
+    query = text_arg(args, "query")
+    return Description(f"Search the web: {shorten(query, 70)}" if query else "Search the web", kind)
 
 
 #: The tools' names as other agents spell them (folded: lower case, no ``_`` or ``-``),
@@ -179,21 +191,24 @@ def canonical_tool(name: str) -> str | None:
     return TOOL_ALIASES.get(name.lower().replace("_", "").replace("-", ""))
 
 
-_DESCRIBERS: Final[dict[str, Callable[[Mapping[str, Any], str], Description]]] = {
-    "Read": _file_tool("Read", "read"),
-    "Write": _file_tool("Write", "edit"),
-    "Edit": _file_tool("Edit", "edit"),
-    "Bash": _bash,
-    "Grep": _pattern_tool("Search"),
-    "Glob": _pattern_tool("Find"),
-    "TodoWrite": _todos,
-    "WebFetch": _web_fetch,
-    "WebSearch": _web_search,
-}
-
-
 Describer = Callable[[Mapping[str, Any], str], Description]
 """Title, kind and locations from the arguments known so far and the session's cwd."""
+
+#: How the calls of the common coding agents read when toolwire does not run them (the
+#: ``toolwire updates`` command, the library): Claude Code's tools, which toolwire's own
+#: are named after; other agents' names fold onto them (``TOOL_ALIASES``). toolwire's
+#: agent asks its own tools (``Tool.describe``), which say the same.
+COMMON_CALLS: Final[Mapping[str, Describer]] = {
+    "Read": lambda args, cwd: file_call("Read", "read", args, cwd, lines=True),
+    "Write": lambda args, cwd: file_call("Write", "edit", args, cwd),
+    "Edit": lambda args, cwd: file_call("Edit", "edit", args, cwd),
+    "Bash": lambda args, cwd: command_call("execute", args),
+    "Grep": lambda args, cwd: pattern_call("Search", "search", args, cwd),
+    "Glob": lambda args, cwd: pattern_call("Find", "search", args, cwd),
+    "TodoWrite": lambda args, cwd: todos_call("think", args),
+    "WebFetch": lambda args, cwd: fetch_call("fetch", args),
+    "WebSearch": lambda args, cwd: web_search_call("search", args),
+}
 
 
 def describe(
@@ -201,26 +216,35 @@ def describe(
 ) -> Description:
     """Title, kind and locations for tool ``name`` given the arguments known so far.
 
-    ``extra`` describes tools the session added (its MCP servers' tools), by exact name.
+    ``extra`` describes the tools of the one who runs them (the agent's tools, its MCP
+    servers' tools, ``Task``), by exact name; other names are read as a common agent's.
     """
     describer = extra.get(name) if extra else None
     if describer is None:
-        describer = _DESCRIBERS.get(canonical_tool(name) or "")
+        describer = COMMON_CALLS.get(canonical_tool(name) or "")
     if describer is not None:
         return describer(args, cwd)
-    path = _text(args, *_PATH_KEYS)
-    locations = (location(resolve(path, cwd)[1]),) if path is not None else ()
-    return Description(name or "Tool", "other", locations)
+    return plain_call(name or "Tool", "other", args, cwd)
 
 
 __all__ = [
+    "COMMON_CALLS",
+    "PATH_KEYS",
     "TITLE_MAX",
     "TOOL_ALIASES",
     "Describer",
     "Description",
     "canonical_tool",
+    "command_call",
     "describe",
     "display_path",
+    "fetch_call",
+    "file_call",
+    "pattern_call",
+    "plain_call",
     "resolve",
     "shorten",
+    "text_arg",
+    "todos_call",
+    "web_search_call",
 ]

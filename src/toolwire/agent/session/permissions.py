@@ -9,7 +9,7 @@ Modes (``session/set_mode``, also a config option with ``category: "mode"``):
                   user is asked whether to switch to ``accept-edits`` and go (``plan``);
 ``bypass``        nothing asks. Never a default (``config.load``): chosen per session.
 
-Reads, searches and ``TodoWrite`` never ask (``Tool.needs_permission`` is False). "Allow
+Reads, searches and ``TodoWrite`` never ask (a ``read`` ``Tool.effect``). "Allow
 always" and "always reject" hold for the tool's name for the rest of the session (every
 later ``Edit``, every later ``Bash``), not across sessions; a tool rejected for good is
 refused without asking, in every mode but ``bypass``. The rule itself, for built-in and
@@ -37,15 +37,12 @@ from acp.schema import PermissionOption
 from toolwire.config.choices import MODES as MODE_IDS
 from toolwire.config.choices import Mode
 from toolwire.tools import Tool, ToolContext
-from toolwire.tools.edit import edit_args, plan_edit
 from toolwire.tools.errors import PathRefusedError, ToolError
 from toolwire.tools.files import read_existing
-from toolwire.updates.wire import diff_content, text_content
+from toolwire.updates.cards import CONTEXT_LINES, bounded_diff
+from toolwire.updates.wire import text_content
 
 Answer: TypeAlias = Literal["allow_once", "allow_always", "reject", "reject_always", "cancelled"]
-
-#: Unchanged lines kept around a change when a diff is cut to its changed part.
-CONTEXT_LINES: Final = 3
 
 _LABELS: Final[dict[Mode, tuple[str, str]]] = {
     "ask": ("Ask", "Ask before every edit and command."),
@@ -120,16 +117,16 @@ async def preview(
         old = await read_existing(ctx, path)
     except (ToolError, OSError, UnicodeDecodeError):
         return None
-    new = _after(tool.name, args, old)
+    new = tool.proposed(args, old)
     if new is None:
         return None
     return bounded_diff(str(path), new, old, ctx.limits.read_max_chars)
 
 
 def _target(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Path | None:
-    """The file an ``Edit``/``Write`` call would change; None for another tool, or a path
-    the tool will refuse (and say why)."""
-    if tool.name not in ("Edit", "Write"):
+    """The file an edit (``Tool.effect``: ``Edit``, ``Write``) would change; None for
+    another tool, or a path the tool will refuse (and say why)."""
+    if tool.effect != "edit":
         return None
     raw = args.get("file_path")
     if not isinstance(raw, str) or not raw:
@@ -138,62 +135,6 @@ def _target(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Path | Non
         return ctx.resolve(raw)
     except (PathRefusedError, OSError, ValueError):
         return None
-
-
-def bounded_diff(path: str, new: str, old: str | None, limit: int) -> list[dict[str, Any]]:
-    """A ``diff`` item whose ``oldText`` and ``newText`` hold at most ``limit`` characters
-    each, plus a note when anything was left out.
-
-    Within the limit the texts are whole. Beyond it, only the changed lines with
-    ``CONTEXT_LINES`` around them (unchanged lines at both ends are dropped), and if the
-    change itself is longer, its start. ACP's ``Diff`` has no line offset, so the note
-    says where the shown part starts.
-    """
-    if len(new) <= limit and (old is None or len(old) <= limit):
-        return [diff_content(path, new, old)]
-    before = old.splitlines(keepends=True) if old is not None else []
-    after = new.splitlines(keepends=True)
-    same = 0
-    for a, b in zip(before, after, strict=False):
-        if a != b:
-            break
-        same += 1
-    tail = 0
-    most = min(len(before), len(after)) - same
-    while tail < most and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
-    first = max(same - CONTEXT_LINES, 0)
-    skip_end = max(tail - CONTEXT_LINES, 0)
-    old_text, old_cut = _head(before[first : len(before) - skip_end], limit)
-    new_text, new_cut = _head(after[first : len(after) - skip_end], limit)
-    item = diff_content(path, new_text, None if old is None else old_text)
-    where = f"from line {first + 1:,} of {len(after):,}"
-    if old_cut or new_cut:
-        note = f"Diff cut at {limit:,} characters: the start of the change is shown, {where}."
-    else:
-        note = f"Only the changed lines are shown, {where}; the rest of the file is unchanged."
-    return [item, text_content(note)]
-
-
-def _head(lines: list[str], limit: int) -> tuple[str, bool]:
-    """Whole lines of ``lines`` up to ``limit`` characters (a first longer line is cut)."""
-    total = 0
-    for count, line in enumerate(lines):
-        if total + len(line) > limit:
-            kept = "".join(lines[:count])
-            return (kept if count else line[:limit]), True
-        total += len(line)
-    return "".join(lines), False
-
-
-def _after(name: str, args: Mapping[str, Any], old: str | None) -> str | None:
-    if name == "Write":
-        content = args.get("content")
-        return content if isinstance(content, str) else None
-    try:  # the tool's own rules, so what is approved is what the tool will do
-        return plan_edit(edit_args(args), old).new_text
-    except ToolError:
-        return None  # the tool will fail and say why; nothing to preview
 
 
 __all__ = [

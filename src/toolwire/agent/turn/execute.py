@@ -3,7 +3,7 @@
 The call's ``ToolCallLifecycle`` (already ``pending`` with its final ``rawInput``) moves
 to ``in_progress`` when the tool starts and ends ``completed`` or ``failed``; every change
 goes through the update engine, so output frames are coalesced, throttled and bounded
-(docs/agent.md "Tools"). What the result shows:
+(docs/agent.md "Tools"). What the result shows (the tool's card, ``ToolResult.card``):
 
 * ``Edit``/``Write``: the diff (``oldText``/``newText``), never prose over it;
 * ``Bash`` in a client terminal: the ``{"type": "terminal"}`` content, added as soon as
@@ -29,21 +29,20 @@ from toolwire.agent.protocol.ports import ClientTerminal
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.notify import Notifier
-from toolwire.agent.session.permissions import answer, bounded_diff, options, preview
+from toolwire.agent.session.permissions import answer, options, preview
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.turn import sandboxing
 from toolwire.agent.turn.agent_terminal import AgentTerminal
 from toolwire.agent.turn.collect import CollectedCall
 from toolwire.agent.turn.hooked import ToolHooks, hook_name
 from toolwire.agent.turn.policy import Traits, builtin_traits, decide, mcp_traits, refusal, rejected
-from toolwire.history import ImagePart, ToolResultPart
+from toolwire.history import ToolResultPart
 from toolwire.hooks.protocol import Permission
-from toolwire.imaging import SHOWN_BASE64
 from toolwire.mcp import McpTool
 from toolwire.tools import TOOLS, LocalTerminal, Tool, ToolContext, ToolResult, get_tool
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.lifecycle import ToolCallLifecycle
-from toolwire.updates.wire import image_content, terminal_content, text_content
+from toolwire.updates.wire import terminal_content
 
 log = logging.getLogger("toolwire.agent")
 
@@ -266,33 +265,10 @@ class Executor:
         self.session.terminal_refused = why
 
     def _finish(self, tool: Tool, life: ToolCallLifecycle, result: ToolResult) -> None:
-        raw = dict(result.raw_output) if result.raw_output is not None else None
         if result.plan is not None:
             self.plan = [entry.to_acp() for entry in result.plan]
             self.ticker.send(self.engine.plan(self.plan))
-        # What the tool touched (e.g. the line an edit changed), for the editor to follow.
-        places = [place.to_acp() for place in result.locations] or None
-        if result.is_error:
-            if tool.kind != "execute":
-                life.set_content(())  # a previewed diff was not applied: do not show it
-            life.fail(_failure_line(result), raw_output=raw)
-        elif result.diff is not None:
-            change = result.diff
-            limit = self.session.tools.limits.read_max_chars
-            diff = bounded_diff(change.path, change.new_text, change.old_text, limit)
-            life.complete(content=diff, raw_output=raw, locations=places)
-        elif result.links:  # WebSearch: each hit a link the editor can open
-            links = [link.to_acp() for link in result.links]
-            life.complete(content=links, raw_output=raw)
-        elif result.terminal_id is not None:
-            life.complete(content=[terminal_content(result.terminal_id)], raw_output=raw)
-        elif result.images:  # the editor shows the image the model gets (Read of a PNG)
-            shown = [text_content(result.content), *map(_shown, result.images)]
-            life.complete(content=shown, raw_output=raw, locations=places)
-        elif result.command is not None and result.command.output_chars:
-            life.complete(raw_output=raw)  # the streamed output, capped by the lifecycle
-        else:
-            life.complete(result.content, raw_output=raw, locations=places)
+        tool.card(result, self.session.tools.limits).end(life)
         self.ticker.send(self.engine.update(life))
 
     def _refuse(self, call: CollectedCall, life: ToolCallLifecycle, message: str) -> ToolResultPart:
@@ -306,26 +282,6 @@ def _withdraw(life: ToolCallLifecycle, shown: list[dict[str, Any]] | None) -> No
     shows why instead (a rejection, a cancel), as an error result does."""
     if shown is not None and life.stage != "end":
         life.set_content(())
-
-
-def _shown(image: ImagePart) -> dict[str, Any]:
-    """An image for the card: itself, or its note when over ``SHOWN_BASE64``."""
-    if len(image.data) > SHOWN_BASE64:
-        return text_content(image.note("too large to show here"))
-    return image_content(image.data, image.media_type)
-
-
-def _failure_line(result: ToolResult) -> str:
-    """A failed command in words (its output is already on the card); else the error."""
-    command = result.command
-    if command is None:  # not a command, or one that never ran (bad arguments)
-        return result.content
-    if command.timed_out:
-        return f"Timed out after {command.timeout_s:g} s; the command was killed."
-    code = command.exit_code
-    if code is not None and code < 0:
-        return f"Killed by signal {-code}."
-    return f"Exit code {code}."
 
 
 def _error(call: CollectedCall, message: str) -> ToolResultPart:

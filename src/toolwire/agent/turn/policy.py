@@ -30,10 +30,9 @@ from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from toolwire.config.choices import Mode
 from toolwire.mcp import McpTool
-from toolwire.tools import Tool
+from toolwire.tools import Effect, Tool
 
 Decision: TypeAlias = Literal["allow", "ask", "deny"]
-Effect: TypeAlias = Literal["read", "edit", "command", "fetch"]
 
 #: Modes in which edits and commands are refused (the model is told why).
 REFUSING: Final[frozenset[Mode]] = frozenset({"read-only", "plan"})
@@ -88,16 +87,13 @@ class SessionRules:
 def builtin_traits(
     tool: Tool, args: Mapping[str, Any] | None = None, *, sandboxed: bool = False
 ) -> Traits:
-    """A built-in tool: reads never ask (``Tool.needs_permission``); a fetch is scoped
-    by ``Tool.scope`` of the call's ``args``; ``sandboxed``: its commands run in the
-    sandbox in ``workspace-write`` and the user did not ask to be asked."""
-    if not tool.needs_permission:
-        return Traits(tool.name, "read")
-    if tool.kind == "fetch":
-        return Traits(tool.name, "fetch", scope=tool.scope(args or {}))
-    if tool.kind == "edit":
-        return Traits(tool.name, "edit")
-    return Traits(tool.name, "command", sandboxed=sandboxed and tool.kind == "execute")
+    """A built-in tool, as it says (``Tool.effect``): a fetch is scoped by ``Tool.scope``
+    of the call's ``args``; ``sandboxed``: its commands run in the sandbox in
+    ``workspace-write`` and the user did not ask to be asked."""
+    scope = tool.scope(args or {}) if tool.effect == "fetch" else None
+    return Traits(
+        tool.name, tool.effect, scope=scope, sandboxed=sandboxed and tool.kind == "execute"
+    )
 
 
 def mcp_traits(tool: McpTool) -> Traits:

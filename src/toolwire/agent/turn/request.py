@@ -34,7 +34,7 @@ from toolwire.context import ContextMeter, estimate_request
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import ToolResultPart
-from toolwire.tools import tool_specs
+from toolwire.tools import describers, tool_specs
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.translate import ResponseTranslator
 
@@ -104,7 +104,7 @@ class Requests:
             engine,
             cwd=self.session.cwd,
             tail_bytes=self.runtime.config.limits.max_live_output_bytes,
-            describers={**mcp_calls.describers(self.session), TASK: describe_task},
+            describers={**describers(), **mcp_calls.describers(self.session), TASK: describe_task},
         )
         return Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
 
