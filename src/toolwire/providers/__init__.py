@@ -1,0 +1,47 @@
+"""One profile per provider: what toolwire knows about each wire format, as data.
+
+The registry below is the one list of the wire formats toolwire speaks: ``config``
+accepts a ``provider`` it holds, ``backends`` builds the class its profile names,
+``decode`` decodes with the decoder it names, and the facts each package used to keep in
+a table of its own (key variables, default URLs, image limits, windows, native search,
+thinking budgets, how usage counts, telemetry names) are read from the profile.
+docs/architecture.md, "Adding a wire format", is the recipe.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias, get_args
+
+from toolwire.providers import anthropic, compatible, gemini, openai_chat, openai_responses
+from toolwire.providers._profile import Detected, Family, ImageLimits, NameRule, ProviderProfile
+
+WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
+"""The streamed body formats toolwire decodes (a cassette's ``provider``)."""
+WIRE_FORMATS: Final[tuple[WireFormat, ...]] = get_args(WireFormat)
+
+PROFILES: Final[dict[str, ProviderProfile]] = {
+    p.wire_format: p
+    for p in (anthropic.PROFILE, openai_chat.PROFILE, openai_responses.PROFILE, gemini.PROFILE)
+}
+"""Every wire format's profile, in the order toolwire lists and detects them."""
+
+COMPATIBLE_FAMILIES: Final = compatible.FAMILIES
+
+
+def profile(wire_format: str) -> ProviderProfile | None:
+    """The profile of ``wire_format``; None for one toolwire does not speak (``replay``)."""
+    return PROFILES.get(wire_format)
+
+
+__all__ = [
+    "COMPATIBLE_FAMILIES",
+    "PROFILES",
+    "WIRE_FORMATS",
+    "Detected",
+    "Family",
+    "ImageLimits",
+    "NameRule",
+    "ProviderProfile",
+    "WireFormat",
+    "profile",
+]
