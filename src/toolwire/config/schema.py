@@ -13,13 +13,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, Self, TypeVar
+from typing import Annotated, Any, Final, Literal, Self, TypeVar, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     NonNegativeFloat,
+    PlainValidator,
     PositiveFloat,
     PositiveInt,
     StringConstraints,
@@ -216,10 +217,19 @@ class PriceTable(Table):
     currency: NonEmpty = "USD"
 
 
+def _known_provider(value: object) -> Provider:
+    """A wire format of the registry (``toolwire.providers``), or ``replay``: read when
+    the file is, so a format registered with a profile is accepted like the built-ins."""
+    known = (*PROFILES, "replay")
+    if not isinstance(value, str) or value not in known:
+        raise ValueError(f"provider = {value!r} is not valid; use one of {', '.join(known)}")
+    return cast(Provider, value)
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
-    provider: Provider
+    provider: Annotated[Provider, PlainValidator(_known_provider)]
     model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
     base_url: NonEmpty | None = None
     api_key_env: NonEmpty | None = None

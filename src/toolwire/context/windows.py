@@ -21,14 +21,17 @@ from typing import Final
 
 from toolwire.providers import COMPATIBLE_FAMILIES, PROFILES
 
-#: (model id prefix, context window, output limit), in tokens: each provider's own
-#: families (its profile's), then the models compatible services and local servers serve.
-FAMILIES: Final[tuple[tuple[str, int, int], ...]] = tuple(
-    dict.fromkeys(
-        (f.prefix, f.window, f.output)
-        for f in (*(f for p in PROFILES.values() for f in p.families), *COMPATIBLE_FAMILIES)
-    )
-)
+
+def families() -> tuple[tuple[str, int, int], ...]:
+    """(model id prefix, context window, output limit), in tokens: each registered
+    provider's own families (its profile's), then the models that compatible services and
+    local servers serve."""
+    rows = (*(f for p in PROFILES.values() for f in p.families), *COMPATIBLE_FAMILIES)
+    return tuple(dict.fromkeys((f.prefix, f.window, f.output) for f in rows))
+
+
+FAMILIES: Final = families()
+"""The built-in providers' table (``families()`` also holds a profile registered later)."""
 UNKNOWN_WINDOW: Final = 32_768
 UNKNOWN_OUTPUT: Final = 8_192
 
@@ -56,7 +59,7 @@ def family(model: str) -> tuple[str, int, int] | None:
     """The table row for ``model`` (longest matching prefix), or None."""
     name = model.lower().rsplit("/", 1)[-1]
     best = None
-    for row in FAMILIES:
+    for row in families():
         if name.startswith(row[0]) and (best is None or len(row[0]) > len(best[0])):
             best = row
     return best
@@ -85,4 +88,12 @@ def window_for(
     return Window(size, min(output, size // 2), source)
 
 
-__all__ = ["FAMILIES", "UNKNOWN_OUTPUT", "UNKNOWN_WINDOW", "Window", "family", "window_for"]
+__all__ = [
+    "FAMILIES",
+    "UNKNOWN_OUTPUT",
+    "UNKNOWN_WINDOW",
+    "Window",
+    "families",
+    "family",
+    "window_for",
+]
