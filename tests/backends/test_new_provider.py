@@ -38,6 +38,7 @@ from toolwire.providers import (
     WireFormat,
 )
 from toolwire.proxy.telemetry import provider_name
+from toolwire.tools.terminal import hidden_variables
 
 KEY = "toy-key-abcdefghijklmnop0123456789"
 # In src the recipe adds the name to ``WireFormat`` too; registered at run time, it is not.
@@ -167,6 +168,7 @@ def test_every_package_reads_the_new_profile() -> None:
     cached = Usage(input_tokens=100, cache_read_tokens=60)
     assert prompt_tokens(cached, TOY_FORMAT) == 100  # its input count holds the cache
     assert provider_name("toy-chat") == "toy"
+    assert "TOY_API_KEY" in hidden_variables()  # a command never sees its key
 
 
 def test_an_unregistered_format_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -28,6 +28,12 @@ PROFILES: Final[dict[str, ProviderProfile]] = {
 COMPATIBLE_FAMILIES: Final = compatible.FAMILIES
 
 
+def key_variables() -> tuple[str, ...]:
+    """Every key variable a registered provider reads: what a command must never see."""
+    names = (n for p in PROFILES.values() for n in (p.key_env, *p.detected_key_envs()))
+    return tuple(dict.fromkeys(n for n in names if n is not None))
+
+
 def profile(wire_format: str) -> ProviderProfile | None:
     """The profile of ``wire_format``; None for one toolwire does not speak (``replay``)."""
     return PROFILES.get(wire_format)
@@ -43,5 +49,6 @@ __all__ = [
     "NameRule",
     "ProviderProfile",
     "WireFormat",
+    "key_variables",
     "profile",
 ]

@@ -104,6 +104,10 @@ class ProviderProfile:
     usage_includes_cache: bool = True
     """Its input token count includes the cached tokens (Anthropic's does not)."""
 
+    def detected_key_envs(self) -> tuple[str, ...]:
+        """The key variables its detection looks for (none when it is not detected)."""
+        return self.detected.key_envs if self.detected is not None else ()
+
     def searches_natively(self, model: str) -> bool:
         """Requests for ``model`` may offer the service's own web search."""
         prefixes = self.native_search
