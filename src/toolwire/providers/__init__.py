@@ -10,20 +10,26 @@ docs/architecture.md, "Adding a wire format", is the recipe.
 
 from __future__ import annotations
 
-from typing import Final, Literal, TypeAlias, get_args
+import importlib
+from typing import Final, Literal, TypeAlias, cast, get_args
 
-from toolwire.providers import anthropic, compatible, gemini, openai_chat, openai_responses
+from toolwire.providers import compatible
 from toolwire.providers._profile import Detected, Family, ImageLimits, NameRule, ProviderProfile
 
 WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
 """The streamed body formats toolwire decodes (a cassette's ``provider``)."""
 WIRE_FORMATS: Final[tuple[WireFormat, ...]] = get_args(WireFormat)
 
-PROFILES: Final[dict[str, ProviderProfile]] = {
-    p.wire_format: p
-    for p in (anthropic.PROFILE, openai_chat.PROFILE, openai_responses.PROFILE, gemini.PROFILE)
-}
-"""Every wire format's profile, in the order toolwire lists and detects them."""
+_MODULES: Final = ("anthropic", "openai_chat", "openai_responses", "gemini")
+"""The profile modules, in the order toolwire lists and detects their providers."""
+
+
+def _profile_of(module: str) -> ProviderProfile:
+    return cast(ProviderProfile, importlib.import_module(f"{__name__}.{module}").PROFILE)
+
+
+PROFILES: Final[dict[str, ProviderProfile]] = {p.wire_format: p for p in map(_profile_of, _MODULES)}
+"""Every wire format's profile, by its name."""
 
 COMPATIBLE_FAMILIES: Final = compatible.FAMILIES
 
