@@ -9,7 +9,7 @@ accepts. ``prepare`` makes them once, so a builder holds only its wire's shapes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from toolwire.backends._images import wire_history
 from toolwire.backends._names import NameRule, ToolNames
@@ -19,10 +19,9 @@ from toolwire.config.choices import ToolFormat, native_tools
 from toolwire.history import Message
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(NamedTuple):
     """What a builder translates: ``native`` tools, the ``history``, the ``system``
-    prompt and the tools' wire ``names``."""
+    prompt and the tools' wire ``names`` (unpacked in that order)."""
 
     native: bool
     history: list[Message]

@@ -59,8 +59,7 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Messages API request body for ``request`` (``stream: true``)."""
-    p = prepare(request, ANTHROPIC, tool_format, vision=vision)
-    native, history, system, names = p.native, p.history, p.system, p.names
+    native, history, system, names = prepare(request, ANTHROPIC, tool_format, vision=vision)
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,

@@ -59,8 +59,7 @@ def build_body(
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``request`` (the model goes in the URL)."""
     del model  # Gemini names the model in the URL, not the body
-    p = prepare(request, GEMINI, tool_format, vision=vision)
-    native, history, system, names = p.native, p.history, p.system, p.names
+    native, history, system, names = prepare(request, GEMINI, tool_format, vision=vision)
     config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
     if request.temperature is not None:
         config["temperature"] = request.temperature

@@ -48,8 +48,7 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Chat Completions body; ``official``: the server is api.openai.com."""
-    p = prepare(request, OPENAI, tool_format, vision=vision)
-    native, history, system, names = p.native, p.history, p.system, p.names
+    native, history, system, names = prepare(request, OPENAI, tool_format, vision=vision)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     messages += _messages(history, backend, names)
     body: dict[str, Any] = {

@@ -49,8 +49,7 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
-    p = prepare(request, OPENAI, tool_format, vision=vision)
-    native, history, system, names = p.native, p.history, p.system, p.names
+    native, history, system, names = prepare(request, OPENAI, tool_format, vision=vision)
     body: dict[str, Any] = {
         "model": model,
         "input": _items(history, names, backend),

@@ -62,12 +62,6 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
 log = logging.getLogger(__name__)
 
-#: The key a provider reads when it talks to its own service (no ``base_url``). Never
-#: sent to another ``base_url``: that would hand the key to a third party.
-DEFAULT_KEY_ENV: Final[dict[str, str]] = {
-    p.wire_format: p.key_env for p in PROFILES.values() if p.key_env is not None
-}
-
 
 class Table(BaseModel):
     """A TOML table: unknown keys are errors and values keep their TOML type (an integer
@@ -303,7 +297,8 @@ class BackendTable(Table):
 
     def named(self, name: str, file: Path) -> BackendConfig:
         """This table as backend ``name``: a cassette path is relative to ``file``; a
-        provider's own service gets its usual key variable."""
+        provider's own service gets its profile's key variable (never another
+        ``base_url``: that would hand the key to a third party)."""
         values = self.model_dump(exclude_unset=True)
         if self.provider == "replay" and self.cassette is not None:
             values["cassette"] = str((file.parent / Path(self.cassette).expanduser()).resolve())
@@ -390,7 +385,6 @@ def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str
 
 
 __all__ = [
-    "DEFAULT_KEY_ENV",
     "AcpConfig",
     "BackendConfig",
     "BackendTable",
