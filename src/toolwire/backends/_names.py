@@ -13,53 +13,24 @@ each compute it from the same request instead of sharing state.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from toolwire.events import Event, ToolCallStart
 from toolwire.history import ToolSpec
+from toolwire.providers import PROFILES, NameRule, profile
+
+ANTHROPIC: Final = PROFILES["anthropic"].name_rule
+OPENAI: Final = PROFILES["openai-chat"].name_rule
+GEMINI: Final = PROFILES["gemini"].name_rule
 
 
-@dataclass(frozen=True, slots=True)
-class NameRule:
-    """What a provider accepts: the characters, the first character, the length."""
-
-    allowed: str  # a regex character class, without the brackets
-    max_length: int
-    first: str | None = None  # the first character's class, when it is narrower
-
-    def accepts(self, name: str) -> bool:
-        head = f"[{self.first}]" if self.first else f"[{self.allowed}]"
-        pattern = rf"{head}[{self.allowed}]{{0,{self.max_length - 1}}}"
-        return re.fullmatch(pattern, name) is not None
-
-    def rewrite(self, name: str, salt: int = 0) -> str:
-        """``name`` made acceptable: rejected characters as ``_``, a hash of it appended."""
-        digest = hashlib.sha256(f"{name}#{salt}".encode() if salt else name.encode())
-        suffix = "_" + digest.hexdigest()[:8]
-        body = re.sub(f"[^{self.allowed}]", "_", name)
-        if self.first and not re.match(f"[{self.first}]", body):
-            body = "_" + body  # also covers the empty name
-        return body[: self.max_length - len(suffix)] + suffix
-
-
-ANTHROPIC = NameRule("a-zA-Z0-9_-", 64)
-"""``^[a-zA-Z0-9_-]{1,64}$``, Anthropic's documented tool name pattern."""
-OPENAI = NameRule("a-zA-Z0-9_-", 64)
-"""a-z, A-Z, 0-9, ``_`` and ``-``, at most 64 (Chat ``function.name``, Responses ``name``)."""
-GEMINI = NameRule("a-zA-Z0-9_.:-", 64, first="a-zA-Z_")
-"""Starts with a letter or ``_``; letters, digits, ``_ . : -``; at most 64."""
-
-
-RULES: dict[str, NameRule] = {
-    "anthropic": ANTHROPIC,
-    "openai-chat": OPENAI,
-    "openai-responses": OPENAI,
-    "gemini": GEMINI,
-}
-"""Each wire format's rule (a recorded response names the format, not the backend)."""
+def rule_for(wire_format: str) -> NameRule | None:
+    """Each wire format's rule, from its profile (a recorded response names the format,
+    not the backend)."""
+    found = profile(wire_format)
+    return found.name_rule if found is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,4 +84,4 @@ def rewritten(tools: Sequence[ToolSpec], rule: NameRule | None) -> ToolNames | N
     return names if names.to_wire else None
 
 
-__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "RULES", "NameRule", "ToolNames", "rewritten"]
+__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "NameRule", "ToolNames", "rewritten", "rule_for"]

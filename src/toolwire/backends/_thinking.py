@@ -3,7 +3,8 @@
 ``off`` adds nothing, so a request without thinking is the same body as before there
 was a setting. Budgets (tokens) for the providers that take a number, chosen so that
 ``low`` is a quick check, ``high`` a long deliberation, and all fit the usual 8k-64k
-output reservations (docs/backends.md, "Thinking"):
+output reservations (docs/backends.md, "Thinking"); the budgets are the profiles'
+(``toolwire.providers``):
 
 =========  =========  ==========  ==========
 level      Anthropic  Gemini      OpenAI
@@ -20,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from toolwire.config.choices import ThoughtLevel
+from toolwire.providers import PROFILES
 
-ANTHROPIC_BUDGETS: Final[Mapping[str, int]] = {"low": 2048, "medium": 8192, "high": 24576}
-GEMINI_BUDGETS: Final[Mapping[str, int]] = {"low": 1024, "medium": 8192, "high": 24576}
+ANTHROPIC_BUDGETS: Final[Mapping[str, int]] = PROFILES["anthropic"].thinking_budgets or {}
+GEMINI_BUDGETS: Final[Mapping[str, int]] = PROFILES["gemini"].thinking_budgets or {}
 ANTHROPIC_MIN_BUDGET: Final = 1024
 """Anthropic refuses a smaller ``budget_tokens``."""
 ANSWER_ROOM: Final = 1024

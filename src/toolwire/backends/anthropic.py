@@ -24,14 +24,14 @@ from __future__ import annotations
 import itertools
 from typing import Any, Final
 
-from toolwire.backends._images import anthropic_image, wire_history
+from toolwire.backends._images import anthropic_image
 from toolwire.backends._names import ANTHROPIC, ToolNames
+from toolwire.backends._prepare import prepare
 from toolwire.backends._schema import object_schema
 from toolwire.backends._thinking import anthropic_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import tool_prompt
-from toolwire.config.choices import ToolFormat, native_tools
+from toolwire.config.choices import ToolFormat
 from toolwire.history import (
     ImagePart,
     Message,
@@ -41,6 +41,7 @@ from toolwire.history import (
     ToolResultPart,
 )
 from toolwire.history.pairing import IdMap, as_object, own_thinking
+from toolwire.providers import PROFILES
 
 API_VERSION = "2023-06-01"
 CACHE_CONTROL = {"type": "ephemeral"}
@@ -58,12 +59,7 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Messages API request body for ``request`` (``stream: true``)."""
-    native = native_tools(tool_format)
-    history = wire_history(request.messages, tool_format, vision=vision)
-    system = request.system
-    if not native and request.tools:
-        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
-    names = ToolNames.build((t.name for t in request.tools), ANTHROPIC)
+    native, history, system, names = prepare(request, ANTHROPIC, tool_format, vision=vision)
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,
@@ -233,10 +229,7 @@ def _result_blocks(message: Message, wire_ids: list[str]) -> list[dict[str, Any]
 class AnthropicBackend(HTTPBackend):
     """Streams from the Messages API; the key goes in ``x-api-key``."""
 
-    provider = "anthropic"
-    wire_format = "anthropic"
-    name_rule = ANTHROPIC
-    default_base_url = "https://api.anthropic.com"
+    profile = PROFILES["anthropic"]
 
     def url(self) -> str:
         return f"{self.base_url}/v1/messages"

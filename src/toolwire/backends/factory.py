@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import httpx2
 
-from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import HTTPSettings, TappableBackend
-from toolwire.backends.gemini import GeminiBackend
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.openai_chat import OpenAIChatBackend
-from toolwire.backends.openai_responses import OpenAIResponsesBackend
 from toolwire.backends.record import RecordingBackend
 from toolwire.backends.replay import ReplayBackend
 from toolwire.config.schema import BackendConfig, ConfigError, LimitsConfig
+from toolwire.providers import PROFILES
 
-_HTTP: dict[str, type[HTTPBackend]] = {
-    "anthropic": AnthropicBackend,
-    "openai-chat": OpenAIChatBackend,
-    "openai-responses": OpenAIResponsesBackend,
-    "gemini": GeminiBackend,
-}
+
+def backend_class(provider: str) -> type[HTTPBackend]:
+    """The ``HTTPBackend`` subclass the profile of ``provider`` names (imported now)."""
+    module, _, name = PROFILES[provider].backend.partition(":")
+    found = getattr(importlib.import_module(module), name)
+    if not (isinstance(found, type) and issubclass(found, HTTPBackend)):
+        raise TypeError(f"{PROFILES[provider].backend} is not an HTTPBackend")
+    return found
 
 
 def create_backend(
@@ -77,7 +77,7 @@ def _http_backend(
             "export it, or choose another backend with --backend"
         )
     settings = HTTPSettings.from_config(limits)
-    return (cls or _HTTP[config.provider])(
+    return (cls or backend_class(config.provider))(
         name=config.name,
         model=config.model,
         api_key=key,
@@ -90,4 +90,4 @@ def _http_backend(
     )
 
 
-__all__ = ["create_backend"]
+__all__ = ["backend_class", "create_backend"]

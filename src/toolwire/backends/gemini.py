@@ -23,13 +23,13 @@ from typing import Any
 from urllib.parse import quote
 
 from toolwire.backends._gemini_schema import declaration_schema
-from toolwire.backends._images import gemini_image, wire_history
+from toolwire.backends._images import gemini_image
 from toolwire.backends._names import GEMINI, ToolNames
+from toolwire.backends._prepare import prepare
 from toolwire.backends._thinking import gemini_thinking
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import tool_prompt
-from toolwire.config.choices import ToolFormat, native_tools
+from toolwire.config.choices import ToolFormat
 from toolwire.history import (
     ImagePart,
     Message,
@@ -41,6 +41,7 @@ from toolwire.history import (
 )
 from toolwire.history.images import with_notes
 from toolwire.history.pairing import as_object
+from toolwire.providers import PROFILES
 
 # ``decode.gemini`` mints ``gemini-<responseId>-<n>`` for calls Gemini sent without an id;
 # such an id is ours, not Gemini's, and is not sent back.
@@ -58,18 +59,13 @@ def build_body(
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``request`` (the model goes in the URL)."""
     del model  # Gemini names the model in the URL, not the body
-    native = native_tools(tool_format)
-    history = wire_history(request.messages, tool_format, vision=vision)
-    system = request.system
-    if not native and request.tools:
-        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    native, history, system, names = prepare(request, GEMINI, tool_format, vision=vision)
     config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
     if request.temperature is not None:
         config["temperature"] = request.temperature
     thinking = gemini_thinking(request.thinking)
     if thinking is not None:
         config["thinkingConfig"] = thinking
-    names = ToolNames.build((t.name for t in request.tools), GEMINI)
     contents = _contents(history, backend, names)
     body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if system:
@@ -174,10 +170,7 @@ def _response(
 class GeminiBackend(HTTPBackend):
     """Streams from the Gemini API as SSE (``alt=sse``)."""
 
-    provider = "gemini"
-    wire_format = "gemini"
-    name_rule = GEMINI
-    default_base_url = "https://generativelanguage.googleapis.com"
+    profile = PROFILES["gemini"]
 
     def url(self) -> str:
         model = quote(self.model.removeprefix("models/"), safe="")

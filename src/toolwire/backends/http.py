@@ -23,7 +23,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import AsyncExitStack, aclosing, contextmanager
-from typing import Any
+from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
 import httpx2
@@ -45,19 +45,31 @@ from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
+from toolwire.providers import ProviderProfile
 from toolwire.secrets import mask_urls, scrub
 
 _MAX_ERROR_BODY = 65536
 
 
 class HTTPBackend(ABC):
-    """Base of the provider backends: subclasses build the URL, headers and JSON body."""
+    """Base of the provider backends: subclasses build the URL, headers and JSON body,
+    and name their ``profile`` (``toolwire.providers``), which gives the rest."""
 
+    profile: ClassVar[ProviderProfile]
     provider: str = ""
     wire_format: WireFormat
     default_base_url: str = ""
     name_rule: NameRule | None = None
     """The provider's tool name rule; names it rejects are rewritten (``_names``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        found = cls.__dict__.get("profile")
+        if found is not None:  # a subclass of a provider's backend keeps its facts
+            cls.provider = found.wire_format
+            cls.wire_format = cast(WireFormat, found.wire_format)
+            cls.default_base_url = found.default_url
+            cls.name_rule = found.name_rule
 
     def __init__(
         self,

@@ -20,19 +20,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.backends._images import chat_image, wire_history
+from toolwire.backends._images import chat_image
 from toolwire.backends._names import OPENAI, ToolNames
+from toolwire.backends._prepare import prepare
 from toolwire.backends._schema import drop_patterns, fill_items, object_schema, with_properties
 from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.textformat import tool_prompt
-from toolwire.config.choices import ToolFormat, native_tools
+from toolwire.config.choices import ToolFormat
 from toolwire.history import ImagePart, Message, TextPart, ToolResultPart
 from toolwire.history.images import with_notes
 from toolwire.history.pairing import IdMap, arguments_json, own_thinking
+from toolwire.providers import PROFILES
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
+OPENAI_BASE_URL = PROFILES["openai-chat"].default_url
 ERROR_PREFIX = "Error: "  # how a failed result reads where the wire has no error flag
 _FOLLOWS = "sent in the next user message"
 
@@ -47,13 +48,8 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Chat Completions body; ``official``: the server is api.openai.com."""
-    native = native_tools(tool_format)
-    history = wire_history(request.messages, tool_format, vision=vision)
-    system = request.system
-    if not native and request.tools:
-        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    native, history, system, names = prepare(request, OPENAI, tool_format, vision=vision)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    names = ToolNames.build((t.name for t in request.tools), OPENAI)
     messages += _messages(history, backend, names)
     body: dict[str, Any] = {
         "model": model,
@@ -167,10 +163,7 @@ def _assistant(message: Message, backend: str) -> dict[str, Any]:
 class OpenAIChatBackend(HTTPBackend):
     """Streams from a Chat Completions endpoint; the key, if any, as a bearer token."""
 
-    provider = "openai-chat"
-    wire_format = "openai-chat"
-    name_rule = OPENAI
-    default_base_url = OPENAI_BASE_URL
+    profile = PROFILES["openai-chat"]
 
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"

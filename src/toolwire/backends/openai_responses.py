@@ -20,14 +20,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolwire.backends._images import responses_image, wire_history
+from toolwire.backends._images import responses_image
 from toolwire.backends._names import OPENAI, ToolNames
+from toolwire.backends._prepare import prepare
 from toolwire.backends._thinking import openai_effort
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.http import HTTPBackend
-from toolwire.backends.openai_chat import ERROR_PREFIX, OPENAI_BASE_URL, parameters
-from toolwire.backends.textformat import tool_prompt
-from toolwire.config.choices import ToolFormat, native_tools
+from toolwire.backends.openai_chat import ERROR_PREFIX, parameters
+from toolwire.config.choices import ToolFormat
 from toolwire.history import (
     ImagePart,
     Message,
@@ -37,6 +37,7 @@ from toolwire.history import (
     ToolResultPart,
 )
 from toolwire.history.pairing import IdMap, arguments_json, own_thinking
+from toolwire.providers import PROFILES
 
 
 def build_body(
@@ -48,12 +49,7 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Responses API body for ``request`` (``stream: true``, ``store: false``)."""
-    native = native_tools(tool_format)
-    history = wire_history(request.messages, tool_format, vision=vision)
-    system = request.system
-    if not native and request.tools:
-        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
-    names = ToolNames.build((t.name for t in request.tools), OPENAI)
+    native, history, system, names = prepare(request, OPENAI, tool_format, vision=vision)
     body: dict[str, Any] = {
         "model": model,
         "input": _items(history, names, backend),
@@ -176,10 +172,7 @@ def reasoning_item(part: ThinkingPart) -> dict[str, Any] | None:
 class OpenAIResponsesBackend(HTTPBackend):
     """Streams from the Responses API; the key as a bearer token."""
 
-    provider = "openai-responses"
-    wire_format = "openai-responses"
-    name_rule = OPENAI
-    default_base_url = OPENAI_BASE_URL
+    profile = PROFILES["openai-responses"]
 
     def url(self) -> str:
         return f"{self.base_url}/responses"

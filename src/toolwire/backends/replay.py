@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolwire.backends._names import RULES, rewritten
+from toolwire.backends._names import rewritten, rule_for
 from toolwire.backends.base import TOOL_FORMATS, WIRE_FORMATS, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
@@ -145,7 +145,7 @@ class ReplayBackend:
         native = native_tools(fmt)
         adapter = None if native else TagAdapter(fmt, request.tools)
         # A recording holds the wire names the provider was offered (``_names``).
-        names = rewritten(request.tools, RULES.get(entry.provider)) if native else None
+        names = rewritten(request.tools, rule_for(entry.provider)) if native else None
         for i, chunk in enumerate(entry.chunks()):
             if i and entry.chunk_delay_ms:
                 await asyncio.sleep(entry.chunk_delay_ms / 1000)

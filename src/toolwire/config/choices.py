@@ -1,13 +1,16 @@
 """The fixed sets of toolwire's configuration, each one ``Literal`` type with one owner.
 
 Every other module imports them from here; ``typing.get_args`` gives the tuple where
-one is needed. This module imports nothing but ``typing``, so the pure update engine
+one is needed. This module imports nothing but ``typing`` and the provider profiles'
+wire formats (``toolwire.providers``, pure data), so the pure update engine
 (``toolwire.updates``) can use it without loading the config file's schema.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias, TypeVar, get_args
+
+from toolwire.providers import WIRE_FORMATS, WireFormat
 
 _C = TypeVar("_C", bound=str)
 
@@ -32,9 +35,6 @@ PassthroughLevel: TypeAlias = Literal["full", "core", "off"]
 """How ``toolwire proxy`` forwards a client's Messages body (``toolwire.proxy.passthrough``)."""
 PASSTHROUGH_LEVELS: Final[tuple[PassthroughLevel, ...]] = get_args(PassthroughLevel)
 
-WireFormat: TypeAlias = Literal["anthropic", "openai-chat", "openai-responses", "gemini"]
-"""The streamed body formats toolwire decodes (a cassette's ``provider``)."""
-WIRE_FORMATS: Final[tuple[WireFormat, ...]] = get_args(WireFormat)
 
 Provider: TypeAlias = Literal[WireFormat, "replay"]
 """A backend's ``provider``: a wire format, or ``replay`` for a recorded cassette."""

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TypeVar, get_args
+from typing import Any, Final, TypeVar, cast, get_args
 
 from toolwire.config.choices import (
     DEFAULT_MODE,
@@ -40,15 +40,24 @@ from toolwire.config.schema import (
     SubagentsConfig,
     ToolsConfig,
 )
+from toolwire.providers import PROFILES as PROVIDER_PROFILES
 from toolwire.samples import DEMO_CASSETTE
 
 DEFAULT = "default"
-#: Providers detected from the environment when no backend is configured, in order.
-DETECTED: Final[tuple[tuple[str, Provider, str, tuple[str, ...]], ...]] = (
-    ("anthropic", "anthropic", "claude-sonnet-5", ("ANTHROPIC_API_KEY",)),
-    ("openai", "openai-responses", "gpt-5.4", ("OPENAI_API_KEY",)),
-    ("gemini", "gemini", "gemini-2.5-flash", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
-)
+
+
+def detected() -> tuple[tuple[str, Provider, str, tuple[str, ...]], ...]:
+    """(backend name, provider, model, key variables) of each provider whose profile says
+    how to detect it, in the profiles' order."""
+    return tuple(
+        (d.name, cast(Provider, p.wire_format), d.model, d.key_envs)
+        for p in PROVIDER_PROFILES.values()
+        if (d := p.detected) is not None
+    )
+
+
+DETECTED: Final = detected()
+"""The built-in providers detected from the environment when no backend is configured."""
 _C = TypeVar("_C", bound=str)
 
 
@@ -283,7 +292,7 @@ def _choice(key: str, value: str | None, choices: tuple[_C, ...], source: str) -
 def _detected(env: Mapping[str, str], sources: dict[str, str]) -> dict[str, BackendConfig]:
     """A backend for each provider whose key is in the environment (no config needed)."""
     out: dict[str, BackendConfig] = {}
-    for name, provider, model, key_names in DETECTED:
+    for name, provider, model, key_names in detected():
         key_env = next((k for k in key_names if env.get(k)), None)
         how = "is set"
         if key_env is None:  # a key ``toolwire login`` stored counts as one set
@@ -315,7 +324,7 @@ def _replay_arg(
 def _no_backend(chosen: BackendConfig, source: str) -> str | None:
     if chosen.name != "demo" or source != DEFAULT:
         return None
-    first, *others = (f"${k}" for *_, names in DETECTED for k in names)
+    first, *others = (f"${k}" for *_, names in detected() for k in names)
     return (
         f"No model to call: no backend is configured and no API key is set. Set {first} "
         f"(or {', '.join(others)}) where the editor starts toolwire, or run `toolwire login`, "
@@ -324,4 +333,4 @@ def _no_backend(chosen: BackendConfig, source: str) -> str | None:
     )
 
 
-__all__ = ["DETECTED", "Config", "config_path", "load_config"]
+__all__ = ["DETECTED", "Config", "config_path", "detected", "load_config"]

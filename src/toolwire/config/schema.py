@@ -13,13 +13,14 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, Self, TypeVar
+from typing import Annotated, Any, Final, Literal, Self, TypeVar, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     NonNegativeFloat,
+    PlainValidator,
     PositiveFloat,
     PositiveInt,
     StringConstraints,
@@ -51,24 +52,15 @@ from toolwire.config.keys import stored_key
 from toolwire.config.mcp import McpServerTable
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.config.web import WebConfig
+from toolwire.providers import PROFILES, profile
 
 SearchRoute = Literal["native", "tool"]
 """How a session's model searches the web: the provider's own search, or ``WebSearch``."""
-_NATIVE_SEARCH: Final = ("anthropic", "openai-responses", "gemini")
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _T = TypeVar("_T", bound="Table")
 log = logging.getLogger(__name__)
-
-#: The key a provider reads when it talks to its own service (no ``base_url``). Never
-#: sent to another ``base_url``: that would hand the key to a third party.
-DEFAULT_KEY_ENV: Final[dict[Provider, str]] = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai-chat": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-}
 
 
 class Table(BaseModel):
@@ -219,10 +211,19 @@ class PriceTable(Table):
     currency: NonEmpty = "USD"
 
 
+def _known_provider(value: object) -> Provider:
+    """A wire format of the registry (``toolwire.providers``), or ``replay``: read when
+    the file is, so a format registered with a profile is accepted like the built-ins."""
+    known = (*PROFILES, "replay")
+    if not isinstance(value, str) or value not in known:
+        raise ValueError(f"provider = {value!r} is not valid; use one of {', '.join(known)}")
+    return cast(Provider, value)
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
-    provider: Provider
+    provider: Annotated[Provider, PlainValidator(_known_provider)]
     model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
     base_url: NonEmpty | None = None
     api_key_env: NonEmpty | None = None
@@ -296,12 +297,14 @@ class BackendTable(Table):
 
     def named(self, name: str, file: Path) -> BackendConfig:
         """This table as backend ``name``: a cassette path is relative to ``file``; a
-        provider's own service gets its usual key variable."""
+        provider's own service gets its profile's key variable (never another
+        ``base_url``: that would hand the key to a third party)."""
         values = self.model_dump(exclude_unset=True)
         if self.provider == "replay" and self.cassette is not None:
             values["cassette"] = str((file.parent / Path(self.cassette).expanduser()).resolve())
+        known = profile(self.provider)
         if self.api_key_env is None and self.base_url is None:
-            values["api_key_env"] = DEFAULT_KEY_ENV.get(self.provider)
+            values["api_key_env"] = known.key_env if known is not None else None
         return BackendConfig(name=name, **values)
 
 
@@ -319,13 +322,10 @@ class BackendConfig(BackendTable):
     @property
     def native_search(self) -> bool:
         """The provider runs a web search itself: Anthropic's ``web_search``, the
-        Responses ``web_search`` tool, Gemini's ``google_search``. Gemini before 3 refuses
-        it beside function declarations, so only Gemini 3 models count."""
-        if self.provider not in _NATIVE_SEARCH or not self.native_tools:
-            return False
-        return self.provider != "gemini" or self.model.removeprefix("models/").startswith(
-            "gemini-3"
-        )
+        Responses ``web_search`` tool, Gemini's ``google_search``; its profile says for
+        which models (Gemini before 3 refuses it beside function declarations)."""
+        known = profile(self.provider)
+        return known is not None and self.native_tools and known.searches_natively(self.model)
 
     def search_route(self, web: WebConfig) -> SearchRoute | None:
         """The one decision of how this backend's model searches (docs/agent.md,
@@ -385,7 +385,6 @@ def validate(model: type[_T], data: Mapping[str, Any], where: str, *section: str
 
 
 __all__ = [
-    "DEFAULT_KEY_ENV",
     "AcpConfig",
     "BackendConfig",
     "BackendTable",

@@ -1,10 +1,10 @@
 """How full a session's context is, and what it has cost: the numbers of ``usage_update``.
 
-Providers count differently: Anthropic's ``input_tokens`` leaves out the tokens read
-from or written to its prompt cache, OpenAI and Gemini include their cached tokens in
-the prompt count. ``prompt_tokens`` puts them on one footing (everything the model read)
-so that ``used`` means the same on every backend, and the cost charges cached tokens
-once, at their own price.
+Providers count differently: some leave the tokens read from or written to their prompt
+cache out of ``input_tokens`` (Anthropic), others include them (OpenAI, Gemini); each
+profile says which (``ProviderProfile.usage_includes_cache``). ``prompt_tokens`` puts
+them on one footing (everything the model read) so that ``used`` means the same on every
+backend, and the cost charges cached tokens once, at their own price.
 
 The estimate of the next request (``tokens.estimate_request``) is corrected here: the
 ratio of what the provider counted to what was estimated for the same request scales
@@ -20,6 +20,7 @@ from typing import Protocol
 from toolwire.config.choices import WireFormat
 from toolwire.context.windows import Window
 from toolwire.events import Usage
+from toolwire.providers import profile
 from toolwire.updates.builders import UsageUpdate, usage_update
 
 RATIO_BAND = (0.25, 2.0)
@@ -41,9 +42,11 @@ class Price(Protocol):
 
 
 def prompt_tokens(usage: Usage, wire_format: WireFormat) -> int:
-    """All input tokens of a response: cache reads and writes included, on every provider."""
+    """All input tokens of a response: cache reads and writes included, on every provider
+    (its profile says whether its input count already holds them)."""
     base = usage.input_tokens or 0
-    if wire_format == "anthropic":
+    known = profile(wire_format)
+    if known is not None and not known.usage_includes_cache:
         return base + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
     return base
 

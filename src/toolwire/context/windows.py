@@ -10,7 +10,8 @@ each request asks for: that is the room the request must leave.
 Families match by the longest prefix of the model id, lowercased, after any router
 prefix (``anthropic/claude-sonnet-4`` on OpenRouter, ``models/gemini-2.5-pro``), so dated
 ids (``claude-sonnet-4-5-20250929``) and local tags (``qwen3-coder:30b``) find theirs. The
-figures are the providers' published limits (docs/context.md has the table).
+figures are the providers' published limits, kept in their profiles
+(``toolwire.providers``; docs/context.md has the table).
 """
 
 from __future__ import annotations
@@ -18,48 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-#: (model id prefix, context window, output limit), in tokens.
-FAMILIES: Final[tuple[tuple[str, int, int], ...]] = (
-    # Anthropic
-    ("claude-opus-4-5", 200_000, 64_000),
-    ("claude-opus-4", 200_000, 32_000),
-    ("claude-sonnet-4", 200_000, 64_000),
-    ("claude-haiku-4", 200_000, 64_000),
-    ("claude-3-7-sonnet", 200_000, 64_000),
-    ("claude-3-5", 200_000, 8_192),
-    ("claude-3", 200_000, 4_096),
-    ("claude", 200_000, 32_000),
-    # OpenAI
-    ("gpt-5", 400_000, 128_000),
-    ("gpt-4.1", 1_047_576, 32_768),
-    ("gpt-4o", 128_000, 16_384),
-    ("gpt-4-turbo", 128_000, 4_096),
-    ("gpt-4", 8_192, 4_096),
-    ("gpt-3.5-turbo", 16_385, 4_096),
-    ("gpt-oss", 131_072, 32_768),
-    ("o1", 200_000, 100_000),
-    ("o3", 200_000, 100_000),
-    ("o4-mini", 200_000, 100_000),
-    ("codex-mini", 200_000, 100_000),
-    # Google
-    ("gemini-1.5-pro", 2_097_152, 8_192),
-    ("gemini-1.5", 1_048_576, 8_192),
-    ("gemini-2.0", 1_048_576, 8_192),
-    ("gemini-2.5", 1_048_576, 65_536),
-    ("gemini-3", 1_048_576, 65_536),
-    ("gemini", 1_048_576, 8_192),
-    # Anthropic- and OpenAI-compatible services, and common local models
-    ("glm-4.6", 200_000, 128_000),
-    ("glm-4.5", 128_000, 96_000),
-    ("kimi-k2-thinking", 262_144, 32_768),
-    ("kimi-k2-0905", 262_144, 32_768),
-    ("kimi-k2", 131_072, 32_768),
-    ("deepseek-reasoner", 128_000, 64_000),
-    ("deepseek-chat", 128_000, 8_000),
-    ("minimax-m2", 204_800, 32_768),
-    ("qwen3-coder", 262_144, 65_536),
-    ("qwen2.5-coder", 32_768, 8_192),
-)
+from toolwire.providers import COMPATIBLE_FAMILIES, PROFILES
+
+
+def families() -> tuple[tuple[str, int, int], ...]:
+    """(model id prefix, context window, output limit), in tokens: each registered
+    provider's own families (its profile's), then the models that compatible services and
+    local servers serve."""
+    rows = (*(f for p in PROFILES.values() for f in p.families), *COMPATIBLE_FAMILIES)
+    return tuple(dict.fromkeys((f.prefix, f.window, f.output) for f in rows))
+
+
+FAMILIES: Final = families()
+"""The built-in providers' table (``families()`` also holds a profile registered later)."""
 UNKNOWN_WINDOW: Final = 32_768
 UNKNOWN_OUTPUT: Final = 8_192
 
@@ -87,7 +59,7 @@ def family(model: str) -> tuple[str, int, int] | None:
     """The table row for ``model`` (longest matching prefix), or None."""
     name = model.lower().rsplit("/", 1)[-1]
     best = None
-    for row in FAMILIES:
+    for row in families():
         if name.startswith(row[0]) and (best is None or len(row[0]) > len(best[0])):
             best = row
     return best
@@ -116,4 +88,12 @@ def window_for(
     return Window(size, min(output, size // 2), source)
 
 
-__all__ = ["FAMILIES", "UNKNOWN_OUTPUT", "UNKNOWN_WINDOW", "Window", "family", "window_for"]
+__all__ = [
+    "FAMILIES",
+    "UNKNOWN_OUTPUT",
+    "UNKNOWN_WINDOW",
+    "Window",
+    "families",
+    "family",
+    "window_for",
+]

@@ -15,16 +15,9 @@ from typing import Any, Literal, Protocol, TypeAlias, cast, get_args
 
 from toolwire.errors import UsageError
 from toolwire.events import Event, MessageEnd, ToolCallStart
+from toolwire.providers import PROFILES, WireFormat, profile
 
-Format: TypeAlias = Literal[
-    "anthropic",
-    "openai-chat",
-    "openai-responses",
-    "gemini",
-    "xml-tags",
-    "hermes",
-    "qwen3-coder",
-]
+Format: TypeAlias = Literal[WireFormat, "xml-tags", "hermes", "qwen3-coder"]
 FORMATS: tuple[str, ...] = get_args(Format)
 TEXT_FORMATS: tuple[str, ...] = ("xml-tags", "hermes", "qwen3-coder")
 
@@ -76,17 +69,24 @@ class TextStream:
         return events
 
 
-# Each format's module and class, imported on first use: a CLI run that decodes one
-# format does not pay for the others.
-_CLASSES: dict[str, tuple[str, str]] = {
-    "anthropic": ("anthropic", "AnthropicDecoder"),
-    "openai-chat": ("openai_chat", "OpenAIChatDecoder"),
-    "openai-responses": ("openai_responses", "OpenAIResponsesDecoder"),
-    "gemini": ("gemini", "GeminiDecoder"),
-    "xml-tags": ("tags", "XmlTagsDecoder"),
-    "hermes": ("tags", "HermesDecoder"),
-    "qwen3-coder": ("tags", "Qwen3CoderDecoder"),
+# Each text format's module and class, and each wire format's from its profile
+# (``toolwire.providers``), imported on first use: a CLI run that decodes one format does
+# not pay for the others.
+_TEXT_CLASSES: dict[str, str] = {
+    "xml-tags": "toolwire.decode.tags:XmlTagsDecoder",
+    "hermes": "toolwire.decode.tags:HermesDecoder",
+    "qwen3-coder": "toolwire.decode.tags:Qwen3CoderDecoder",
 }
+
+
+def _class_path(name: str) -> str:
+    known = profile(name)
+    if known is not None:
+        return known.decoder
+    if name in _TEXT_CLASSES:
+        return _TEXT_CLASSES[name]
+    formats = ", ".join((*PROFILES, *TEXT_FORMATS))
+    raise UsageError(f"unknown format {name!r}; use one of: {formats}")
 
 
 def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) -> Decoder:
@@ -95,11 +95,8 @@ def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) ->
     ``tools`` maps each declared tool's name to its parameters' JSON schema: the Hermes and
     Qwen3-Coder decoders read more of what models write with it (docs/decoding.md).
     """
-    try:
-        module, cls = _CLASSES[name]
-    except KeyError:
-        raise UsageError(f"unknown format {name!r}; use one of: {', '.join(FORMATS)}") from None
-    factory = getattr(importlib.import_module(f"toolwire.decode.{module}"), cls)
+    module, _, cls = _class_path(name).partition(":")
+    factory = getattr(importlib.import_module(module), cls)
     if name in ("hermes", "qwen3-coder"):
         return TextStream(factory(tools))
     decoder = factory()

@@ -1,53 +1,26 @@
 """What each provider takes in one image, and the envelope every image is fitted to.
 
-The numbers are the providers' documented limits (docs/agent.md, "Images", cites the
-pages). toolwire fits an image once, where it enters a session, to the strictest of
-them all: the stored history is then valid for any backend the session switches to, and
-no request builder has to refit it.
+The numbers are the providers' documented limits, kept in their profiles
+(``toolwire.providers``; docs/agent.md, "Images", cites the pages). toolwire fits an
+image once, where it enters a session, to the strictest of them all: the stored history
+is then valid for any backend the session switches to, and no request builder has to
+refit it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
+
+from toolwire.providers import PROFILES, ImageLimits
 
 _MB: Final = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """One provider's limits for an inline (base64) image."""
+Limits: TypeAlias = ImageLimits
+"""One provider's limits for an inline (base64) image (its profile's ``images``)."""
 
-    provider: str
-    formats: frozenset[str]
-    """The media types it takes."""
-    max_base64: int | None
-    """The most base64 characters one image may have (None: only the request's size)."""
-    max_side: int | None
-    """The most pixels on either side (None: it scales any size down itself)."""
-    request_bytes: int
-    """The largest request body, all images included."""
-
-
-PROVIDERS: Final = (
-    Limits(
-        "anthropic",
-        frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"}),
-        5 * _MB,
-        8000,
-        32 * _MB,
-    ),
-    # GIF only when not animated: a fitted GIF is PNG anyway (Gemini takes none).
-    Limits("openai", frozenset({"image/png", "image/jpeg", "image/webp"}), None, None, 50 * _MB),
-    Limits(
-        "gemini",
-        frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}),
-        None,
-        None,
-        20 * _MB,
-    ),
-)
-"""Anthropic, OpenAI (Chat and Responses) and Gemini."""
+PROVIDERS: Final = tuple({p.images.service: p.images for p in PROFILES.values()}.values())
+"""Anthropic, OpenAI (Chat and Responses) and Gemini: each service's limits, once."""
 
 FORMATS: Final = frozenset.intersection(*(p.formats for p in PROVIDERS))
 """What every provider takes (PNG, JPEG, WebP); GIF is sent as PNG."""

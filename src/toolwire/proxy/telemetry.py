@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolwire.events import Event, MessageEnd, Usage
+from toolwire.providers import profile
 from toolwire.proxy.routing import Route
 from toolwire.proxy.settings import ProxySettings
 
@@ -32,13 +33,6 @@ if TYPE_CHECKING:  # the packages are optional: imported only when telemetry is 
 ENDPOINT_ENVS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 SERVICE_NAME = "toolwire-proxy"
 INSTALL = "pip install 'toolwire[otel]'"
-# The provider names of the semantic conventions (gen_ai.provider.name), by ``provider``.
-_PROVIDERS = {
-    "anthropic": "anthropic",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "gemini": "gcp.gemini",
-}
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +174,9 @@ def traced(
 
 
 def provider_name(provider: str) -> str:
-    """``gen_ai.provider.name`` for a backend's ``provider``."""
-    return _PROVIDERS.get(provider, provider)
+    """``gen_ai.provider.name`` for a backend's ``provider`` (its profile's ``otel_name``)."""
+    known = profile(provider)
+    return known.otel_name if known is not None else provider
 
 
 def _end(span: Span, event: Event) -> bool:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
 
+from toolwire.providers import key_variables as provider_key_variables
 from toolwire.updates.output import OutputWindow
 
 OutputCallback = Callable[[str], None]
@@ -32,7 +33,8 @@ _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 #: The model providers' well-known key variables: a command never sees them (nor the
 #: configured backends' ``api_key_env``), or ``echo $ANTHROPIC_API_KEY`` would put the
 #: key in the editor, the session database and the next model request (docs/agent.md,
-#: "Commands and keys"). ``[tools] env_allow`` lets one through.
+#: "Commands and keys"). ``[tools] env_allow`` lets one through. Every registered
+#: provider's own key variables are among them (``toolwire.providers.key_variables``).
 KEY_VARIABLES: frozenset[str] = frozenset(
     {
         "ANTHROPIC_API_KEY",
@@ -59,7 +61,7 @@ KEY_VARIABLES: frozenset[str] = frozenset(
         "HF_TOKEN",
         "HUGGING_FACE_HUB_TOKEN",
     }
-)
+) | frozenset(provider_key_variables())
 
 
 def hidden_variables(
@@ -67,7 +69,8 @@ def hidden_variables(
 ) -> frozenset[str]:
     """What commands must not see: ``KEY_VARIABLES`` and ``key_variables`` (the configured
     backends' ``api_key_env``), less the ``allow`` list."""
-    return (KEY_VARIABLES | frozenset(key_variables)) - frozenset(allow)
+    known = KEY_VARIABLES | frozenset(provider_key_variables())  # a profile registered since
+    return (known | frozenset(key_variables)) - frozenset(allow)
 
 
 def command_env(

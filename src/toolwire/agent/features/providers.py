@@ -32,24 +32,15 @@ from toolwire.config import Config
 from toolwire.config.keys import hold_key
 from toolwire.config.load import DETECTED
 from toolwire.config.schema import BackendConfig
+from toolwire.providers import PROFILES
 from toolwire.secrets import mask_urls
 
 log = logging.getLogger("toolwire.agent")
 
-#: toolwire's provider -> the ACP ``LlmProtocol`` it speaks.
-PROTOCOLS: Final = {
-    "anthropic": "anthropic",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "gemini": "gemini",
-}
-#: Each provider's own service, where ``base_url`` is unset.
-DEFAULT_URLS: Final = {
-    "anthropic": "https://api.anthropic.com",
-    "openai-chat": "https://api.openai.com/v1",
-    "openai-responses": "https://api.openai.com/v1",
-    "gemini": "https://generativelanguage.googleapis.com",
-}
+#: toolwire's provider -> the ACP ``LlmProtocol`` it speaks (its profile's).
+PROTOCOLS: Final = {name: p.acp_protocol for name, p in PROFILES.items()}
+#: Each provider's own service, where ``base_url`` is unset (its profile's).
+DEFAULT_URLS: Final = {name: p.default_url for name, p in PROFILES.items()}
 _KEY_HEADERS: Final = ("x-api-key", "api-key", "x-goog-api-key")
 _BEARER = re.compile(r"(?i)bearer\s+(\S+)")
 
