@@ -21,7 +21,7 @@ def _png(width: int = 64, height: int = 48) -> bytes:
 def _within_every_provider(image: ImagePart) -> Image.Image:
     shown = decoded(image.data)
     for limits in PROVIDERS:
-        assert image.media_type in limits.formats, limits.provider
+        assert image.media_type in limits.formats, limits.service
         assert limits.max_base64 is None or len(image.data) <= limits.max_base64
         assert limits.max_side is None or max(shown.size) <= limits.max_side
     assert Image.MIME[shown.format or ""] == image.media_type
