@@ -34,7 +34,7 @@ from toolwire.config import BackendConfig, Config
 from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
-from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart, ToolSpec
+from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
 from toolwire.hooks import HookState
 from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
@@ -88,10 +88,6 @@ class Session:
     tools: ToolContext
     conversation: Conversation = field(default_factory=Conversation)
     pending: str = ""
-    steering: list[Any] = field(default_factory=list)
-    """Messages sent while the turn runs, for its next model request (``steering``)."""
-    steered: list[Any] = field(default_factory=list)
-    """Those the running turn took, answered when it ends."""
     rerouted: bool = False
     """The active backend was pointed elsewhere (``providers/set``): the next prompt
     switches to it with the handoff, as to another backend."""
@@ -124,8 +120,6 @@ class Session:
     """A subagent's name for the user (its type and description)."""
     tool_names: tuple[str, ...] | None = None
     """The built-in tools the model is offered; None: all of them."""
-    task_tool: ToolSpec | None = None
-    """``Task`` as offered to the model (set at each turn; never on a subagent)."""
 
     def __post_init__(self) -> None:
         self.pending = self.pending or self.active

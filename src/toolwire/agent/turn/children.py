@@ -66,10 +66,10 @@ class Children:
         """Read the agent types again and offer ``Task`` (never to a child)."""
         session = self.session
         if session.parent is not None:
-            session.task_tool = None
+            session.turn.offer_task(None)
             return
         self.types = await asyncio.to_thread(load_agent_types, session.cwd)
-        session.task_tool = self.types.spec()
+        session.turn.offer_task(self.types.spec())
         told = _TOLD.setdefault(session.id, set())
         for line in self.types.skipped:
             if line not in told:
@@ -79,7 +79,7 @@ class Children:
 
     def start(self, calls: Sequence[CollectedCall], lives: Mapping[str, ToolCallLifecycle]) -> None:
         """Start the child of every ``Task`` call among ``calls`` (``lives`` by call id)."""
-        if self.session.task_tool is None:  # not offered: a child, or before offer
+        if self.session.turn.task_tool is None:  # not offered: a child, or before offer
             return
         tasks = [c for c in calls if c.name == TASK and c.error is None]
         for call in tasks:

@@ -33,7 +33,7 @@ from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.features.switch import Switcher
 from toolwire.agent.protocol.ids import new_message_id
 from toolwire.agent.protocol.outbox import Ticker
-from toolwire.agent.session import mcp_calls, steering
+from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.state import (
     Runtime,
@@ -166,7 +166,7 @@ class Turn:
         limit = self.runtime.config.limits.max_turn_requests
         await self.children.offer()
         for _ in range(limit):
-            for steer in steering.take(self.session):  # sent while the turn ran
+            for steer in self.session.turn.take():  # sent while the turn ran
                 await self.prompt.steered(steer.blocks)
             step = await self._respond()
             if step is None:

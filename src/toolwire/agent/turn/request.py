@@ -68,7 +68,8 @@ class Requests:
         route = backend.search_route(config.tools.web)
         # WebSearch only where toolwire searches; the provider's own search is a flag.
         without = () if route == "tool" and session.tools.search else ("WebSearch",)
-        task = () if session.task_tool is None else (session.task_tool,)
+        task_tool = session.turn.task_tool
+        task = () if task_tool is None else (task_tool,)
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(session.conversation.request()),
