@@ -119,7 +119,7 @@ class ToolwireAgent:
         session_id = result.get("sessionId") if isinstance(result, dict) else None
         session = self._sessions.get(session_id) if isinstance(session_id, str) else None
         if session is not None:
-            session.outbox.open()
+            session.services.outbox.open()
 
     async def initialize(
         self,
@@ -205,7 +205,7 @@ class ToolwireAgent:
             if value not in THOUGHT_LEVELS:
                 known = ", ".join(THOUGHT_LEVELS)
                 raise RequestError.invalid_params({"value": f"{value!r}; use {known}"})
-            session.thought = value
+            session.model.think(value)
             await self._store.call(
                 lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
             )

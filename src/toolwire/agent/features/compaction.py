@@ -48,10 +48,10 @@ def meter(session: Session, config: Config) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over); its window from ``config``."""
     current = session.conversation.meter
-    if current is not None and current.owner == session.active:
+    if current is not None and current.owner == session.model.active:
         return current
-    fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
-    fresh.owner = session.active
+    fresh = ContextMeter(backend_window(config.backend(session.model.active), config.limits))
+    fresh.owner = session.model.active
     if current is not None:
         fresh.cost, fresh.currency = current.cost, current.currency
     session.conversation.meter = fresh
@@ -131,10 +131,10 @@ class Compactor:
 
     async def _apply(self, cid: str, compaction: Compaction, gauge: ContextMeter) -> None:
         """The conversation goes on from ``compaction`` (stored, shown, the meter told)."""
-        self.session.conversation.compacted(compaction, self.session.active)
+        self.session.conversation.compacted(compaction, self.session.model.active)
         gauge.used = compaction.after_tokens
         await self._keep(cid, compaction)
-        self.session.outbox.update(gauge.update())
+        self.session.services.outbox.update(gauge.update())
 
     def _plan(
         self, gauge: ContextMeter, focus: str | None, squeeze: float, *, forced: bool
@@ -149,8 +149,8 @@ class Compactor:
             plan_compaction,
             session.history,
             budget,
-            cwd=session.cwd,
-            target=session.active,
+            cwd=session.who.cwd,
+            target=session.model.active,
             focus=focus,
             read_only_tools=mcp_calls.read_only_tools(session),
         )
@@ -163,7 +163,7 @@ class Compactor:
         if planned.empty:
             return None
         config = self.runtime.config
-        chosen = config.backend(self.session.active)
+        chosen = config.backend(self.session.model.active)
         summarizer = None
         if config.compaction.summary == "model" and chosen.provider != "replay":
             try:
@@ -176,7 +176,7 @@ class Compactor:
             planned.head,
             summarizer,
             items=planned.plan.head_items,
-            cwd=self.session.cwd,
+            cwd=self.session.who.cwd,
             cache=self.runtime.summaries,
             timeout=SUMMARY_TIMEOUT_S,
             focus=planned.focus,
@@ -194,17 +194,17 @@ class Compactor:
 
         await self.runtime.store.call(keep)
         if self.runtime.compaction_updates:
-            self.session.outbox.update(done)
+            self.session.services.outbox.update(done)
         elif self.runtime.notices:
             severity: Severity = "warning" if compaction.cuts else "info"
-            self.session.outbox.update(notice(compaction.describe(), severity, _UNCHANGED))
+            self.session.services.outbox.update(notice(compaction.describe(), severity, _UNCHANGED))
         else:
             await self._say(compaction.describe())
 
     def _show(self, cid: str, status: str, error: str | None = None) -> None:
         if not self.runtime.compaction_updates:
             return
-        self.session.outbox.update(compaction_update(cid, status, error=error))
+        self.session.services.outbox.update(compaction_update(cid, status, error=error))
 
 
 def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:

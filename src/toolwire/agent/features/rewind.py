@@ -93,7 +93,7 @@ class Rewinder:
             report = await (self.undo() if ask.kind == "undo" else self.rewind(ask))
         except RewindInputError as exc:
             return str(exc)
-        return report.text(self.session.cwd)
+        return report.text(self.session.who.cwd)
 
     async def listing(self) -> str:
         """The numbered prompts: number, time, first line, files changed since."""
@@ -156,7 +156,7 @@ class Rewinder:
         return await asyncio.to_thread(locked)
 
     def _dirs(self) -> tuple[str, ...]:
-        return (self.session.cwd, *self.session.additional_dirs)
+        return (self.session.who.cwd, *self.session.who.additional_dirs)
 
     async def _code(self, target: int, last: int, *, force: bool) -> _Code:
         why = checkpointing.why_off(self.runtime.config)
@@ -233,7 +233,7 @@ class Rewinder:
         )
         config = {} if record is None else record.config
         rebuilt = Conversation.restore(
-            ConversationRecord.from_config(config), stored, session.active
+            ConversationRecord.from_config(config), stored, session.model.active
         )
         rebuilt.meter = session.conversation.meter
         if rebuilt.meter is not None:

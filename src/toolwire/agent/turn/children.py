@@ -38,7 +38,6 @@ from toolwire.updates.wire import text_content
 
 log = logging.getLogger("toolwire.agent")
 CANCEL_WAIT_S = 1.0
-_TOLD: dict[str, set[str]] = {}  # session id -> skipped-definition lines already told
 
 
 class Children:
@@ -65,15 +64,13 @@ class Children:
     async def offer(self) -> None:
         """Read the agent types again and offer ``Task`` (never to a child)."""
         session = self.session
-        if session.parent is not None:
+        if session.who.parent is not None:
             session.turn.offer_task(None)
             return
-        self.types = await asyncio.to_thread(load_agent_types, session.cwd)
+        self.types = await asyncio.to_thread(load_agent_types, session.who.cwd)
         session.turn.offer_task(self.types.spec())
-        told = _TOLD.setdefault(session.id, set())
         for line in self.types.skipped:
-            if line not in told:
-                told.add(line)
+            if session.services.told.first(line):
                 log.warning("session %s: %s", session.id, line)
                 Notifier(session, self.runtime).notice(line)
 
@@ -132,8 +129,8 @@ class Children:
 
         for cid, title, updates in await runtime.store.call(read):
             announced = {"sessionUpdate": "subagent_update", "sessionId": cid, "title": title}
-            session.outbox.update({**announced, "state": {"state": "idle"}})
-            outbox = Outbox(session.outbox.sink, cid)
+            session.services.outbox.update({**announced, "state": {"state": "idle"}})
+            outbox = Outbox(session.services.outbox.sink, cid)
             for update in updates:
                 outbox.update(replayed(update, compaction=runtime.compaction_updates))
 
@@ -152,7 +149,7 @@ class Children:
         digest: DigestSink | None = None
         sink: LineSink
         if self.runtime.subagents:
-            sink = self.session.outbox.sink
+            sink = self.session.services.outbox.sink
         else:
             limit = self.runtime.config.limits.max_live_output_bytes
             digest = sink = DigestSink(lambda: self._show(life, digest, limit))
@@ -189,7 +186,7 @@ class Children:
             known = ", ".join(t.name for t in self.types.types)
             return f"There is no subagent type {kind_name!r}; use one of {known}."
         config = self.runtime.config
-        backend = args.get("model") or kind.model or self.session.active
+        backend = args.get("model") or kind.model or self.session.model.active
         if not isinstance(backend, str) or backend not in config.backends:
             known = ", ".join(config.backends)
             return f"There is no backend {backend!r}; use one of {known}."
@@ -205,12 +202,12 @@ class Children:
         update = {
             "sessionUpdate": "subagent_update",
             "sessionId": child.id,
-            "title": child.session.label,
+            "title": child.session.who.label,
             "description": child.description or None,
             "state": state,
         }
         self.ticker.send(self.engine.flush())  # the parent's held updates go first
-        self.session.outbox.update(update)
+        self.session.services.outbox.update(update)
 
     def _show(self, life: ToolCallLifecycle, digest: DigestSink | None, limit: int) -> None:
         if digest is not None and life.stage != "end":

@@ -74,7 +74,7 @@ class Turn:
         self.engine = UpdateEngine(
             session.id, profile=runtime.profile, clock=loop.time, message_ids=new_message_id
         )
-        self.ticker = Ticker(self.engine, session.outbox)
+        self.ticker = Ticker(self.engine, session.services.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
         self.children = Children(session, runtime, self.engine, self.ticker, Turn)
         self.requests = Requests(session, runtime)
@@ -95,7 +95,10 @@ class Turn:
         if command is not None:
             return await self.prompt.command(blocks, *command)
         missing = self.runtime.config.no_backend
-        if missing is not None and self.session.pending == self.runtime.config.default_backend:
+        if (
+            missing is not None
+            and self.session.model.pending == self.runtime.config.default_backend
+        ):
             # No key: the bundled demo is never run in the user's project unasked.
             await self._say(missing)
             return "end_turn"
@@ -103,14 +106,14 @@ class Turn:
         if hooked is None:
             return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
         await self.prompt.begin(blocks, hooked)
-        if self.session.pending != self.session.active or self.session.rerouted:
+        if self.session.model.pending != self.session.model.active or self.session.model.rerouted:
             at = len(self.session.history) - 1
             switched = await Switcher(self.session, self.runtime).switch(at)
             await self._say(switched)
         stop = await self._steps()
         if stop == "end_turn":
             stop = await self.hooks.stop(self._go_on)
-        if stop == "end_turn" and self.session.mode == "plan":
+        if stop == "end_turn" and self.session.rules.mode == "plan":
             stop = await self._after_plan()
         return stop
 
@@ -137,7 +140,7 @@ class Turn:
         await self._close_step(None if stop == "cancelled" else "the turn was stopped early")
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
-        await self.session.outbox.drain()
+        await self.session.services.outbox.drain()
         if self.prompt.number is not None:  # however the turn ended: what it left on disk
             await Rewinder(self.session, self.runtime).prompt_ended(self.prompt.number)
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
@@ -182,7 +185,7 @@ class Turn:
                     else:
                         step.results[call.id] = await self.executor.execute(call, lives[call.id])
                 images = any(r.images for r in step.results.values())
-                await self.prompt.images_notice(self.session.active, images=images)
+                await self.prompt.images_notice(self.session.model.active, images=images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):
@@ -206,7 +209,7 @@ class Turn:
         try:
             backend = self.requests.backend()
         except ConfigError as exc:
-            await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
+            await self._say(f"The model backend {session.model.active!r} cannot be used: {exc}")
             return None
         gauge = meter(session, self.runtime.config)
         request, raw = await self._sized(gauge)
@@ -227,9 +230,9 @@ class Turn:
             except TransportError as exc:  # before the first byte, by the backend contract
                 await self._failed(backend, exc, overflow=False)
                 return None
-            price = self.runtime.config.backend(session.active).price_per_mtok
+            price = self.runtime.config.backend(session.model.active).price_per_mtok
             gauge.observe(raw, usage, backend.wire_format, price)
-            session.outbox.update(gauge.update())
+            session.services.outbox.update(gauge.update())
             return step
         return None
 
@@ -319,7 +322,7 @@ class Turn:
         step, self.step = self.step, None
         if step is None:
             return
-        message = step.collector.message(self.session.active)
+        message = step.collector.message(self.session.model.active)
         messages: list[Message] = []
         if message is not None:
             messages.append(message)

@@ -24,6 +24,9 @@ from toolwire.tools.threads import off_loop
 from toolwire.updates.builders import info_update
 from toolwire.updates.titles import shorten
 
+#: ``Notices`` keys: the session has its title; the user was told its model takes no images.
+TITLED = "titled"
+NO_IMAGES = "no-images"
 NO_VISION = (
     "The model {name} takes no images (vision = false, or tools as text): it gets a "
     "one-line note in place of each image."
@@ -48,12 +51,12 @@ class Prompt:
         argument); the instruction files refreshed, the command files read for a command."""
         session = self.session
         # Stats only, unless a file changed: the system prompt keeps its bytes.
-        await asyncio.to_thread(session.instructions.refresh, session.cwd)
+        await asyncio.to_thread(session.services.instructions.refresh, session.who.cwd)
         custom: dict[str, Command] = {}
         refused: list[Refused] = []
         if typed.lstrip().startswith("/"):  # the command files are read only for one
-            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
-        self.untold = session.instructions.untold(refused)
+            custom = await asyncio.to_thread(custom_commands, session.who.cwd, None, refused)
+        self.untold = session.services.instructions.untold(refused)
         command = parse_command(typed, custom)
         if command is not None and command[0].body is not None:
             return command[0].expand(command[1]), None  # a custom command
@@ -91,18 +94,17 @@ class Prompt:
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
         # Another window may have the session open too, and issued ids since it was opened.
-        session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
-        if not session.titled:
-            session.titled = True
+        session.services.call_ids.update(await store.call(lambda db: db.call_ids(session.id)))
+        if session.services.told.first(TITLED):
             title = shorten(prompt_text(blocks), 60) or "Untitled"
             record = await store.call(lambda db: db.update(session.id, title=title))
-            session.outbox.update(info_update(record.title, record.updated_at_iso))
+            session.services.outbox.update(info_update(record.title, record.updated_at_iso))
         for line in self.untold:
             await self.say(line)
-        await self.images_notice(session.pending, images=has_images([message]))
+        await self.images_notice(session.model.pending, images=has_images([message]))
 
     async def steered(self, blocks: list[Any]) -> None:
-        """A message sent while this turn runs (``session.steering``), added before the
+        """A message sent while this turn runs (``TurnState.queue``), added before the
         next model request: the user's, in the history and the transcript."""
         session, store = self.session, self.runtime.store
         message = await off_loop(lambda: prompt_message(blocks, prompt_text(blocks)))
@@ -113,12 +115,11 @@ class Prompt:
     async def images_notice(self, name: str, *, images: bool) -> None:
         """Tell the user, once per session, that backend ``name`` gets notes, not images."""
         session = self.session
-        if session.images_noticed or not images:
+        if not images or session.services.told.told(NO_IMAGES):
             return
-        chosen = self.runtime.config.backend(name)
-        if not chosen.takes_images:
-            session.images_noticed = True
+        if not self.runtime.config.backend(name).takes_images:
+            session.services.told.first(NO_IMAGES)
             await self.say(NO_VISION.format(name=name))
 
 
-__all__ = ["NO_VISION", "Prompt"]
+__all__ = ["NO_IMAGES", "NO_VISION", "TITLED", "Prompt"]

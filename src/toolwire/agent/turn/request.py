@@ -64,17 +64,17 @@ class Requests:
     def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
         """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
         session, config = self.session, self.runtime.config
-        backend = config.backend(session.active)
+        backend = config.backend(session.model.active)
         route = backend.search_route(config.tools.web)
         # WebSearch only where toolwire searches; the provider's own search is a flag.
-        without = () if route == "tool" and session.tools.search else ("WebSearch",)
+        without = () if route == "tool" and session.services.tools.search else ("WebSearch",)
         task_tool = session.turn.task_tool
         task = () if task_tool is None else (task_tool,)
         request = ModelRequest(
             system=system_prompt(session),
             messages=tuple(session.conversation.request()),
             tools=(
-                *tool_specs(session.tool_names, without=without),
+                *tool_specs(session.who.tool_names, without=without),
                 *mcp_calls.specs(session),
                 *task,
             ),
@@ -89,25 +89,27 @@ class Requests:
         """The backend answering the session, made at its first request (``ConfigError``
         when it cannot be used, e.g. its key is not set)."""
         session = self.session
-        if session.backend_impl is None:
+        if session.model.backend is None:
             config = self.runtime.config
-            session.backend_impl = create_backend(
-                config.backend(session.active),
+            made = create_backend(
+                config.backend(session.model.active),
                 config.limits,
                 record=self.runtime.record,
                 client=self.runtime.http,
             )
-        return session.backend_impl
+            session.model.answering(made)
+            return made
+        return session.model.backend
 
     def new_step(self, engine: UpdateEngine) -> Step:
         """A step for the next response: its translator names the session's MCP tools too."""
         translator = ResponseTranslator(
             engine,
-            cwd=self.session.cwd,
+            cwd=self.session.who.cwd,
             tail_bytes=self.runtime.config.limits.max_live_output_bytes,
             describers={**mcp_calls.describers(self.session), TASK: describe_task},
         )
-        return Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
+        return Step(ResponseCollector(), translator, IdGuard(self.session.services.call_ids))
 
     def record_issued(self, call_id: str) -> None:
         """Record an issued id now, for a crash before the step is saved (which records it
@@ -163,7 +165,7 @@ async def stream_step(
             if isinstance(unique, ToolCallStart):
                 issued(unique.id)
             ticker.send(step.translator.feed(unique))
-            await session.outbox.drain()
+            await session.services.outbox.drain()
     return usage
 
 
