@@ -55,7 +55,8 @@ from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
 from toolwire.agent.responses import initialize_response, options_model
 from toolwire.agent.session.notify import Notifier
-from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.options import THOUGHT_OPTION
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.worker import StoreWorker
 from toolwire.agent.turn.loop import Turn

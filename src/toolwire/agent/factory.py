@@ -20,8 +20,8 @@ from toolwire.agent.features.switch import ACTIVE_KEY, Switcher
 from toolwire.agent.protocol.outbox import LineSink, Outbox
 from toolwire.agent.protocol.ports import ClientFileSystem
 from toolwire.agent.session.notify import Notifier
+from toolwire.agent.session.options import THOUGHT_OPTION
 from toolwire.agent.session.state import (
-    THOUGHT_OPTION,
     ModelChoice,
     Notices,
     Permissions,

@@ -28,7 +28,8 @@ from collections.abc import Awaitable, Callable
 
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
-from toolwire.agent.session.state import Runtime, Session, system_prompt
+from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.session.system_prompt import system_prompt
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import Config, ConfigError

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from toolwire.agent.session.state import Runtime, Session, config_options
+from toolwire.agent.session.options import config_options
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.transcript import agent_message
 from toolwire.updates.builders import mode_update, notice, options_update
 from toolwire.updates.wire import JsonObject

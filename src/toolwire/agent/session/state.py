@@ -6,20 +6,16 @@ A ``Session`` lives in memory while the client uses it (``session/new``, ``load`
 session of one connection shares: the configuration, the store (on its worker thread),
 the client handle and what the client said it can do in ``initialize``.
 
-The model is a config option (``id: "model"``, ``category: "model"``; ACP removed
-``session/set_model``), its values the configured backends; a change applies at the next
-prompt, with a handoff (``switch``). The
-mode is offered both as ACP modes and as a ``category: "mode"`` option, kept in step,
-since the protocol is moving modes into config options.
+Only the dataclasses live here: the config options' wire form is in
+``agent.session.options``, the system prompt in ``agent.session.system_prompt``, the
+prompt's blocks are read by the turn (``agent.turn.prompt``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import platform
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
 
 import httpx2
 from acp.interfaces import Client
@@ -27,17 +23,15 @@ from acp.schema import ClientCapabilities
 
 from toolwire.agent.protocol.outbox import Outbox
 from toolwire.agent.session.instructions import Instructions
-from toolwire.agent.session.permissions import MODES
 from toolwire.agent.session.turn_state import TurnState
 from toolwire.agent.store.worker import StoreWorker
 from toolwire.backends import TappableBackend
-from toolwire.config import BackendConfig, Config
+from toolwire.config import Config
 from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
-from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart
+from toolwire.history import Message, ToolCallPart
 from toolwire.hooks import HookState
-from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
@@ -237,163 +231,7 @@ class Session:
         return self.conversation.history
 
 
-def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
-    """The full set of the session's config options, in wire form."""
-    backends = [
-        {
-            "value": name,
-            "name": f"{name} ({b.model})" if b.model else name,
-            "description": _describe_backend(b),
-        }
-        for name, b in config.backends.items()
-    ]
-    modes = [{"value": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
-    return [
-        {
-            "id": "model",
-            "name": "Model",
-            "description": "The backend and model that answer; a change applies next prompt.",
-            "category": "model",
-            "type": "select",
-            "currentValue": session.model.pending,
-            "options": backends,
-        },
-        {
-            "id": "mode",
-            "name": "Mode",
-            "description": "What may run without asking.",
-            "category": "mode",
-            "type": "select",
-            "currentValue": session.rules.mode,
-            "options": modes,
-        },
-        {
-            "id": THOUGHT_OPTION,
-            "name": "Thinking",
-            "description": "How much the model thinks before it answers; from the next request.",
-            "category": "thought_level",
-            "type": "select",
-            "currentValue": thought_level(session, config),
-            "options": [{"value": k, "name": n, "description": d} for k, (n, d) in _LEVELS.items()],
-        },
-    ]
-
-
-THOUGHT_OPTION: Final = "thought_level"
-"""The config option's id, also the key the choice is stored under (record config)."""
-_LEVELS: Final[dict[str, tuple[str, str]]] = {
-    "off": ("Off", "No extended thinking (the model's own default)."),
-    "low": ("Low", "A short think first."),
-    "medium": ("Medium", "Think it through."),
-    "high": ("High", "Think long; slower and costs more."),
-}
-
-
-def thought_level(session: Session, config: Config) -> ThoughtLevel:
-    """The session's level: the user's choice, else the chosen backend's default."""
-    return session.model.thought or config.backend(session.model.pending).thought_level
-
-
-def _describe_backend(chosen: BackendConfig) -> str:
-    provider, tool_format = chosen.provider, chosen.tool_format
-    return (
-        f"{provider} backend"
-        if chosen.native_tools
-        else f"{provider} backend, {tool_format} tool calls"
-    )
-
-
-def mode_state(session: Session) -> dict[str, Any]:
-    """The ``SessionModeState`` of the session, in wire form."""
-    available = [{"id": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
-    return {"currentModeId": session.rules.mode, "availableModes": available}
-
-
-def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
-    """The prompt's content blocks as the user message: its text (``text``, by default
-    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
-    parts: list[Part] = []
-    text = prompt_text(blocks) if text is None else text
-    if text:
-        parts.append(TextPart(text))
-    parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
-    return Message("user", tuple(parts))
-
-
-def _image(block: Any) -> ImagePart | TextPart | None:
-    if getattr(block, "type", None) != "image":
-        return None
-    if block.data:
-        return fitted(ImagePart(block.mime_type, block.data))
-    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
-
-
-def _web(uri: str | None) -> bool:
-    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
-    return bool(uri) and str(uri).startswith(("https://", "http://"))
-
-
-def prompt_text(blocks: list[Any]) -> str:
-    """The prompt's content blocks as the user message's text.
-
-    Text as is; a resource link as a mention the model can ``Read``; embedded context
-    (advertised: ``embeddedContext``) inline with its URI; images are left to
-    ``prompt_message``. Audio is not advertised; a client that sends it anyway gets a
-    note in its place.
-    """
-    parts: list[str] = []
-    for block in blocks:
-        kind = getattr(block, "type", None)
-        if kind == "image":
-            if not block.data and not _web(block.uri):
-                parts.append(f"[image {block.uri or ''} not included: it came without data]")
-            continue
-        if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(f"[@{block.name}]({block.uri})")
-        elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            if text is None:
-                parts.append(f"[binary resource {resource.uri} not included]")
-            else:
-                parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
-        else:
-            parts.append(f"[{kind} content not supported by toolwire: omitted]")
-    return "\n\n".join(parts)
-
-
-def system_prompt(session: Session) -> str:
-    """The system prompt: who the model is, where it works, how to use the tools, then
-    the project's instruction files (the same bytes while they are unchanged)."""
-    roots = "".join(f"\n- also: {d}" for d in session.who.additional_dirs)
-    return _base_prompt(session, roots) + (PLAN_PROMPT if session.rules.mode == "plan" else "")
-
-
-PLAN_PROMPT: Final = (
-    "\n\nThe session is in plan mode: read and search as much as you need, but do not "
-    "edit files or run commands (they are refused). End your turn by presenting the plan: "
-    "the steps, the files each one changes, and how to check the result. The user is then "
-    "asked whether to carry it out."
-)
-
-
-def _base_prompt(session: Session, roots: str) -> str:
-    instructions = session.services.instructions.text
-    return (
-        "You are toolwire, a coding agent working in the user's project through an editor.\n"
-        f"Working directory: {session.who.cwd}{roots}\n"
-        f"Platform: {platform.system()}\n\n"
-        "Use the tools to read, search, edit and run things; paths outside the working "
-        "directories are refused. Read a file before editing it. Keep answers short and "
-        "say what you changed. For work with several steps, keep a TodoWrite list."
-    ) + (f"\n\n{instructions}" if instructions else "")
-
-
 __all__ = [
-    "PLAN_PROMPT",
-    "THOUGHT_OPTION",
     "ModelChoice",
     "Notices",
     "Permissions",
@@ -401,10 +239,4 @@ __all__ = [
     "Session",
     "SessionIdentity",
     "SessionServices",
-    "config_options",
-    "mode_state",
-    "prompt_message",
-    "prompt_text",
-    "system_prompt",
-    "thought_level",
 ]

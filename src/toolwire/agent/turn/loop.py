@@ -35,18 +35,14 @@ from toolwire.agent.protocol.ids import new_message_id
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
-from toolwire.agent.session.state import (
-    Runtime,
-    Session,
-    prompt_text,
-)
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import paragraph, step_updates
 from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.execute import Executor, PermissionCancelledError
 from toolwire.agent.turn.hooked import TurnHooks
-from toolwire.agent.turn.prompt import Prompt
+from toolwire.agent.turn.prompt import Prompt, prompt_text
 from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError

@@ -16,10 +16,12 @@ from toolwire.agent.features.commands import Command, custom_commands, parse_com
 from toolwire.agent.features.compaction import Compactor
 from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.session.instructions import Refused
-from toolwire.agent.session.state import Runtime, Session, prompt_message, prompt_text
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
+from toolwire.history import ImagePart, Message, Part, TextPart
 from toolwire.history.images import has_images
+from toolwire.imaging import fitted
 from toolwire.tools.threads import off_loop
 from toolwire.updates.builders import info_update
 from toolwire.updates.titles import shorten
@@ -122,4 +124,59 @@ class Prompt:
             await self.say(NO_VISION.format(name=name))
 
 
-__all__ = ["NO_IMAGES", "NO_VISION", "TITLED", "Prompt"]
+def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
+    """The prompt's content blocks as the user message: its text (``text``, by default
+    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
+    parts: list[Part] = []
+    text = prompt_text(blocks) if text is None else text
+    if text:
+        parts.append(TextPart(text))
+    parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
+    return Message("user", tuple(parts))
+
+
+def _image(block: Any) -> ImagePart | TextPart | None:
+    if getattr(block, "type", None) != "image":
+        return None
+    if block.data:
+        return fitted(ImagePart(block.mime_type, block.data))
+    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
+
+
+def _web(uri: str | None) -> bool:
+    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
+    return bool(uri) and str(uri).startswith(("https://", "http://"))
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt's content blocks as the user message's text.
+
+    Text as is; a resource link as a mention the model can ``Read``; embedded context
+    (advertised: ``embeddedContext``) inline with its URI; images are left to
+    ``prompt_message``. Audio is not advertised; a client that sends it anyway gets a
+    note in its place.
+    """
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "image":
+            if not block.data and not _web(block.uri):
+                parts.append(f"[image {block.uri or ''} not included: it came without data]")
+            continue
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"[@{block.name}]({block.uri})")
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                parts.append(f"[binary resource {resource.uri} not included]")
+            else:
+                parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
+        else:
+            parts.append(f"[{kind} content not supported by toolwire: omitted]")
+    return "\n\n".join(parts)
+
+
+__all__ = ["NO_IMAGES", "NO_VISION", "TITLED", "Prompt", "prompt_message", "prompt_text"]

@@ -19,7 +19,9 @@ from toolwire.agent.features.agent_types import TASK
 from toolwire.agent.protocol.ids import IdGuard
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
-from toolwire.agent.session.state import Runtime, Session, system_prompt, thought_level
+from toolwire.agent.session.options import thought_level
+from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.session.system_prompt import system_prompt
 from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.agent.turn.digest import describe_task
 from toolwire.backends import (
