@@ -48,15 +48,9 @@ SUMMARY_TIMEOUT_S = 60.0
 def meter(session: Session, config: Config) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over); its window from ``config``."""
-    current = session.conversation.meter
-    if current is not None and current.owner == session.model.active:
-        return current
-    fresh = ContextMeter(backend_window(config.backend(session.model.active), config.limits))
-    fresh.owner = session.model.active
-    if current is not None:
-        fresh.cost, fresh.currency = current.cost, current.currency
-    session.conversation.meter = fresh
-    return fresh
+    active = session.model.active
+    window = backend_window(config.backend(active), config.limits)
+    return session.conversation.meter_for(active, window)
 
 
 def fixed_tokens(session: Session) -> int:
