@@ -28,17 +28,15 @@ from collections.abc import Awaitable, Callable
 
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
+from toolwire.agent.session.request_shape import request_shape
 from toolwire.agent.session.state import Runtime, Session
-from toolwire.agent.session.system_prompt import system_prompt
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
-from toolwire.context.tokens import estimate_text, estimate_tools
 from toolwire.conversation import RECORD_KEY
 from toolwire.handoff import Summary, summarize
-from toolwire.tools import tool_specs
 from toolwire.updates.builders import CompactionUpdate, Severity, compaction_update, notice
 
 log = logging.getLogger("toolwire.agent")
@@ -51,13 +49,6 @@ def meter(session: Session, config: Config) -> ContextMeter:
     active = session.model.active
     window = backend_window(config.backend(active), config.limits)
     return session.conversation.meter_for(active, window)
-
-
-def fixed_tokens(session: Session) -> int:
-    """What every request carries besides the messages: system prompt and tools."""
-    return estimate_text(system_prompt(session)) + estimate_tools(
-        [*tool_specs(), *mcp_calls.specs(session)]
-    )
 
 
 _UNCHANGED = (
@@ -131,15 +122,17 @@ class Compactor:
         await self._keep(cid, compaction)
         self.session.services.outbox.update(gauge.update())
 
+    def _fixed(self) -> int:
+        """What the next request carries besides the messages, as the request counts it."""
+        return request_shape(self.session, self.runtime.config).fixed_tokens()
+
     def _plan(
         self, gauge: ContextMeter, focus: str | None, squeeze: float, *, forced: bool
     ) -> CompactionPlan:
         """The compaction's plan under the session's budget; when the user asked and there
         is nothing to cut, one that keeps only the last step verbatim."""
         session = self.session
-        budget = Budget(
-            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
-        )
+        budget = Budget(gauge.window, int(self._fixed() * gauge.ratio), gauge.ratio, squeeze)
         plan = functools.partial(
             plan_compaction,
             session.history,
@@ -213,6 +206,5 @@ def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:
 __all__ = [
     "Compactor",
     "completed_line",
-    "fixed_tokens",
     "meter",
 ]

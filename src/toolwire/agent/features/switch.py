@@ -25,8 +25,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from toolwire.agent.features.compaction import fixed_tokens
 from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.request_shape import request_shape
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.backends import Backend, create_backend
 from toolwire.config import ConfigError
@@ -103,7 +103,7 @@ class Switcher:
             read_only_tools=read_only,
             **config.handoff.model_dump(),
         )
-        fixed = fixed_tokens(session)
+        fixed = request_shape(session, config, new).fixed_tokens()
         room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
 
         async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:

@@ -19,9 +19,8 @@ from toolwire.agent.features.agent_types import TASK
 from toolwire.agent.protocol.ids import IdGuard
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
-from toolwire.agent.session.options import thought_level
+from toolwire.agent.session.request_shape import request_shape
 from toolwire.agent.session.state import Runtime, Session
-from toolwire.agent.session.system_prompt import system_prompt
 from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.agent.turn.digest import describe_task
 from toolwire.backends import (
@@ -36,7 +35,6 @@ from toolwire.context import ContextMeter, estimate_request
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import ToolResultPart
-from toolwire.tools import tool_specs
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.translate import ResponseTranslator
 
@@ -65,25 +63,16 @@ class Requests:
 
     def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
         """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
-        session, config = self.session, self.runtime.config
-        backend = config.backend(session.model.active)
-        route = backend.search_route(config.tools.web)
-        # WebSearch only where toolwire searches; the provider's own search is a flag.
-        without = () if route == "tool" and session.services.tools.search else ("WebSearch",)
-        task_tool = session.turn.task_tool
-        task = () if task_tool is None else (task_tool,)
+        session = self.session
+        shape = request_shape(session, self.runtime.config)
         request = ModelRequest(
-            system=system_prompt(session),
+            system=shape.system,
             messages=tuple(session.conversation.request()),
-            tools=(
-                *tool_specs(session.who.tool_names, without=without),
-                *mcp_calls.specs(session),
-                *task,
-            ),
+            tools=shape.tools,
             max_tokens=gauge.window.reserved,
-            cache=backend.prompt_cache,
-            thinking=thought_level(session, config),
-            web_search=route == "native",
+            cache=shape.cache,
+            thinking=shape.thinking,
+            web_search=shape.web_search,
         )
         return request, estimate_request(request.system, request.messages, request.tools)
 
