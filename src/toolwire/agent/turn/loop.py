@@ -84,7 +84,7 @@ class Turn:
 
     async def run_steps(self) -> PromptStopReason:
         """Run a subagent's turn: its prompt is already its history (``turn.child``)."""
-        return await self._guarded(self._steps())
+        return await self._guarded(self._offered_steps())
 
     async def _prompted(self, blocks: list[Any]) -> PromptStopReason:
         text, command = await self.prompt.read(prompt_text(blocks))
@@ -102,6 +102,8 @@ class Turn:
         if hooked is None:
             return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
         await self.prompt.begin(blocks, hooked)
+        # Offered before a switch sizes its handoff: it counts what the request carries.
+        await self.children.offer()
         if self.session.model.pending != self.session.model.active or self.session.model.rerouted:
             at = len(self.session.history) - 1
             switched = await Switcher(self.session, self.runtime).switch(at)
@@ -159,11 +161,14 @@ class Turn:
         self.session.history.append(message)
         sid = self.session.id
         await self.runtime.store.call(lambda db: db.append(sid, messages=[message]))
+        return await self._offered_steps()
+
+    async def _offered_steps(self) -> PromptStopReason:
+        await self.children.offer()
         return await self._steps()
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
-        await self.children.offer()
         for _ in range(limit):
             for steer in self.session.turn.take():  # sent while the turn ran
                 await self.prompt.steered(steer.blocks)
