@@ -42,10 +42,9 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from toolwire.agent.session.state import system_prompt
+from toolwire.agent.session.system_prompt import compose
 from toolwire.backends.anthropic import build_body
 from toolwire.backends.base import ModelRequest
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart, user
@@ -120,7 +119,7 @@ def tool_loop(turns: int, width: int = 1, seed: int = 12) -> Iterator[list[Messa
 
 def requests(turns: int, *, cache: bool, width: int = 1) -> Iterator[dict[str, Any]]:
     """The Messages API body of each request of the loop."""
-    system = system_prompt(SimpleNamespace(cwd=CWD, additional_dirs=()))  # type: ignore[arg-type]
+    system = compose(CWD, (), "", plan=False)
     tools = tuple(tool_specs())
     for history in tool_loop(turns, width):
         request = ModelRequest(system, tuple(history), tools, max_tokens=8192, cache=cache)

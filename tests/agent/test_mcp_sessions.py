@@ -68,7 +68,7 @@ async def test_an_editor_server_tool_is_offered_named_asked_and_run(tmp_path: Pa
         sid = await _open(acp, [_everything()])
         done = await acp.prompt(sid, "2+3?")
         assert done.stop_reason == "end_turn"
-        pgids = groups(acp.run.agent._sessions[sid].mcp)
+        pgids = groups(acp.run.agent._sessions[sid].services.mcp)
         assert pgids
         card = calls_by_id(acp.run.notifications())["toolu_sum"]
         assert card["status"] == "completed"
@@ -166,7 +166,7 @@ async def test_a_replayed_session_calls_a_server_tool(tmp_path: Path) -> None:
         card = calls_by_id(run.notifications())["toolu_echo"]
         assert card["status"] == "completed"
         assert "Echo: from the cassette" in json.dumps(card["content"])
-        assert run.agent._sessions[sid].always == {"mcp__everything__echo"}
+        assert run.agent._sessions[sid].rules.always == {"mcp__everything__echo"}
         check_wire(run.wire)
 
 

@@ -49,18 +49,19 @@ def test_a_switch_keeps_its_block_whatever_wrote_the_summary() -> None:
     assert reopened.request() == live.request() == handoff.apply(history)
 
 
-def test_clear_rewind_and_fork() -> None:
+def test_rewind_changes_the_conversation_in_place_and_keeps_its_meter() -> None:
     history = read_loop(25)
     live = _compacted(history)
-    fork = live.forked()
-    live.rewound(3)  # before the compaction's point: the raw history again
+    gauge = live.meter_for("small", WINDOW)
+    gauge.used, gauge.cost = 5000, 0.25
+    # Back to before the compaction's point: the raw history again, the same meter.
+    live.rewound(ConversationRecord(len(BEFORE)), [*BEFORE, *history[:3]], "small")
     assert live.request() == history[:3]
-    assert fork.request() == _compacted(history).request()  # the fork kept its own
-    with pytest.raises(UsageError):
-        live.rewound(4)
+    assert live.meter_for("small", WINDOW) is gauge
+    assert (gauge.used, gauge.cost) == (0, 0.25)  # measured again; the cost carries
     live.cleared()
     assert live.request() == []
-    assert live.record() == ConversationRecord(len(BEFORE) + 3)
+    assert live.record() == ConversationRecord(len(BEFORE) + 3, None, 1.0, "small")
 
 
 def test_a_session_stored_before_the_record_loads_from_its_old_keys() -> None:

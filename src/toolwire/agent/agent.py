@@ -54,9 +54,9 @@ from toolwire.agent.protocol.handshake import session_caps, subagents_cap
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
 from toolwire.agent.responses import initialize_response, options_model
-from toolwire.agent.session import steering
 from toolwire.agent.session.notify import Notifier
-from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.options import THOUGHT_OPTION
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.worker import StoreWorker
 from toolwire.agent.turn.loop import Turn
@@ -120,7 +120,7 @@ class ToolwireAgent:
         session_id = result.get("sessionId") if isinstance(result, dict) else None
         session = self._sessions.get(session_id) if isinstance(session_id, str) else None
         if session is not None:
-            session.outbox.open()
+            session.services.outbox.open()
 
     async def initialize(
         self,
@@ -206,7 +206,7 @@ class ToolwireAgent:
             if value not in THOUGHT_LEVELS:
                 known = ", ".join(THOUGHT_LEVELS)
                 raise RequestError.invalid_params({"value": f"{value!r}; use {known}"})
-            session.thought = value
+            session.model.think(value)
             await self._store.call(
                 lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
             )
@@ -232,9 +232,9 @@ class ToolwireAgent:
             return PromptResponse(stop_reason="cancelled")  # a later cancel covers it too
         if self._sessions.get(session_id) is not session:  # closed or reloaded meanwhile
             return PromptResponse(stop_reason="cancelled")
-        if steering.running(session):
+        if session.turn.running:
             # Steering: the message joins the running turn (docs/agent.md, "Steering").
-            joined = await steering.queue(session, prompt).joined
+            joined = await session.turn.queue(prompt).joined
             if joined is not None:
                 return PromptResponse(stop_reason=joined)
             return await self._prompt(session_id, prompt)  # no turn took it: its own
@@ -253,7 +253,7 @@ class ToolwireAgent:
             stop = "cancelled"  # cancelled before the turn took its first step
         finally:
             session.turn.finish()
-            steering.settle(session, stop)
+            session.turn.settle(stop)
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -27,7 +27,6 @@ from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
 from toolwire.agent.lifecycle import Lifecycle
 from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.protocol.v2 import LOGOUT_METHOD
-from toolwire.agent.session import steering
 from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.steering import STEERING_METHOD
@@ -77,10 +76,10 @@ class Extensions:
         if not isinstance(blocks, list) or not blocks:
             raise RequestError.invalid_params({"prompt": "a non-empty list of content blocks"})
         prompt = PromptRequest.model_validate({"sessionId": session.id, "prompt": blocks}).prompt
-        if not steering.running(session):
+        if not session.turn.running:
             self._detach(self._prompt(session.id, prompt))
             return {"outcome": "startedNewTurn"}
-        steer = steering.queue(session, prompt)
+        steer = session.turn.queue(prompt)
 
         async def leftover() -> None:  # the turn ended before taking it: a turn of its own
             if await steer.joined is None:

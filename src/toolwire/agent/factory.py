@@ -20,8 +20,18 @@ from toolwire.agent.features.switch import ACTIVE_KEY, Switcher
 from toolwire.agent.protocol.outbox import LineSink, Outbox
 from toolwire.agent.protocol.ports import ClientFileSystem
 from toolwire.agent.session.notify import Notifier
-from toolwire.agent.session.state import THOUGHT_OPTION, Runtime, Session
+from toolwire.agent.session.options import THOUGHT_OPTION
+from toolwire.agent.session.state import (
+    ModelChoice,
+    Notices,
+    Permissions,
+    Runtime,
+    Session,
+    SessionIdentity,
+    SessionServices,
+)
 from toolwire.agent.store.database import SessionRecord
+from toolwire.agent.turn.prompt import TITLED
 from toolwire.config.choices import THOUGHT_LEVELS
 from toolwire.context.meter import RATIO_BAND
 from toolwire.conversation import Conversation, ConversationRecord
@@ -60,7 +70,12 @@ class SessionFactory:
         )
         outbox = Outbox(self._sink, session_id, held=True)
         log.info("session %s: new in %s on %s", session_id, cwd, backend)
-        session = Session(session_id, cwd, dirs, mode, backend, outbox, tools)
+        session = Session(
+            SessionIdentity(session_id, cwd, dirs),
+            SessionServices(outbox, tools),
+            ModelChoice(backend),
+            Permissions(mode),
+        )
         self._sandbox_notice(session)
         return session
 
@@ -86,17 +101,13 @@ class SessionFactory:
         log.info("session %s: reopened (%d messages)", record.id, len(history))
         stored = _stored(record)
         conversation = Conversation.restore(stored, history, active)
+        told = Notices([TITLED] if record.title is not None else [])
         session = Session(
-            sid,
-            cwd,
-            dirs,
-            mode,
-            active,
-            outbox,
-            tools,
+            SessionIdentity(sid, cwd, dirs),
+            SessionServices(outbox, tools, call_ids=used, told=told),
+            ModelChoice(active, pending=chosen),
+            Permissions(mode),
             conversation,
-            pending=chosen,
-            call_ids=used,
         )
         self._restore(session, record, stored)
         self._sandbox_notice(session)
@@ -117,14 +128,13 @@ class SessionFactory:
     def _restore(self, session: Session, record: SessionRecord, stored: ConversationRecord) -> None:
         """The rest of the stored session: its options, its switch, the meter's correction."""
         thought = record.config.get(THOUGHT_OPTION)
-        session.thought = thought if thought in THOUGHT_LEVELS else None
-        session.titled = record.title is not None
+        session.model.think(thought if thought in THOUGHT_LEVELS else None)
         if stored.legacy_switch is not None:  # stored by a version that kept no block
             Switcher(session, self._rt).rebuild(stored.legacy_switch)
         # The estimate's correction, learned on the backend that answers (a switch not
         # yet answered starts afresh, as it does in the process that made it).
         ratio = stored.ratio
-        if ratio is not None and stored.metered in (None, session.active) and _in_band(ratio):
+        if ratio is not None and stored.metered in (None, session.model.active) and _in_band(ratio):
             meter(session, self._rt.config).ratio = ratio
 
     def _sandbox_notice(self, session: Session) -> None:

@@ -85,7 +85,7 @@ class Lifecycle:
         mcp_calls.start(session, self.runtime(), list(mcp_servers or ()))
         checkpointing.warm(self.config, session_id, (cwd, *dirs))
         Notifier(session, self.runtime()).options_changed()
-        session.outbox.update(_commands(session))
+        session.services.outbox.update(_commands(session))
         return NewSessionResponse(
             session_id=session_id,
             modes=state_model(session),
@@ -104,13 +104,13 @@ class Lifecycle:
         compaction = self.runtime().compaction_updates
         stored = await self._store_call(lambda db: db.updates(session_id))
         for n, update in enumerate(stored, 1):
-            session.outbox.update(replayed(update, compaction=compaction))
+            session.services.outbox.update(replayed(update, compaction=compaction))
             if n % REPLAY_BATCH == 0:  # a $/cancel_request is heard between batches
-                await session.outbox.drain()
+                await session.services.outbox.drain()
                 await asyncio.sleep(0)
         await Children.replay(session, self.runtime())
-        session.outbox.update(_commands(session))
-        await session.outbox.drain()
+        session.services.outbox.update(_commands(session))
+        await session.services.outbox.drain()
         return LoadSessionResponse(
             modes=state_model(session), config_options=options_model(session, self.config)
         )
@@ -124,7 +124,7 @@ class Lifecycle:
     ) -> ResumeSessionResponse:
         """Reopen a stored session without replaying it."""
         session = await self._reopen(session_id, cwd, additional_directories, mcp_servers)
-        session.outbox.update(_commands(session))
+        session.services.outbox.update(_commands(session))
         return ResumeSessionResponse(
             modes=state_model(session), config_options=options_model(session, self.config)
         )
@@ -166,7 +166,7 @@ class Lifecycle:
             raise RequestError.resource_not_found(session_id)
         await checkpointing.fork(session_id, new_id)
         session = await self._reopen(new_id, cwd, additional_directories, mcp_servers, held=True)
-        session.outbox.update(commands_update())
+        session.services.outbox.update(commands_update())
         return ForkSessionResponse(
             session_id=new_id,
             modes=state_model(session),
@@ -240,14 +240,14 @@ class Lifecycle:
 
 def _commands(session: Session) -> CommandsUpdate:
     """The session's ``available_commands_update``: built-ins and its custom commands."""
-    return commands_update(custom_commands(session.cwd))
+    return commands_update(custom_commands(session.who.cwd))
 
 
 async def _stop(session: Session, *, cancel: bool) -> None:
     """End a session's turn (as a user cancel, or not) and its background commands."""
     await session.turn.stop(cancel=cancel)
     try:
-        await session.tools.terminal.aclose()
+        await session.services.tools.terminal.aclose()
     except Exception:  # a command that will not die must not keep the session open
         log.exception("session %s: closing its commands failed", session.id)
     try:

@@ -13,7 +13,8 @@ from acp.schema import (
 )
 
 from toolwire.agent.protocol.handshake import initialize_result
-from toolwire.agent.session.state import Session, config_options, mode_state
+from toolwire.agent.session.options import config_options, mode_state
+from toolwire.agent.session.state import Session
 from toolwire.agent.store.database import SessionRecord
 from toolwire.config import Config
 

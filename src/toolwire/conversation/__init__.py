@@ -2,7 +2,7 @@
 
 ``Conversation`` holds the history since the last ``/clear``, the current switch or
 compaction point and the usage meter, changed only through its verbs (``switched``,
-``compacted``, ``cleared``, ``forked``, ``rewound``); ``request()`` is what the backend
+``compacted``, ``cleared``, ``rewound``, ``meter_for``); ``request()`` is what the backend
 gets now. ``record()`` is one typed, versioned ``ConversationRecord`` whose JSON form any
 session store keeps, and ``Conversation.restore`` rebuilds the same request from it in
 another process.

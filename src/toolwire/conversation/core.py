@@ -9,11 +9,10 @@ as one that never stopped.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Sequence
 
-from toolwire.context import Compaction, ContextMeter, restore
+from toolwire.context import Compaction, ContextMeter, Window, restore
 from toolwire.conversation.record import ConversationRecord, Point
 from toolwire.errors import UsageError
 from toolwire.handoff import Handoff
@@ -27,8 +26,8 @@ class Conversation:
 
     ``history`` is the raw history since the last clear (``offset``: the stored messages
     before it); append to it as the session goes on. ``handoff`` is the live form of the
-    current point (it also carries what a notice tells the user); ``meter`` is set by the
-    owner, which knows the backend's window.
+    current point (it also carries what a notice tells the user); ``meter`` measures it
+    for the backend that answers (``meter_for``: the caller knows the window).
     """
 
     __slots__ = ("_point", "_saved", "handoff", "history", "meter", "offset")
@@ -68,19 +67,27 @@ class Conversation:
         if self.meter is not None:
             self.meter.used = 0
 
-    def forked(self) -> Conversation:
-        """An independent copy (the history list and the point; no meter)."""
-        copy = Conversation.restore(dataclasses.replace(self.record(), cleared=0), self.history)
-        copy.offset = self.offset
-        return copy
+    def meter_for(self, owner: str, window: Window) -> ContextMeter:
+        """The meter for backend ``owner`` (of ``window``): the current one while that
+        backend answers, else a new one (a switch); the cost so far carries over."""
+        current = self.meter
+        if current is not None and current.owner == owner:
+            return current
+        fresh = ContextMeter(window, owner=owner)
+        if current is not None:
+            fresh.cost, fresh.currency = current.cost, current.currency
+        self.meter = fresh
+        return fresh
 
-    def rewound(self, to: int) -> None:
-        """Keep ``history[:to]``; a point after it no longer applies and is dropped."""
-        if not 0 <= to <= len(self.history):
-            raise UsageError(f"cannot rewind to {to} of {len(self.history)} messages")
-        del self.history[to:]
-        if self._point is not None and self._point.at > to:
-            self._point, self.handoff = None, None
+    def rewound(self, record: ConversationRecord, stored: Sequence[Message], target: str) -> None:
+        """``/rewind`` (and its undo): the conversation is now that of ``record`` over
+        ``stored``, as a restart would build it; the meter (its window, its cost so far)
+        stays, measured again at the next request."""
+        made = Conversation.restore(record, stored, target)
+        self.history, self.offset = made.history, made.offset
+        self.handoff, self._point, self._saved = made.handoff, made._point, made._saved
+        if self.meter is not None:
+            self.meter.used = 0
 
     def record(self) -> ConversationRecord:
         """What a store keeps to ``restore`` this conversation in another process."""

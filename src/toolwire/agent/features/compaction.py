@@ -28,16 +28,15 @@ from collections.abc import Awaitable, Callable
 
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
-from toolwire.agent.session.state import Runtime, Session, system_prompt
+from toolwire.agent.session.request_shape import request_shape
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.backends import create_backend
 from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
-from toolwire.context.tokens import estimate_text, estimate_tools
 from toolwire.conversation import RECORD_KEY
 from toolwire.handoff import Summary, summarize
-from toolwire.tools import tool_specs
 from toolwire.updates.builders import CompactionUpdate, Severity, compaction_update, notice
 
 log = logging.getLogger("toolwire.agent")
@@ -47,22 +46,9 @@ SUMMARY_TIMEOUT_S = 60.0
 def meter(session: Session, config: Config) -> ContextMeter:
     """The session's meter, for the backend that answers it now (a switch makes a new
     one; the cost so far carries over); its window from ``config``."""
-    current = session.conversation.meter
-    if current is not None and current.owner == session.active:
-        return current
-    fresh = ContextMeter(backend_window(config.backend(session.active), config.limits))
-    fresh.owner = session.active
-    if current is not None:
-        fresh.cost, fresh.currency = current.cost, current.currency
-    session.conversation.meter = fresh
-    return fresh
-
-
-def fixed_tokens(session: Session) -> int:
-    """What every request carries besides the messages: system prompt and tools."""
-    return estimate_text(system_prompt(session)) + estimate_tools(
-        [*tool_specs(), *mcp_calls.specs(session)]
-    )
+    active = session.model.active
+    window = backend_window(config.backend(active), config.limits)
+    return session.conversation.meter_for(active, window)
 
 
 _UNCHANGED = (
@@ -131,10 +117,14 @@ class Compactor:
 
     async def _apply(self, cid: str, compaction: Compaction, gauge: ContextMeter) -> None:
         """The conversation goes on from ``compaction`` (stored, shown, the meter told)."""
-        self.session.conversation.compacted(compaction, self.session.active)
+        self.session.conversation.compacted(compaction, self.session.model.active)
         gauge.used = compaction.after_tokens
         await self._keep(cid, compaction)
-        self.session.outbox.update(gauge.update())
+        self.session.services.outbox.update(gauge.update())
+
+    def _fixed(self) -> int:
+        """What the next request carries besides the messages, as the request counts it."""
+        return request_shape(self.session, self.runtime.config).fixed_tokens()
 
     def _plan(
         self, gauge: ContextMeter, focus: str | None, squeeze: float, *, forced: bool
@@ -142,15 +132,13 @@ class Compactor:
         """The compaction's plan under the session's budget; when the user asked and there
         is nothing to cut, one that keeps only the last step verbatim."""
         session = self.session
-        budget = Budget(
-            gauge.window, int(fixed_tokens(session) * gauge.ratio), gauge.ratio, squeeze
-        )
+        budget = Budget(gauge.window, int(self._fixed() * gauge.ratio), gauge.ratio, squeeze)
         plan = functools.partial(
             plan_compaction,
             session.history,
             budget,
-            cwd=session.cwd,
-            target=session.active,
+            cwd=session.who.cwd,
+            target=session.model.active,
             focus=focus,
             read_only_tools=mcp_calls.read_only_tools(session),
         )
@@ -163,7 +151,7 @@ class Compactor:
         if planned.empty:
             return None
         config = self.runtime.config
-        chosen = config.backend(self.session.active)
+        chosen = config.backend(self.session.model.active)
         summarizer = None
         if config.compaction.summary == "model" and chosen.provider != "replay":
             try:
@@ -176,7 +164,7 @@ class Compactor:
             planned.head,
             summarizer,
             items=planned.plan.head_items,
-            cwd=self.session.cwd,
+            cwd=self.session.who.cwd,
             cache=self.runtime.summaries,
             timeout=SUMMARY_TIMEOUT_S,
             focus=planned.focus,
@@ -194,17 +182,17 @@ class Compactor:
 
         await self.runtime.store.call(keep)
         if self.runtime.compaction_updates:
-            self.session.outbox.update(done)
+            self.session.services.outbox.update(done)
         elif self.runtime.notices:
             severity: Severity = "warning" if compaction.cuts else "info"
-            self.session.outbox.update(notice(compaction.describe(), severity, _UNCHANGED))
+            self.session.services.outbox.update(notice(compaction.describe(), severity, _UNCHANGED))
         else:
             await self._say(compaction.describe())
 
     def _show(self, cid: str, status: str, error: str | None = None) -> None:
         if not self.runtime.compaction_updates:
             return
-        self.session.outbox.update(compaction_update(cid, status, error=error))
+        self.session.services.outbox.update(compaction_update(cid, status, error=error))
 
 
 def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:
@@ -218,6 +206,5 @@ def completed_line(cid: str, compaction: Compaction) -> CompactionUpdate:
 __all__ = [
     "Compactor",
     "completed_line",
-    "fixed_tokens",
     "meter",
 ]

@@ -45,7 +45,7 @@ class Modes:
     async def set(self, mode_id: Mode) -> None:
         """Switch the session's mode (stored), and tell the client both ways."""
         session = self.session
-        session.mode = mode_id
+        session.rules.set_mode(mode_id)
         await self.runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
         Notifier(session, self.runtime).mode_changed()
 
@@ -56,17 +56,17 @@ class Modes:
         """
         session = self.session
         call_id = f"plan-{uuid.uuid4().hex[:12]}"
-        session.call_ids.add(call_id)
+        session.services.call_ids.add(call_id)
         await self.runtime.store.call(lambda db: db.add_call_ids(session.id, [call_id]))
         title = "Carry out the plan? (switches to Accept edits)"
         card = {"toolCallId": call_id, "title": title, "kind": "switch_mode", "status": "pending"}
-        session.outbox.update(tool_call(card))
+        session.services.outbox.update(tool_call(card))
         yes = False
         try:
             yes = await Notifier(session, self.runtime).ask(card, _CHOICES) == _GO
         finally:
             status = "completed" if yes else "failed"
-            session.outbox.update(tool_call_update(call_id, status=status))
+            session.services.outbox.update(tool_call_update(call_id, status=status))
         if yes:
             await self.set(AFTER_PLAN)
         return yes

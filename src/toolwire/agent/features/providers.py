@@ -116,8 +116,8 @@ def rerouted(sessions: Iterable[Session], name: str) -> None:
     """Sessions answered by backend ``name`` switch to its new endpoint at their next
     prompt (the handoff); its next request is made anew."""
     for session in sessions:
-        if session.active == name:
-            session.rerouted = True
+        if session.model.active == name:
+            session.model.reroute()
 
 
 async def moved_off(sessions: Iterable[Session], runtime: Runtime, name: str) -> None:
@@ -125,7 +125,7 @@ async def moved_off(sessions: Iterable[Session], runtime: Runtime, name: str) ->
     their next prompt."""
     default = runtime.config.default_backend
     for session in sessions:
-        if name in (session.active, session.pending):
+        if name in (session.model.active, session.model.pending):
             await Slash(session, runtime).choose_model(default)
 
 

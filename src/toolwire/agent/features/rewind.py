@@ -38,7 +38,7 @@ from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store import prompt_index
 from toolwire.agent.store.prompt_index import PromptRow
 from toolwire.checkpoints import CheckpointError, Checkpoints, RestoreReport, before, missing
-from toolwire.conversation import Conversation, ConversationRecord
+from toolwire.conversation import ConversationRecord
 from toolwire.imaging import fitted_messages
 
 _T = TypeVar("_T")
@@ -93,7 +93,7 @@ class Rewinder:
             report = await (self.undo() if ask.kind == "undo" else self.rewind(ask))
         except RewindInputError as exc:
             return str(exc)
-        return report.text(self.session.cwd)
+        return report.text(self.session.who.cwd)
 
     async def listing(self) -> str:
         """The numbered prompts: number, time, first line, files changed since."""
@@ -156,7 +156,7 @@ class Rewinder:
         return await asyncio.to_thread(locked)
 
     def _dirs(self) -> tuple[str, ...]:
-        return (self.session.cwd, *self.session.additional_dirs)
+        return (self.session.who.cwd, *self.session.who.additional_dirs)
 
     async def _code(self, target: int, last: int, *, force: bool) -> _Code:
         why = checkpointing.why_off(self.runtime.config)
@@ -232,13 +232,8 @@ class Rewinder:
             lambda db: (db.get(sid), fitted_messages(db.messages(sid)))
         )
         config = {} if record is None else record.config
-        rebuilt = Conversation.restore(
-            ConversationRecord.from_config(config), stored, session.active
-        )
-        rebuilt.meter = session.conversation.meter
-        if rebuilt.meter is not None:
-            rebuilt.meter.used = 0  # measured again at the next request
-        session.conversation = rebuilt
+        point = ConversationRecord.from_config(config)
+        session.conversation.rewound(point, stored, session.model.active)
 
 
 def _report(prompt: int | None, scope: Scope, code: _Code, *, conversation: bool) -> RewindReport:

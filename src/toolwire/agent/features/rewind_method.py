@@ -44,10 +44,10 @@ class RewindMethod(Rewinder):
     async def _mark(self, report: RewindReport) -> None:
         """The rewind's line, stored after the cut (the marker) and sent to the client."""
         session = self.session
-        update = agent_message(report.text(session.cwd))
+        update = agent_message(report.text(session.who.cwd))
         await self.runtime.store.call(lambda db: db.append(session.id, updates=[update]))
-        session.outbox.update(update)
-        await session.outbox.drain()
+        session.services.outbox.update(update)
+        await session.services.outbox.drain()
 
 
 def _ask(params: dict[str, Any]) -> Ask:

@@ -44,7 +44,7 @@ class Slash:
         backends = runtime.config.backends
         if name not in backends:
             raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
-        session.pending = name
+        session.model.choose(name)
         await runtime.store.call(lambda db: db.update(session.id, backend=name))
         Notifier(session, runtime).options_changed()
 
@@ -60,12 +60,12 @@ class Slash:
         backends = self.runtime.config.backends.items()
         listed = ", ".join(f"{n} ({b.model})" if b.model else n for n, b in backends)
         if not name:
-            return f"The model is {self.session.pending}. Models: {listed}. Use /model NAME."
+            return f"The model is {self.session.model.pending}. Models: {listed}. Use /model NAME."
         try:
             await self.choose_model(name)
         except ChoiceError:
             return f"There is no model {name!r}. Models: {listed}."
-        if name == self.session.active:
+        if name == self.session.model.active:
             return f"The model stays {name}."
         return (
             f"The model switches to {name} at your next prompt; it gets a handoff of the "
@@ -76,7 +76,7 @@ class Slash:
         """``/mode NAME``: what the user is told."""
         listed = "; ".join(f"{k}: {d}" for k, (_, d) in MODES.items())
         if not mode:
-            return f"The mode is {self.session.mode}. Modes: {listed}"
+            return f"The mode is {self.session.rules.mode}. Modes: {listed}"
         try:
             await self.choose_mode(mode)
         except ChoiceError:
@@ -98,7 +98,7 @@ class Slash:
 
 def init_prompt(session: Session, focus: str) -> str:
     """The prompt behind ``/init``."""
-    root = repo_root(session.cwd)
+    root = repo_root(session.who.cwd)
     extra = f"\n\nPay particular attention to: {focus}" if focus else ""
     return (
         f"Survey this project and write an AGENTS.md at its root ({root / 'AGENTS.md'}): "

@@ -25,8 +25,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from toolwire.agent.features.compaction import fixed_tokens
 from toolwire.agent.session import mcp_calls
+from toolwire.agent.session.request_shape import request_shape
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.backends import Backend, create_backend
 from toolwire.config import ConfigError
@@ -68,16 +68,16 @@ class Switcher:
         self.runtime = runtime
 
     async def switch(self, switch_at: int) -> str:
-        """Move the session to ``session.pending``; the notice to show the user."""
+        """Move the session to ``session.model.pending``; the notice to show the user."""
         session, runtime = self.session, self.runtime
-        old, new = session.active, session.pending
+        old, new = session.model.active, session.model.pending
         window = backend_window(runtime.config.backend(new), runtime.config.limits)
         handoff, stored = await self._handoff(switch_at, window)
         if stored:
             session.conversation.compacted(stored, new)
         else:
             session.conversation.switched(handoff, new)
-        session.active, session.backend_impl, session.rerouted = new, None, False
+        session.model.switched(new)
         sid = session.id
         # One write, so the switch is made once in any process. The chosen backend (the
         # ``backend`` column) is left alone: the user may have chosen again meanwhile. An
@@ -93,17 +93,17 @@ class Switcher:
         """What the new backend gets: the handoff, or a compaction into its window when the
         handoff would not fit (then returned as well, to be stored)."""
         session, runtime, summarizer = self.session, self.runtime, self._summarizer()
-        config, new = runtime.config, session.pending
+        config, new = runtime.config, session.model.pending
         read_only = mcp_calls.read_only_tools(session)
         plan = plan_handoff(
             session.history,
             switch_at,
-            cwd=session.cwd,
+            cwd=session.who.cwd,
             target=new,
             read_only_tools=read_only,
             **config.handoff.model_dump(),
         )
-        fixed = fixed_tokens(session)
+        fixed = request_shape(session, config, new).fixed_tokens()
         room = config.compaction.threshold * window.room - fixed - SUMMARY_ALLOWANCE
 
         async def summary_of(head: Sequence[Message], items: Sequence[ToolItem]) -> Summary:
@@ -111,7 +111,7 @@ class Switcher:
                 head,
                 summarizer,
                 items=items,
-                cwd=session.cwd,
+                cwd=session.who.cwd,
                 cache=runtime.summaries,
                 timeout=SUMMARY_TIMEOUT_S,
             )
@@ -122,7 +122,7 @@ class Switcher:
         planned = plan_compaction(
             session.history[:switch_at],
             Budget(window, fixed),
-            cwd=session.cwd,
+            cwd=session.who.cwd,
             target=new,
             read_only_tools=read_only,
         )
@@ -133,7 +133,7 @@ class Switcher:
         """The new backend, to write the summary; None for a replay backend (it would serve a
         recorded answer) or one that cannot be created (the extractive summary then)."""
         session, runtime = self.session, self.runtime
-        chosen = runtime.config.backend(session.pending)
+        chosen = runtime.config.backend(session.model.pending)
         if chosen.provider == "replay":
             return None
         try:
@@ -151,11 +151,11 @@ class Switcher:
         handoff = build_handoff(
             session.history,
             switch_at,
-            cwd=session.cwd,
-            target=session.active,
+            cwd=session.who.cwd,
+            target=session.model.active,
             **runtime.config.handoff.model_dump(),
         )
-        session.conversation.switched(handoff, session.active)
+        session.conversation.switched(handoff, session.model.active)
 
 
 def _notice(old: str, new: str, handoff: Handoff) -> str:

@@ -88,7 +88,7 @@ class SessionHooks:
     async def run(self, event: Event, tool_name: str | None = None, **fields: Any) -> Verdict:
         """Run the hooks of ``event`` that select ``tool_name``; what they decided."""
         session = self.session
-        sources = await asyncio.to_thread(read_sources, session.cwd)
+        sources = await asyncio.to_thread(read_sources, session.who.cwd)
         commands: dict[str, HookCommand] = {}  # the same command line runs once
         for source in sources:
             if not any(g.event == event for g in source.groups) or not await self._trusted(source):
@@ -103,15 +103,15 @@ class SessionHooks:
             event,
             session_id=session.id,
             transcript_path=str(transcript),
-            cwd=session.cwd,
-            permission_mode=_MODES.get(session.mode, "default"),
+            cwd=session.who.cwd,
+            permission_mode=_MODES.get(session.rules.mode, "default"),
             **({"tool_name": tool_name} if tool_name is not None else {}),
             **fields,
         )
         stdin = utf8(json.dumps(payload, ensure_ascii=False))
         env = self._env()
         outcomes = await asyncio.gather(
-            *(run_command(c, stdin, session.cwd, env) for c in commands.values())
+            *(run_command(c, stdin, session.who.cwd, env) for c in commands.values())
         )
         result = verdict(event, outcomes)
         for line in result.shown:
@@ -119,7 +119,7 @@ class SessionHooks:
         return result
 
     async def _trusted(self, source: Source) -> bool:
-        state = self.session.hook_state
+        state = self.session.services.hook_state
         if self.store.trusted(source):
             return True
         if source.digest in state.declined:
@@ -135,7 +135,7 @@ class SessionHooks:
         """Ask whether to run ``source``'s hooks (the commands on the card)."""
         session = self.session
         call_id = f"hooks-{uuid.uuid4().hex[:12]}"
-        session.call_ids.add(call_id)
+        session.services.call_ids.add(call_id)
         await self.runtime.store.call(lambda db: db.add_call_ids(session.id, [call_id]))
         shown = "\n".join(f"- {line}" for line in source.commands())
         card = {
@@ -145,12 +145,12 @@ class SessionHooks:
             "status": "pending",
             "content": [text_content(f"This project file runs these commands:\n{shown}")],
         }
-        session.outbox.update(tool_call(card))
+        session.services.outbox.update(tool_call(card))
         yes = False
         try:
             yes = await Notifier(session, self.runtime).ask(card, _CHOICES) == _TRUST
         finally:
-            session.outbox.update(
+            session.services.outbox.update(
                 tool_call_update(call_id, status="completed" if yes else "failed")
             )
         log.info(
@@ -170,7 +170,7 @@ class SessionHooks:
         config = self.runtime.config
         keys = (b.api_key_env for b in config.backends.values() if b.api_key_env)
         hidden = hidden_variables(keys, config.tools.env_allow)
-        return command_env(hidden, {"CLAUDE_PROJECT_DIR": self.session.cwd})
+        return command_env(hidden, {"CLAUDE_PROJECT_DIR": self.session.who.cwd})
 
 
 async def run_command(hook: HookCommand, stdin: bytes, cwd: str, env: dict[str, str]) -> Outcome:

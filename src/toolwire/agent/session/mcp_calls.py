@@ -75,18 +75,18 @@ def describer(tool: McpTool) -> Describer:
 
 def specs(session: Session) -> list[ToolSpec]:
     """The session's MCP tools as offered to the model (none before they started)."""
-    hub = session.mcp
+    hub = session.services.mcp
     return [] if hub is None else [t.spec() for t in hub.tools()]
 
 
 def describers(session: Session) -> dict[str, Describer]:
-    hub = session.mcp
+    hub = session.services.mcp
     return {} if hub is None else {t.model_name: describer(t) for t in hub.tools()}
 
 
 def read_only_tools(session: Session) -> frozenset[str]:
     """The session's tools that only read (the handoff dedupes them like reads)."""
-    hub = session.mcp
+    hub = session.services.mcp
     return (
         frozenset() if hub is None else frozenset(t.model_name for t in hub.tools() if t.read_only)
     )
@@ -104,14 +104,13 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
         stderr_path=stderr_log(),
         elicitor=Questions(session, runtime),
     )
-    session.mcp = hub
 
     async def run() -> None:
         for line in await hub.start(wanted):
             log.warning("session %s: %s", session.id, line)
             Notifier(session, runtime).notice(line)
 
-    session.mcp_start = asyncio.create_task(run())
+    session.services.mcp_started(hub, asyncio.create_task(run()))
 
 
 def stderr_log() -> str | None:
@@ -128,15 +127,15 @@ def stderr_log() -> str | None:
 
 async def ready(session: Session) -> None:
     """Wait until the session's servers started (or failed to): before a model request."""
-    task = session.mcp_start
+    task = session.services.mcp_start
     if task is not None and not task.done():
         await asyncio.shield(task)
 
 
 async def stop(session: Session) -> None:
     """Stop the session's servers (and a start still under way)."""
-    task, hub = session.mcp_start, session.mcp
-    session.mcp_start, session.mcp = None, None
+    task, hub = session.services.mcp_start, session.services.mcp
+    session.services.mcp_started(None, None)
     if task is not None and not task.done():
         task.cancel()
     if hub is not None:
@@ -153,7 +152,7 @@ async def run_call(
 ) -> ToolResultPart:
     """Run one MCP call (permission was decided by the caller); ``send`` passes each
     change of the card to the engine."""
-    hub = session.mcp
+    hub = session.services.mcp
     assert hub is not None
     life.run()
     send(life)
@@ -164,7 +163,7 @@ async def run_call(
         life.set_content([text_content(line)])
         send(life)
 
-    limit = session.tools.limits.output_max_bytes
+    limit = session.services.tools.limits.output_max_bytes
     result = await hub.call(name, dict(args), on_progress=progress, max_output_bytes=limit)
     content, images, notes = result.content, list[ImagePart](), list[str]()
     if any(_image_block(item) for item in content):  # decoding takes a while: off the loop

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from toolwire.agent.session.state import Runtime, Session, config_options
+from toolwire.agent.session.options import config_options
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.transcript import agent_message
 from toolwire.updates.builders import mode_update, notice, options_update
 from toolwire.updates.wire import JsonObject
@@ -41,26 +42,26 @@ class Notifier:
     def notice(self, text: str) -> None:
         """A warning for the user outside a turn."""
         line = notice(text) if self.runtime.notices else agent_message(text)
-        self.session.outbox.update(line)
+        self.session.services.outbox.update(line)
 
     def options_changed(self) -> None:
         """The session's config options, all of them (ACP replaces the set)."""
         options = config_options(self.session, self.runtime.config)
-        self.session.outbox.update(options_update(options))
+        self.session.services.outbox.update(options_update(options))
 
     def mode_changed(self) -> None:
         """The session's mode, then its options (the mode is one of them too)."""
-        self.session.outbox.update(mode_update(self.session.mode))
+        self.session.services.outbox.update(mode_update(self.session.rules.mode))
         self.options_changed()
 
     async def ask(self, tool_call: JsonObject, options: Sequence[PermissionOption]) -> str | None:
         """Ask about ``tool_call`` (its ``tool_call`` update already sent); the id of the
         option chosen, None when the client answered ``cancelled``."""
-        await self.session.outbox.drain()  # the card and its preview precede the question
+        await self.session.services.outbox.drain()  # the card and its preview precede the question
         session = self.session
-        if session.parent is not None:  # a subagent asks on its parent's session, named
+        if session.who.parent is not None:  # a subagent asks on its parent's session, named
             title = tool_call.get("title") or tool_call.get("toolCallId")
-            tool_call = {**tool_call, "title": f"{session.label}: {title}"}
+            tool_call = {**tool_call, "title": f"{session.who.label}: {title}"}
         response = await self.runtime.client.request_permission(
             session_id=session.wire_id,
             tool_call=ToolCallUpdate.model_validate(dict(tool_call)),

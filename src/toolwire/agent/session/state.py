@@ -6,19 +6,16 @@ A ``Session`` lives in memory while the client uses it (``session/new``, ``load`
 session of one connection shares: the configuration, the store (on its worker thread),
 the client handle and what the client said it can do in ``initialize``.
 
-The model is a config option (``id: "model"``, ``category: "model"``; ACP removed
-``session/set_model``), its values the configured backends; a change applies at the next
-prompt, with a handoff (``switch``). The
-mode is offered both as ACP modes and as a ``category: "mode"`` option, kept in step,
-since the protocol is moving modes into config options.
+Only the dataclasses live here: the config options' wire form is in
+``agent.session.options``, the system prompt in ``agent.session.system_prompt``, the
+prompt's blocks are read by the turn (``agent.turn.prompt``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import platform
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
 
 import httpx2
 from acp.interfaces import Client
@@ -26,17 +23,15 @@ from acp.schema import ClientCapabilities
 
 from toolwire.agent.protocol.outbox import Outbox
 from toolwire.agent.session.instructions import Instructions
-from toolwire.agent.session.permissions import MODES
 from toolwire.agent.session.turn_state import TurnState
 from toolwire.agent.store.worker import StoreWorker
 from toolwire.backends import TappableBackend
-from toolwire.config import BackendConfig, Config
+from toolwire.config import Config
 from toolwire.config.choices import Mode, Profile, ThoughtLevel
 from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
-from toolwire.history import ImagePart, Message, Part, TextPart, ToolCallPart, ToolSpec
+from toolwire.history import Message, ToolCallPart
 from toolwire.hooks import HookState
-from toolwire.imaging import fitted
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 
@@ -65,78 +60,170 @@ class Runtime:
     their own (``subagent_update``), not as a digest on the parent's ``Task`` call."""
 
 
-@dataclass(slots=True, eq=False)
-class Session:
-    """A live session.
+@dataclass(frozen=True, slots=True)
+class SessionIdentity:
+    """Who the session is; fixed for its life.
 
-    ``active`` names the backend in use and ``backend_impl`` is that backend (made at its
-    first request); ``pending`` names the one the user chose, which applies at the next
-    prompt. ``conversation`` is what the model sees (``toolwire.conversation``): the raw
-    history since the last ``/clear`` (``history``, never rewritten), the switch or
-    compaction point it is seen through, and the meter of its context and cost
-    (``agent.compaction.meter``). ``instructions``: the project's instruction files for
-    the system prompt, refreshed before each prompt. Its prompt turn is the agent's
-    ``TurnState``.
+    ``parent`` is set on a subagent: the session that started it (``turn.children``);
+    its permission requests and client terminals go to the parent's ``sessionId``.
+    ``label``: a subagent's name for the user (its type and description).
+    ``tool_names``: the built-in tools the model is offered; None: all of them.
     """
 
     id: str
     cwd: str
-    additional_dirs: tuple[str, ...]
-    mode: Mode
-    active: str
+    additional_dirs: tuple[str, ...] = ()
+    parent: Session | None = None
+    label: str = ""
+    tool_names: tuple[str, ...] | None = None
+
+
+class Notices:
+    """What the session told its user once (keyed lines and flags): kept with the
+    session, so it goes when the session goes."""
+
+    __slots__ = ("_told",)
+
+    def __init__(self, told: Iterable[str] = ()) -> None:
+        self._told = set(told)
+
+    def told(self, key: str) -> bool:
+        """``key`` was told already."""
+        return key in self._told
+
+    def first(self, key: str) -> bool:
+        """True the first time ``key`` is asked for (it is then told), False after."""
+        if key in self._told:
+            return False
+        self._told.add(key)
+        return True
+
+
+@dataclass(slots=True, eq=False)
+class SessionServices:
+    """What the session works with, made when it opens and held: its outbox, the
+    tools' context, the project's instruction files (``instructions``: refreshed
+    before each prompt), its hooks' memory, its MCP servers and the tool-call ids
+    already used, and what it told the user once (``told``)."""
+
     outbox: Outbox
     tools: ToolContext
-    conversation: Conversation = field(default_factory=Conversation)
-    pending: str = ""
-    steering: list[Any] = field(default_factory=list)
-    """Messages sent while the turn runs, for its next model request (``steering``)."""
-    steered: list[Any] = field(default_factory=list)
-    """Those the running turn took, answered when it ends."""
-    rerouted: bool = False
-    """The active backend was pointed elsewhere (``providers/set``): the next prompt
-    switches to it with the handoff, as to another backend."""
-    always: set[str] = field(default_factory=set)
-    never: set[str] = field(default_factory=set)
-    """Tools the user chose to always reject in this session."""
-    thought: ThoughtLevel | None = None
-    """The ``thought_level`` the user chose; None: the active backend's default."""
-    call_ids: set[str] = field(default_factory=set)
-    backend_impl: TappableBackend | None = None
-    mcp: McpHub | None = None
-    """The session's MCP servers (``agent.mcp_calls``), None when it has none."""
-    mcp_start: asyncio.Task[None] | None = None
-    images_noticed: bool = False
-    """The user was told the model takes no images (once per session)."""
-    titled: bool = False
-    unsandboxed: bool = False
-    """The user chose to run this session's commands outside the sandbox."""
-    terminal_refused: str | None = None
-    """Why the client refused a terminal (``terminal/create``): the session's sandboxed
-    commands then run in the agent's own process, as without the capability."""
     instructions: Instructions = field(default_factory=Instructions)
-    turn: TurnState = field(default_factory=TurnState)
     hook_state: HookState = field(default_factory=HookState)
-    """What the session remembers of its hooks (``agent.session.hooks``)."""
-    parent: Session | None = None
-    """Set on a subagent: the session that started it (``turn.children``). Its
-    permission requests and client terminals go to the parent's ``sessionId``."""
-    label: str = ""
-    """A subagent's name for the user (its type and description)."""
-    tool_names: tuple[str, ...] | None = None
-    """The built-in tools the model is offered; None: all of them."""
-    task_tool: ToolSpec | None = None
-    """``Task`` as offered to the model (set at each turn; never on a subagent)."""
+    call_ids: set[str] = field(default_factory=set)
+    told: Notices = field(default_factory=Notices)
+    _mcp: McpHub | None = None
+    _mcp_start: asyncio.Task[None] | None = None
+
+    @property
+    def mcp(self) -> McpHub | None:
+        """The session's MCP servers (``agent.session.mcp_calls``), None when none."""
+        return self._mcp
+
+    @property
+    def mcp_start(self) -> asyncio.Task[None] | None:
+        """The task starting them, while it runs or until stopped."""
+        return self._mcp_start
+
+    def mcp_started(self, hub: McpHub | None, start: asyncio.Task[None] | None) -> None:
+        """The session's MCP servers are ``hub``, started by ``start`` (None: none)."""
+        self._mcp, self._mcp_start = hub, start
+
+
+@dataclass(slots=True, eq=False)
+class ModelChoice:
+    """Who answers: ``active`` names the backend in use and ``backend`` is that
+    backend (made at its first request); ``pending`` names the one the user chose,
+    which applies at the next prompt. ``rerouted``: the active backend was pointed
+    elsewhere (``providers/set``), so the next prompt switches to it with the handoff.
+    ``thought``: the ``thought_level`` the user chose; None: the backend's default."""
+
+    active: str
+    pending: str = ""
+    rerouted: bool = False
+    thought: ThoughtLevel | None = None
+    backend: TappableBackend | None = None
 
     def __post_init__(self) -> None:
         self.pending = self.pending or self.active
-        self.call_ids.update(
+
+    def choose(self, name: str) -> None:
+        """The user chose ``name``: it answers from the next prompt."""
+        self.pending = name
+
+    def reroute(self) -> None:
+        """The active backend now points elsewhere: switch to it at the next prompt."""
+        self.rerouted = True
+
+    def think(self, level: ThoughtLevel | None) -> None:
+        """The user's thinking level (None: the backend's default)."""
+        self.thought = level
+
+    def answering(self, backend: TappableBackend) -> None:
+        """``backend`` (made for ``active``) answers from now on."""
+        self.backend = backend
+
+    def switched(self, to: str) -> None:
+        """``to`` is the active backend now; it is made at its first request."""
+        self.active, self.backend, self.rerouted = to, None, False
+
+
+@dataclass(slots=True, eq=False)
+class Permissions:
+    """What may run without asking: the mode, the tools the user chose to always
+    allow or always reject, whether commands run outside the sandbox (the user's
+    choice), and why the client refused a terminal (``terminal/create``: sandboxed
+    commands then run in the agent's own process, as without the capability)."""
+
+    mode: Mode
+    always: set[str] = field(default_factory=set)
+    never: set[str] = field(default_factory=set)
+    unsandboxed: bool = False
+    terminal_refused: str | None = None
+
+    def set_mode(self, mode: Mode) -> None:
+        """The session's mode from now on."""
+        self.mode = mode
+
+    def unsandbox(self) -> None:
+        """The user chose to run this session's commands outside the sandbox."""
+        self.unsandboxed = True
+
+    def refuse_terminal(self, why: str) -> None:
+        """The client refused a terminal, for ``why``."""
+        self.terminal_refused = why
+
+
+@dataclass(slots=True, eq=False)
+class Session:
+    """A live session, one part per lifetime: who it is (``who``, fixed), what it works
+    with (``services``, held), what the model sees (``conversation``: the raw history
+    since the last ``/clear``, the switch or compaction point, the meter), who answers
+    (``model``), what may run (``rules``) and its prompt turn (``turn``). Each part is
+    the only writer of its own fields (``tests/test_owners.py``)."""
+
+    who: SessionIdentity
+    services: SessionServices
+    model: ModelChoice
+    rules: Permissions
+    conversation: Conversation = field(default_factory=Conversation)
+    turn: TurnState = field(default_factory=TurnState)
+
+    def __post_init__(self) -> None:
+        self.services.call_ids.update(
             p.id for m in self.history for p in m.parts if isinstance(p, ToolCallPart)
         )
 
     @property
+    def id(self) -> str:
+        """The session's id."""
+        return self.who.id
+
+    @property
     def wire_id(self) -> str:
         """The ``sessionId`` the client's requests name: a subagent's is its parent's."""
-        return self.id if self.parent is None else self.parent.wire_id
+        parent = self.who.parent
+        return self.id if parent is None else parent.wire_id
 
     @property
     def history(self) -> list[Message]:
@@ -144,169 +231,12 @@ class Session:
         return self.conversation.history
 
 
-def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
-    """The full set of the session's config options, in wire form."""
-    backends = [
-        {
-            "value": name,
-            "name": f"{name} ({b.model})" if b.model else name,
-            "description": _describe_backend(b),
-        }
-        for name, b in config.backends.items()
-    ]
-    modes = [{"value": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
-    return [
-        {
-            "id": "model",
-            "name": "Model",
-            "description": "The backend and model that answer; a change applies next prompt.",
-            "category": "model",
-            "type": "select",
-            "currentValue": session.pending,
-            "options": backends,
-        },
-        {
-            "id": "mode",
-            "name": "Mode",
-            "description": "What may run without asking.",
-            "category": "mode",
-            "type": "select",
-            "currentValue": session.mode,
-            "options": modes,
-        },
-        {
-            "id": THOUGHT_OPTION,
-            "name": "Thinking",
-            "description": "How much the model thinks before it answers; from the next request.",
-            "category": "thought_level",
-            "type": "select",
-            "currentValue": thought_level(session, config),
-            "options": [{"value": k, "name": n, "description": d} for k, (n, d) in _LEVELS.items()],
-        },
-    ]
-
-
-THOUGHT_OPTION: Final = "thought_level"
-"""The config option's id, also the key the choice is stored under (record config)."""
-_LEVELS: Final[dict[str, tuple[str, str]]] = {
-    "off": ("Off", "No extended thinking (the model's own default)."),
-    "low": ("Low", "A short think first."),
-    "medium": ("Medium", "Think it through."),
-    "high": ("High", "Think long; slower and costs more."),
-}
-
-
-def thought_level(session: Session, config: Config) -> ThoughtLevel:
-    """The session's level: the user's choice, else the chosen backend's default."""
-    return session.thought or config.backend(session.pending).thought_level
-
-
-def _describe_backend(chosen: BackendConfig) -> str:
-    provider, tool_format = chosen.provider, chosen.tool_format
-    return (
-        f"{provider} backend"
-        if chosen.native_tools
-        else f"{provider} backend, {tool_format} tool calls"
-    )
-
-
-def mode_state(session: Session) -> dict[str, Any]:
-    """The ``SessionModeState`` of the session, in wire form."""
-    available = [{"id": k, "name": n, "description": d} for k, (n, d) in MODES.items()]
-    return {"currentModeId": session.mode, "availableModes": available}
-
-
-def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
-    """The prompt's content blocks as the user message: its text (``text``, by default
-    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
-    parts: list[Part] = []
-    text = prompt_text(blocks) if text is None else text
-    if text:
-        parts.append(TextPart(text))
-    parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
-    return Message("user", tuple(parts))
-
-
-def _image(block: Any) -> ImagePart | TextPart | None:
-    if getattr(block, "type", None) != "image":
-        return None
-    if block.data:
-        return fitted(ImagePart(block.mime_type, block.data))
-    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
-
-
-def _web(uri: str | None) -> bool:
-    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
-    return bool(uri) and str(uri).startswith(("https://", "http://"))
-
-
-def prompt_text(blocks: list[Any]) -> str:
-    """The prompt's content blocks as the user message's text.
-
-    Text as is; a resource link as a mention the model can ``Read``; embedded context
-    (advertised: ``embeddedContext``) inline with its URI; images are left to
-    ``prompt_message``. Audio is not advertised; a client that sends it anyway gets a
-    note in its place.
-    """
-    parts: list[str] = []
-    for block in blocks:
-        kind = getattr(block, "type", None)
-        if kind == "image":
-            if not block.data and not _web(block.uri):
-                parts.append(f"[image {block.uri or ''} not included: it came without data]")
-            continue
-        if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(f"[@{block.name}]({block.uri})")
-        elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            if text is None:
-                parts.append(f"[binary resource {resource.uri} not included]")
-            else:
-                parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
-        else:
-            parts.append(f"[{kind} content not supported by toolwire: omitted]")
-    return "\n\n".join(parts)
-
-
-def system_prompt(session: Session) -> str:
-    """The system prompt: who the model is, where it works, how to use the tools, then
-    the project's instruction files (the same bytes while they are unchanged)."""
-    roots = "".join(f"\n- also: {d}" for d in session.additional_dirs)
-    return _base_prompt(session, roots) + (PLAN_PROMPT if session.mode == "plan" else "")
-
-
-PLAN_PROMPT: Final = (
-    "\n\nThe session is in plan mode: read and search as much as you need, but do not "
-    "edit files or run commands (they are refused). End your turn by presenting the plan: "
-    "the steps, the files each one changes, and how to check the result. The user is then "
-    "asked whether to carry it out."
-)
-
-
-def _base_prompt(session: Session, roots: str) -> str:
-    instructions = session.instructions.text
-    return (
-        "You are toolwire, a coding agent working in the user's project through an editor.\n"
-        f"Working directory: {session.cwd}{roots}\n"
-        f"Platform: {platform.system()}\n\n"
-        "Use the tools to read, search, edit and run things; paths outside the working "
-        "directories are refused. Read a file before editing it. Keep answers short and "
-        "say what you changed. For work with several steps, keep a TodoWrite list."
-    ) + (f"\n\n{instructions}" if instructions else "")
-
-
 __all__ = [
-    "PLAN_PROMPT",
-    "THOUGHT_OPTION",
+    "ModelChoice",
+    "Notices",
+    "Permissions",
     "Runtime",
     "Session",
-    "config_options",
-    "mode_state",
-    "prompt_message",
-    "prompt_text",
-    "system_prompt",
-    "thought_level",
+    "SessionIdentity",
+    "SessionServices",
 ]

@@ -5,15 +5,23 @@ One table (``_MOVES``) says which moves exist; any other is a bug and raises
 cancels them on ``session/cancel``; the running turn reads ``cancelling`` to tell a
 user's cancel from the connection going away. A prompt that arrives while a cancelled
 turn winds down waits for it (``wait_cancelled``) rather than being refused.
+
+Steering is turn state too: a message the user sends while a turn runs is queued here
+(``queue``), the running turn takes the queue before each model request (``take``), and
+when the turn ends the messages it took are answered with its stop reason (``settle``);
+those it never took are handed back to run as turns of their own (the extension method
+and the contract: ``toolwire.agent.session.steering``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Final, Literal, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeAlias
 
 from toolwire.errors import UsageError
+from toolwire.history import ToolSpec
 
 #: The ``stopReason`` a ``session/prompt`` is answered with (not the provider's reason).
 PromptStopReason: TypeAlias = Literal[
@@ -39,10 +47,22 @@ class TurnStateError(UsageError):
     """A session's turn was moved in a way its transition table does not allow."""
 
 
-class TurnState:
-    """A session's prompt turn: its phase and, while it runs, its task."""
+@dataclass(eq=False)
+class Steer:
+    """One queued message; ``joined`` resolves to the stop reason of the turn that took
+    it, or None when no turn took it."""
 
-    __slots__ = ("_cancels", "_idle", "phase", "task")
+    blocks: list[Any]
+    joined: asyncio.Future[PromptStopReason | None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class TurnState:
+    """A session's prompt turn: its phase, while it runs its task, the messages steered
+    into it, and the ``Task`` tool it offers."""
+
+    __slots__ = ("_cancels", "_idle", "_steered", "_steering", "_task_tool", "phase", "task")
 
     def __init__(self) -> None:
         self.phase: TurnPhase = "idle"
@@ -50,6 +70,47 @@ class TurnState:
         self._idle = asyncio.Event()  # set while no turn runs
         self._idle.set()
         self._cancels = 0  # session/cancel notifications heard, to cancel a waiting prompt
+        self._steering: list[Steer] = []  # sent while the turn runs, not yet taken
+        self._steered: list[Steer] = []  # taken by the running turn, answered at its end
+        self._task_tool: ToolSpec | None = None
+
+    @property
+    def running(self) -> bool:
+        """A turn runs that may still take a message (not one being cancelled)."""
+        return self.phase == "running"
+
+    @property
+    def task_tool(self) -> ToolSpec | None:
+        """``Task`` as offered to the model (set at each turn; never on a subagent)."""
+        return self._task_tool
+
+    def offer_task(self, spec: ToolSpec | None) -> None:
+        """The turn offers ``spec`` as ``Task`` (None: it offers none)."""
+        self._task_tool = spec
+
+    def queue(self, blocks: list[Any]) -> Steer:
+        """Queue ``blocks`` for the running turn's next model request."""
+        steer = Steer(list(blocks))
+        self._steering.append(steer)
+        return steer
+
+    def take(self) -> list[Steer]:
+        """The queued messages, now part of the running turn."""
+        taken, self._steering = self._steering, []
+        self._steered += taken
+        return taken
+
+    def settle(self, stop: PromptStopReason) -> None:
+        """The turn ended with ``stop``: the messages it took are answered with it; those
+        it did not take are handed back (None), to run as turns of their own."""
+        taken, self._steered = self._steered, []
+        left, self._steering = self._steering, []
+        for steer in taken:
+            if not steer.joined.done():
+                steer.joined.set_result(stop)
+        for steer in left:
+            if not steer.joined.done():
+                steer.joined.set_result(None)
 
     @property
     def cancelling(self) -> bool:
@@ -109,4 +170,11 @@ class TurnState:
             await task
 
 
-__all__ = ["PromptStopReason", "TurnMove", "TurnPhase", "TurnState", "TurnStateError"]
+__all__ = [
+    "PromptStopReason",
+    "Steer",
+    "TurnMove",
+    "TurnPhase",
+    "TurnState",
+    "TurnStateError",
+]

@@ -27,9 +27,18 @@ from acp.schema import TextContentBlock
 
 from toolwire.agent.features.agent_types import AgentType
 from toolwire.agent.protocol.outbox import LineSink, Outbox
-from toolwire.agent.session.state import Runtime, Session
+from toolwire.agent.session.state import (
+    ModelChoice,
+    Notices,
+    Permissions,
+    Runtime,
+    Session,
+    SessionIdentity,
+    SessionServices,
+)
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
+from toolwire.agent.turn.prompt import TITLED
 from toolwire.backends import ModelRequest, TappableBackend, create_backend
 from toolwire.backends.base import BackendWrapper, Tap
 from toolwire.context import backend_window
@@ -126,7 +135,7 @@ async def make_child(
     child = Child(session, kind, description)
     announce(child)  # before any line of the child's own
     for update in updates:
-        session.outbox.update(update)
+        session.services.outbox.update(update)
     return child
 
 
@@ -143,24 +152,27 @@ def _session(
 ) -> Session:
     """The child's session: the parent's directories, ports, mode, answers and
     instructions (module doc), its own backend, outbox and tools, no history yet."""
-    return Session(
-        outbox.session_id,
-        parent.cwd,
-        parent.additional_dirs,
-        parent.mode,
-        backend,
+    who, rules = parent.who, parent.rules
+    services = SessionServices(
         outbox,
-        parent.tools,
+        parent.services.tools,
+        parent.services.instructions,
+        parent.services.hook_state,  # a file declined in the parent is not asked again
+        told=Notices([TITLED]),
+    )
+    return Session(
+        SessionIdentity(
+            outbox.session_id,
+            who.cwd,
+            who.additional_dirs,
+            parent=parent,
+            label=label,
+            tool_names=kind.tool_names(),
+        ),
+        services,
+        ModelChoice(backend, backend=impl),
+        Permissions(rules.mode, always=rules.always, never=rules.never),
         Conversation(),
-        always=parent.always,
-        never=parent.never,
-        backend_impl=impl,
-        instructions=parent.instructions,
-        titled=True,
-        hook_state=parent.hook_state,  # a file declined in the parent is not asked again
-        parent=parent,
-        label=label,
-        tool_names=kind.tool_names(),
     )
 
 
@@ -168,12 +180,12 @@ async def _store(
     parent: Session, runtime: Runtime, child: Session, message: Message, updates: list[MessageChunk]
 ) -> None:
     """Store the child under the parent, its prompt as its first message, in one trip."""
-    cid, pid, dirs, label = child.id, parent.id, parent.additional_dirs, child.label
+    cid, pid, dirs, label = child.id, parent.id, parent.who.additional_dirs, child.who.label
 
     def store(db: Any) -> None:
         db.create(
-            parent.cwd, dirs, session_id=cid, title=label, backend=child.active,
-            mode=parent.mode, parent_id=pid,
+            parent.who.cwd, dirs, session_id=cid, title=label, backend=child.model.active,
+            mode=parent.rules.mode, parent_id=pid,
         )  # fmt: skip
         db.append(cid, messages=[message], updates=updates)
 
@@ -212,16 +224,16 @@ def answer(child: Child, parent: Session, runtime: Runtime, share: int) -> Answe
     last = next((m for m in reversed(history) if m.role == "assistant" and m.text().strip()), None)
     said = last.text().strip() if last is not None else ""
     config = runtime.config
-    window = backend_window(config.backend(parent.active), config.limits)
+    window = backend_window(config.backend(parent.model.active), config.limits)
     budget = min(config.handoff.max_tool_context_chars, window.room * 3 // (4 * max(1, share)))
     plan = plan_handoff(
         history,
-        cwd=parent.cwd,
+        cwd=parent.who.cwd,
         keep_last=0,
         max_tool_context_chars=budget,
         max_tool_result_chars=min(config.handoff.max_tool_result_chars, budget),
     )
-    head = f"Subagent {child.session.label} {_ending(child, runtime)}."
+    head = f"Subagent {child.session.who.label} {_ending(child, runtime)}."
     failed = child.stop != "end_turn" or not said
     return Answer(head, said, plan.tool_context, failed)
 

@@ -39,7 +39,6 @@ from toolwire.updates.wire import text_content
 
 log = logging.getLogger("toolwire.agent")
 CANCEL_WAIT_S = 1.0
-_TOLD: dict[str, set[str]] = {}  # session id -> skipped-definition lines already told
 
 
 class Children:
@@ -66,21 +65,19 @@ class Children:
     async def offer(self) -> None:
         """Read the agent types again and offer ``Task`` (never to a child)."""
         session = self.session
-        if session.parent is not None:
-            session.task_tool = None
+        if session.who.parent is not None:
+            session.turn.offer_task(None)
             return
-        self.types = await asyncio.to_thread(load_agent_types, session.cwd)
-        session.task_tool = self.types.spec()
-        told = _TOLD.setdefault(session.id, set())
+        self.types = await asyncio.to_thread(load_agent_types, session.who.cwd)
+        session.turn.offer_task(self.types.spec())
         for line in self.types.skipped:
-            if line not in told:
-                told.add(line)
+            if session.services.told.first(line):
                 log.warning("session %s: %s", session.id, line)
                 Notifier(session, self.runtime).notice(line)
 
     def start(self, calls: Sequence[CollectedCall], lives: Mapping[str, ToolCallLifecycle]) -> None:
         """Start the child of every ``Task`` call among ``calls`` (``lives`` by call id)."""
-        if self.session.task_tool is None:  # not offered: a child, or before offer
+        if self.session.turn.task_tool is None:  # not offered: a child, or before offer
             return
         tasks = [c for c in calls if c.name == TASK and c.error is None]
         for call in tasks:
@@ -133,8 +130,8 @@ class Children:
 
         for cid, title, updates in await runtime.store.call(read):
             idle = subagent_update(cid, title, {"state": "idle"}, described=False)
-            session.outbox.update(idle)
-            outbox = Outbox(session.outbox.sink, cid)
+            session.services.outbox.update(idle)
+            outbox = Outbox(session.services.outbox.sink, cid)
             for update in updates:
                 outbox.update(replayed(update, compaction=runtime.compaction_updates))
 
@@ -153,7 +150,7 @@ class Children:
         digest: DigestSink | None = None
         sink: LineSink
         if self.runtime.subagents:
-            sink = self.session.outbox.sink
+            sink = self.session.services.outbox.sink
         else:
             limit = self.runtime.config.limits.max_live_output_bytes
             digest = sink = DigestSink(lambda: self._show(life, digest, limit))
@@ -190,7 +187,7 @@ class Children:
             known = ", ".join(t.name for t in self.types.types)
             return f"There is no subagent type {kind_name!r}; use one of {known}."
         config = self.runtime.config
-        backend = args.get("model") or kind.model or self.session.active
+        backend = args.get("model") or kind.model or self.session.model.active
         if not isinstance(backend, str) or backend not in config.backends:
             known = ", ".join(config.backends)
             return f"There is no backend {backend!r}; use one of {known}."
@@ -203,10 +200,10 @@ class Children:
 
     def _announce(self, child: Child, state: SubagentState) -> None:
         """``subagent_update`` on the parent's session (before any traffic of the child)."""
-        label, description = child.session.label, child.description or None
+        label, description = child.session.who.label, child.description or None
         update = subagent_update(child.id, label, state, description=description)
         self.ticker.send(self.engine.flush())  # the parent's held updates go first
-        self.session.outbox.update(update)
+        self.session.services.outbox.update(update)
 
     def _show(self, life: ToolCallLifecycle, digest: DigestSink | None, limit: int) -> None:
         if digest is not None and life.stage != "end":

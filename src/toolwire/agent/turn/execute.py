@@ -69,10 +69,14 @@ class Executor:
         if call.error is not None:  # the lifecycle already ended it failed, with the error
             return _error(call, f"Invalid tool arguments: {call.error}. Send valid JSON.")
         tool = get_tool(call.name)
-        allowed = self.session.tool_names
+        allowed = self.session.who.tool_names
         if tool is not None and allowed is not None and tool.name not in allowed:
             tool = None  # a subagent whose type does not have it
-        extra = self.session.mcp.tool(call.name) if self.session.mcp is not None else None
+        extra = (
+            self.session.services.mcp.tool(call.name)
+            if self.session.services.mcp is not None
+            else None
+        )
         if tool is None and extra is not None:
             return await self._mcp(call, life, extra)
         if tool is None:
@@ -80,7 +84,7 @@ class Executor:
             known = ", ".join([*offered, *(t.model_name for t in self._mcp_tools())])
             return self._refuse(call, life, f"There is no tool named {call.name!r}; use {known}.")
         args: Mapping[str, Any] = call.arguments if isinstance(call.arguments, Mapping) else {}
-        ctx = self.session.tools
+        ctx = self.session.services.tools
         hook, refused = await self.hooks.before(call.name, call.id, args)
         if refused is None:  # refused whatever the answer (WebFetch's address): not asked
             refused = await tool.vet(args, ctx)
@@ -111,7 +115,7 @@ class Executor:
         return await self.hooks.after(name, args, part)
 
     def _mcp_tools(self) -> list[McpTool]:
-        return [] if self.session.mcp is None else self.session.mcp.tools()
+        return [] if self.session.services.mcp is None else self.session.services.mcp.tools()
 
     async def _permit(
         self,
@@ -125,20 +129,20 @@ class Executor:
         remembers "always" answers for the session. A ``PreToolUse`` hook's ``allow``
         skips the question and its ``ask`` asks anyway, never past a refusing mode."""
         session = self.session
-        decision = decide(traits, session.mode, session)
+        decision = decide(traits, session.rules.mode, session.rules)
         if decision == "deny":
-            return refusal(traits, session.mode, session)
+            return refusal(traits, session.rules.mode, session.rules)
         if hook == "allow" or (decision == "allow" and hook != "ask"):
             return None
         choice = await self._ask(traits.subject, life, show)
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "reject_always":
-            session.never.add(traits.rule)
+            session.rules.never.add(traits.rule)
         if choice in ("reject", "reject_always"):
             return rejected(traits)
         if choice == "allow_always":
-            session.always.add(traits.rule)
+            session.rules.always.add(traits.rule)
         return None
 
     async def _ask(
@@ -203,7 +207,7 @@ class Executor:
         if choice == "cancelled":
             raise PermissionCancelledError
         if choice == "allow_always":
-            self.session.unsandboxed = True
+            self.session.rules.unsandbox()
         if choice in ("allow_once", "allow_always"):
             result = await tool.run(call.arguments, self._context(tool, life, outside=True))
         return sandboxing.noted(result, what, choice)
@@ -215,7 +219,9 @@ class Executor:
         if tool.kind != "execute" or self.runtime.protocol < 2:
             return None
         command = str(call.arguments.get("command", ""))
-        owned = AgentTerminal(self.session.outbox, f"{call.id}-term", command, self.session.cwd)
+        owned = AgentTerminal(
+            self.session.services.outbox, f"{call.id}-term", command, self.session.who.cwd
+        )
         life.set_content([terminal_content(owned.terminal_id)])
         self.ticker.send(self.engine.update(life) + self.engine.flush())
         return owned
@@ -240,9 +246,9 @@ class Executor:
             # Flushed at once: ACP wants the terminal on the call before its release.
             self.ticker.send(self.engine.update(life) + self.engine.flush())
 
-        ctx = self.session.tools.with_output(on_output)
+        ctx = self.session.services.tools.with_output(on_output)
         local = ctx.terminal
-        if isinstance(local, LocalTerminal) and (outside or self.session.unsandboxed):
+        if isinstance(local, LocalTerminal) and (outside or self.session.rules.unsandboxed):
             ctx = dataclasses.replace(ctx, terminal=local.unconfined())
         if self._client_terminals(tool):
             base = ctx.terminal if isinstance(ctx.terminal, LocalTerminal) else LocalTerminal()
@@ -255,20 +261,22 @@ class Executor:
     def _client_terminals(self, tool: Tool) -> bool:
         """Commands go to the client's terminals: it offers them and has not refused one."""
         terminals = self.runtime.capabilities.terminal
-        return tool.kind == "execute" and bool(terminals) and not self.session.terminal_refused
+        return (
+            tool.kind == "execute" and bool(terminals) and not self.session.rules.terminal_refused
+        )
 
     def _refused(self, why: str) -> None:
         """The client refused a terminal: said once, and later commands run here."""
-        if self.session.terminal_refused is None:
+        if self.session.rules.terminal_refused is None:
             log.info("session %s: the client refused a terminal: %s", self.session.id, why)
             Notifier(self.session, self.runtime).notice(sandboxing.terminal_notice(why))
-        self.session.terminal_refused = why
+        self.session.rules.refuse_terminal(why)
 
     def _finish(self, tool: Tool, life: ToolCallLifecycle, result: ToolResult) -> None:
         if result.plan is not None:
             self.plan = [entry.to_acp() for entry in result.plan]
             self.ticker.send(self.engine.plan(self.plan))
-        tool.card(result, self.session.tools.limits).end(life)
+        tool.card(result, self.session.services.tools.limits).end(life)
         self.ticker.send(self.engine.update(life))
 
     def _refuse(self, call: CollectedCall, life: ToolCallLifecycle, message: str) -> ToolResultPart:

@@ -82,8 +82,8 @@ class TurnHooks:
         ``UserPromptSubmit`` hook blocked the prompt (the user is told why)."""
         session = self.hooks.session
         context: list[str] = []
-        if not session.hook_state.started:
-            session.hook_state.started = True
+        if not session.services.hook_state.started:
+            session.services.hook_state.started = True
             source = "resume" if session.history else "startup"
             context += (await self.hooks.run("SessionStart", source=source)).context
         told = await self.hooks.run("UserPromptSubmit", prompt=text)

@@ -33,20 +33,16 @@ from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.features.switch import Switcher
 from toolwire.agent.protocol.ids import new_message_id
 from toolwire.agent.protocol.outbox import Ticker
-from toolwire.agent.session import mcp_calls, steering
+from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
-from toolwire.agent.session.state import (
-    Runtime,
-    Session,
-    prompt_text,
-)
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import paragraph, step_updates
 from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.execute import Executor, PermissionCancelledError
 from toolwire.agent.turn.hooked import TurnHooks
-from toolwire.agent.turn.prompt import Prompt
+from toolwire.agent.turn.prompt import Prompt, prompt_text
 from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError
@@ -74,7 +70,7 @@ class Turn:
         self.engine = UpdateEngine(
             session.id, profile=runtime.profile, clock=loop.time, message_ids=new_message_id
         )
-        self.ticker = Ticker(self.engine, session.outbox)
+        self.ticker = Ticker(self.engine, session.services.outbox)
         self.executor = Executor(session, runtime, self.engine, self.ticker)
         self.children = Children(session, runtime, self.engine, self.ticker, Turn)
         self.requests = Requests(session, runtime)
@@ -88,14 +84,17 @@ class Turn:
 
     async def run_steps(self) -> PromptStopReason:
         """Run a subagent's turn: its prompt is already its history (``turn.child``)."""
-        return await self._guarded(self._steps())
+        return await self._guarded(self._offered_steps())
 
     async def _prompted(self, blocks: list[Any]) -> PromptStopReason:
         text, command = await self.prompt.read(prompt_text(blocks))
         if command is not None:
             return await self.prompt.command(blocks, *command)
         missing = self.runtime.config.no_backend
-        if missing is not None and self.session.pending == self.runtime.config.default_backend:
+        if (
+            missing is not None
+            and self.session.model.pending == self.runtime.config.default_backend
+        ):
             # No key: the bundled demo is never run in the user's project unasked.
             await self._say(missing)
             return "end_turn"
@@ -103,14 +102,16 @@ class Turn:
         if hooked is None:
             return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
         await self.prompt.begin(blocks, hooked)
-        if self.session.pending != self.session.active or self.session.rerouted:
+        # Offered before a switch sizes its handoff: it counts what the request carries.
+        await self.children.offer()
+        if self.session.model.pending != self.session.model.active or self.session.model.rerouted:
             at = len(self.session.history) - 1
             switched = await Switcher(self.session, self.runtime).switch(at)
             await self._say(switched)
         stop = await self._steps()
         if stop == "end_turn":
             stop = await self.hooks.stop(self._go_on)
-        if stop == "end_turn" and self.session.mode == "plan":
+        if stop == "end_turn" and self.session.rules.mode == "plan":
             stop = await self._after_plan()
         return stop
 
@@ -137,7 +138,7 @@ class Turn:
         await self._close_step(None if stop == "cancelled" else "the turn was stopped early")
         self.ticker.send(self.engine.flush())
         self.ticker.stop()
-        await self.session.outbox.drain()
+        await self.session.services.outbox.drain()
         if self.prompt.number is not None:  # however the turn ended: what it left on disk
             await Rewinder(self.session, self.runtime).prompt_ended(self.prompt.number)
         log.debug("session %s: turn metrics\n%s", self.session.id, self.engine.metrics().table())
@@ -160,13 +161,16 @@ class Turn:
         self.session.history.append(message)
         sid = self.session.id
         await self.runtime.store.call(lambda db: db.append(sid, messages=[message]))
+        return await self._offered_steps()
+
+    async def _offered_steps(self) -> PromptStopReason:
+        await self.children.offer()
         return await self._steps()
 
     async def _steps(self) -> PromptStopReason:
         limit = self.runtime.config.limits.max_turn_requests
-        await self.children.offer()
         for _ in range(limit):
-            for steer in steering.take(self.session):  # sent while the turn ran
+            for steer in self.session.turn.take():  # sent while the turn ran
                 await self.prompt.steered(steer.blocks)
             step = await self._respond()
             if step is None:
@@ -182,7 +186,7 @@ class Turn:
                     else:
                         step.results[call.id] = await self.executor.execute(call, lives[call.id])
                 images = any(r.images for r in step.results.values())
-                await self.prompt.images_notice(self.session.active, images=images)
+                await self.prompt.images_notice(self.session.model.active, images=images)
                 await self._save_step()
                 continue
             if stop in (None, "error"):
@@ -206,7 +210,7 @@ class Turn:
         try:
             backend = self.requests.backend()
         except ConfigError as exc:
-            await self._say(f"The model backend {session.active!r} cannot be used: {exc}")
+            await self._say(f"The model backend {session.model.active!r} cannot be used: {exc}")
             return None
         gauge = meter(session, self.runtime.config)
         request, raw = await self._sized(gauge)
@@ -227,9 +231,9 @@ class Turn:
             except TransportError as exc:  # before the first byte, by the backend contract
                 await self._failed(backend, exc, overflow=False)
                 return None
-            price = self.runtime.config.backend(session.active).price_per_mtok
+            price = self.runtime.config.backend(session.model.active).price_per_mtok
             gauge.observe(raw, usage, backend.wire_format, price)
-            session.outbox.update(gauge.update())
+            session.services.outbox.update(gauge.update())
             return step
         return None
 
@@ -319,7 +323,7 @@ class Turn:
         step, self.step = self.step, None
         if step is None:
             return
-        message = step.collector.message(self.session.active)
+        message = step.collector.message(self.session.model.active)
         messages: list[Message] = []
         if message is not None:
             messages.append(message)

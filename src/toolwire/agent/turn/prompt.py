@@ -16,14 +16,19 @@ from toolwire.agent.features.commands import Command, custom_commands, parse_com
 from toolwire.agent.features.compaction import Compactor
 from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.session.instructions import Refused
-from toolwire.agent.session.state import Runtime, Session, prompt_message, prompt_text
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
+from toolwire.history import ImagePart, Message, Part, TextPart
 from toolwire.history.images import has_images
+from toolwire.imaging import fitted
 from toolwire.tools.threads import off_loop
 from toolwire.updates.builders import info_update
 from toolwire.updates.titles import shorten
 
+#: ``Notices`` keys: the session has its title; the user was told its model takes no images.
+TITLED = "titled"
+NO_IMAGES = "no-images"
 NO_VISION = (
     "The model {name} takes no images (vision = false, or tools as text): it gets a "
     "one-line note in place of each image."
@@ -48,12 +53,12 @@ class Prompt:
         argument); the instruction files refreshed, the command files read for a command."""
         session = self.session
         # Stats only, unless a file changed: the system prompt keeps its bytes.
-        await asyncio.to_thread(session.instructions.refresh, session.cwd)
+        await asyncio.to_thread(session.services.instructions.refresh, session.who.cwd)
         custom: dict[str, Command] = {}
         refused: list[Refused] = []
         if typed.lstrip().startswith("/"):  # the command files are read only for one
-            custom = await asyncio.to_thread(custom_commands, session.cwd, None, refused)
-        self.untold = session.instructions.untold(refused)
+            custom = await asyncio.to_thread(custom_commands, session.who.cwd, None, refused)
+        self.untold = session.services.instructions.untold(refused)
         command = parse_command(typed, custom)
         if command is not None and command[0].body is not None:
             return command[0].expand(command[1]), None  # a custom command
@@ -91,18 +96,17 @@ class Prompt:
         updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
         # Another window may have the session open too, and issued ids since it was opened.
-        session.call_ids |= await store.call(lambda db: db.call_ids(session.id))
-        if not session.titled:
-            session.titled = True
+        session.services.call_ids.update(await store.call(lambda db: db.call_ids(session.id)))
+        if session.services.told.first(TITLED):
             title = shorten(prompt_text(blocks), 60) or "Untitled"
             record = await store.call(lambda db: db.update(session.id, title=title))
-            session.outbox.update(info_update(record.title, record.updated_at_iso))
+            session.services.outbox.update(info_update(record.title, record.updated_at_iso))
         for line in self.untold:
             await self.say(line)
-        await self.images_notice(session.pending, images=has_images([message]))
+        await self.images_notice(session.model.pending, images=has_images([message]))
 
     async def steered(self, blocks: list[Any]) -> None:
-        """A message sent while this turn runs (``session.steering``), added before the
+        """A message sent while this turn runs (``TurnState.queue``), added before the
         next model request: the user's, in the history and the transcript."""
         session, store = self.session, self.runtime.store
         message = await off_loop(lambda: prompt_message(blocks, prompt_text(blocks)))
@@ -113,12 +117,66 @@ class Prompt:
     async def images_notice(self, name: str, *, images: bool) -> None:
         """Tell the user, once per session, that backend ``name`` gets notes, not images."""
         session = self.session
-        if session.images_noticed or not images:
+        if not images or session.services.told.told(NO_IMAGES):
             return
-        chosen = self.runtime.config.backend(name)
-        if not chosen.takes_images:
-            session.images_noticed = True
+        if not self.runtime.config.backend(name).takes_images:
+            session.services.told.first(NO_IMAGES)
             await self.say(NO_VISION.format(name=name))
 
 
-__all__ = ["NO_VISION", "Prompt"]
+def prompt_message(blocks: list[Any], text: str | None = None) -> Message:
+    """The prompt's content blocks as the user message: its text (``text``, by default
+    ``prompt_text``), then each image (advertised: ``image``) as an image part."""
+    parts: list[Part] = []
+    text = prompt_text(blocks) if text is None else text
+    if text:
+        parts.append(TextPart(text))
+    parts.extend(i for i in (_image(b) for b in blocks) if i is not None)
+    return Message("user", tuple(parts))
+
+
+def _image(block: Any) -> ImagePart | TextPart | None:
+    if getattr(block, "type", None) != "image":
+        return None
+    if block.data:
+        return fitted(ImagePart(block.mime_type, block.data))
+    return ImagePart(block.mime_type, url=block.uri) if _web(block.uri) else None
+
+
+def _web(uri: str | None) -> bool:
+    # Only a URL the provider can fetch itself; a file: URI means nothing to it.
+    return bool(uri) and str(uri).startswith(("https://", "http://"))
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt's content blocks as the user message's text.
+
+    Text as is; a resource link as a mention the model can ``Read``; embedded context
+    (advertised: ``embeddedContext``) inline with its URI; images are left to
+    ``prompt_message``. Audio is not advertised; a client that sends it anyway gets a
+    note in its place.
+    """
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "image":
+            if not block.data and not _web(block.uri):
+                parts.append(f"[image {block.uri or ''} not included: it came without data]")
+            continue
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"[@{block.name}]({block.uri})")
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is None:
+                parts.append(f"[binary resource {resource.uri} not included]")
+            else:
+                parts.append(f'<context uri="{resource.uri}">\n{text}\n</context>')
+        else:
+            parts.append(f"[{kind} content not supported by toolwire: omitted]")
+    return "\n\n".join(parts)
+
+
+__all__ = ["NO_IMAGES", "NO_VISION", "TITLED", "Prompt", "prompt_message", "prompt_text"]

@@ -19,7 +19,8 @@ from toolwire.agent.features.agent_types import TASK
 from toolwire.agent.protocol.ids import IdGuard
 from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.session import mcp_calls
-from toolwire.agent.session.state import Runtime, Session, system_prompt, thought_level
+from toolwire.agent.session.request_shape import request_shape
+from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.turn.collect import ResponseCollector
 from toolwire.agent.turn.digest import describe_task
 from toolwire.backends import (
@@ -34,7 +35,7 @@ from toolwire.context import ContextMeter, estimate_request
 from toolwire.errors import HTTPStatusError, TransportError
 from toolwire.events import MessageEnd, ToolCallStart, Usage
 from toolwire.history import ToolResultPart
-from toolwire.tools import describers, tool_specs
+from toolwire.tools import describers
 from toolwire.updates.engine import UpdateEngine
 from toolwire.updates.translate import ResponseTranslator
 
@@ -63,24 +64,16 @@ class Requests:
 
     def build(self, gauge: ContextMeter) -> tuple[ModelRequest, int]:
         """The next request, and its raw token estimate (``gauge.estimate`` corrects it)."""
-        session, config = self.session, self.runtime.config
-        backend = config.backend(session.active)
-        route = backend.search_route(config.tools.web)
-        # WebSearch only where toolwire searches; the provider's own search is a flag.
-        without = () if route == "tool" and session.tools.search else ("WebSearch",)
-        task = () if session.task_tool is None else (session.task_tool,)
+        session = self.session
+        shape = request_shape(session, self.runtime.config)
         request = ModelRequest(
-            system=system_prompt(session),
+            system=shape.system,
             messages=tuple(session.conversation.request()),
-            tools=(
-                *tool_specs(session.tool_names, without=without),
-                *mcp_calls.specs(session),
-                *task,
-            ),
+            tools=shape.tools,
             max_tokens=gauge.window.reserved,
-            cache=backend.prompt_cache,
-            thinking=thought_level(session, config),
-            web_search=route == "native",
+            cache=shape.cache,
+            thinking=shape.thinking,
+            web_search=shape.web_search,
         )
         return request, estimate_request(request.system, request.messages, request.tools)
 
@@ -88,25 +81,27 @@ class Requests:
         """The backend answering the session, made at its first request (``ConfigError``
         when it cannot be used, e.g. its key is not set)."""
         session = self.session
-        if session.backend_impl is None:
+        if session.model.backend is None:
             config = self.runtime.config
-            session.backend_impl = create_backend(
-                config.backend(session.active),
+            made = create_backend(
+                config.backend(session.model.active),
                 config.limits,
                 record=self.runtime.record,
                 client=self.runtime.http,
             )
-        return session.backend_impl
+            session.model.answering(made)
+            return made
+        return session.model.backend
 
     def new_step(self, engine: UpdateEngine) -> Step:
         """A step for the next response: its translator names the session's MCP tools too."""
         translator = ResponseTranslator(
             engine,
-            cwd=self.session.cwd,
+            cwd=self.session.who.cwd,
             tail_bytes=self.runtime.config.limits.max_live_output_bytes,
             describers={**describers(), **mcp_calls.describers(self.session), TASK: describe_task},
         )
-        return Step(ResponseCollector(), translator, IdGuard(self.session.call_ids))
+        return Step(ResponseCollector(), translator, IdGuard(self.session.services.call_ids))
 
     def record_issued(self, call_id: str) -> None:
         """Record an issued id now, for a crash before the step is saved (which records it
@@ -162,7 +157,7 @@ async def stream_step(
             if isinstance(unique, ToolCallStart):
                 issued(unique.id)
             ticker.send(step.translator.feed(unique))
-            await session.outbox.drain()
+            await session.services.outbox.drain()
     return usage
 
 

@@ -25,8 +25,8 @@ from toolwire.tools import LocalTerminal, ToolResult
 
 def sandbox_of(session: Session) -> Sandbox | None:
     """The sandbox the session's commands run in now, None when they run outside."""
-    terminal = session.tools.terminal
-    if session.unsandboxed or not isinstance(terminal, LocalTerminal):
+    terminal = session.services.tools.terminal
+    if session.rules.unsandboxed or not isinstance(terminal, LocalTerminal):
         return None
     sandbox = terminal.sandbox
     return sandbox if isinstance(sandbox, Sandbox) else None
