@@ -159,7 +159,7 @@ def switch_point(at: int, backend: str) -> ConversationRecord:
 
 def _compaction(data: Any, backend: str) -> ConversationRecord:
     """A stored compaction; one stored by a previous version (a list: the end, the digest
-    of the first message, ``Compaction.record()``) is read as the record it stands for."""
+    of the first message, the compaction's fields) is read as the record it stands for."""
     if isinstance(data, Mapping):
         return ConversationRecord.from_json(data)
     _, first, old = data
