@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from toolwire.backends import Backend
 from toolwire.context.point import Point
 from toolwire.context.tokens import (
     BYTES_PER_TOKEN,
@@ -35,7 +36,7 @@ from toolwire.context.tokens import (
 )
 from toolwire.context.windows import Window
 from toolwire.errors import UsageError
-from toolwire.handoff import Handoff, HandoffPlan, Summary, plan_handoff
+from toolwire.handoff import Handoff, HandoffPlan, Summary, SummaryCache, plan_handoff, summarize
 from toolwire.handoff.budget import cut_middle
 from toolwire.handoff.extractive import extractive_summary, user_requests
 from toolwire.handoff.tail import sanitize_tail
@@ -171,6 +172,24 @@ class CompactionPlan:
         handoff, cuts = _fit_tail(handoff, self.budget)
         after = self.budget.fixed_tokens + self.budget.tokens(handoff.context())
         return Compaction(handoff, self.before_tokens, after, cuts, self.focus, self.budget.ratio)
+
+    async def complete(
+        self, summarizer: Backend | None, *, cache: SummaryCache | None = None, timeout: float
+    ) -> Compaction:
+        """The compaction with its summary: ``summarizer``'s (a model asked for notes
+        that keep ``focus`` in view), or the extractive one without it or when it fails."""
+        summary = None
+        if not self.empty:
+            summary = await summarize(
+                self.plan.head,
+                summarizer,
+                items=self.plan.head_items,
+                cwd=self.cwd,
+                cache=cache,
+                timeout=timeout,
+                focus=self.focus,
+            )
+        return self.finish(summary)
 
     def extractive_summary(self) -> Summary:
         """The offline summary of the head: no model call, deterministic."""
