@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent.pair import AgentUnderTest
-from tests.agent.test_hooks import BASH, answer, home_hooks, read_in, result
+from tests.agent.support import answer
+from tests.agent.test_hooks import BASH, home_hooks, read_in, result
 from toolwire.agent.session.hooks import run_command
 from toolwire.hooks import HookCommand, Outcome, Verdict, verdict
 
