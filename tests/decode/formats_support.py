@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from tests.decode.tags_support import merge_adjacent
+from tests.decode.tags_support import decode, merge_adjacent
 from tests.helpers import CONFORMANCE, check_invariants, feed_pieces, shared, split_at
 from toolwire.decode import TextDecoder, TextStream
 from toolwire.events import Event, TextDelta, ThinkingDelta, ToolCallEnd, ToolCallStart
@@ -107,7 +107,9 @@ def mismatches(case: Mapping[str, Any], events: list[Event]) -> list[str]:
             keys = call["arguments"] if want["args_match"] == "keys" else args
             pairs = [(args.get(k), call["arguments"].get(k, _MISSING)) for k in keys]
             same = all(same_value(g, w, typed=typed, trim=trim) for g, w in pairs)
-            if not same or (want["args_match"] == "exact" and args.keys() != call["arguments"].keys()):
+            if not same or (
+                want["args_match"] == "exact" and args.keys() != call["arguments"].keys()
+            ):
                 bad.append(f"arguments {args!r}")
     rule = want["content_rule"]
     if rule is not None and not same_content(content, want["content"], rule):
@@ -179,3 +181,13 @@ def check_format(fmt: str, factory: Factory, differences: Mapping[str, str]) -> 
     assert not unexplained, f"{tally}; not documented: {json.dumps(unexplained, indent=1)}"
     assert not stale, f"{tally}; documented but agreeing (or gone): {stale}"
     return tally
+
+
+def assert_same_in_any_chunking(
+    factory: Callable[[], TextDecoder], text: str, cuts: Iterable[int] = ()
+) -> None:
+    """Whole, char by char and at ``cuts``: the same events once adjacent pieces merge
+    (reasoning too, which ``tags_support``'s version leaves apart)."""
+    whole = merged(decode(factory, [text]))
+    assert merged(decode(factory, list(text))) == whole
+    assert merged(decode(factory, split_at(text, cuts))) == whole
