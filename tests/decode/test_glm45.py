@@ -131,3 +131,10 @@ def test_prose_after_the_tag_reverts_to_text() -> None:
     assert text_of(events) == text
     assert len(errors_of(events)) == 2  # each block had begun as a special token
     assert_same_in_any_chunking(Glm, text, [3, 17, 18, 30])
+
+
+def test_a_word_of_prose_between_the_tags_is_no_call() -> None:
+    text = "Hermes wraps calls in <tool_call> and </tool_call>."
+    events = decode_whole(Glm, text)
+    assert calls_of(events) == []
+    assert text_of(events) == text

@@ -75,3 +75,10 @@ def test_qwen3_coder_blocks_are_not_seed_calls() -> None:
 def test_a_call_cut_by_max_tokens_fails() -> None:
     [end] = ends_of(decode_whole(Seed, CALL[: CALL.index("France")]))
     assert not end.ok
+
+
+def test_a_value_is_the_text_between_its_tags() -> None:
+    # The template writes values inline: a file's final newline is part of the file.
+    text = CALL.replace("Paris, France", "\nline one\nline two\n")
+    [(_, args)] = calls_of(decode_whole(Seed, text))
+    assert args["location"] == "\nline one\nline two\n"

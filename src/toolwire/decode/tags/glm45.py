@@ -22,10 +22,11 @@ States::
 * ``<tool_call>`` is one of the model's special tokens: the block is tool-call markup from
   the start, and a block that breaks before its name is complete reverts to text with a
   ``StreamError``.
-* name: optional whitespace, the name (word characters, ``. : / -``, at most 256), optional
-  spaces, then a newline or the ``<`` of the next tag. ``ToolCallStart`` goes out on the
-  chunk that holds that newline or ``<``. JSON (``{"name": ...}``, Hermes's form) or prose
-  after ``<tool_call>`` is no name: it reverts.
+* name: right after ``<tool_call>`` (the template leaves no space), the name (word
+  characters, ``. : / -``, at most 256), then a newline (spaces before it allowed) or at
+  once the ``<`` of the next tag. ``ToolCallStart`` goes out on the chunk that holds that
+  newline or ``<``. JSON (``{"name": ...}``, Hermes's form) or prose after ``<tool_call>``
+  (``<tool_call> and </tool_call>``) is no name: it reverts.
 * A call ends only at ``</tool_call>``: a text that ends before it (cut by ``max_tokens``)
   fails the call, since more arguments may have been coming.
 """
@@ -40,8 +41,8 @@ from toolwire.decode.tags._kv import KeyValueDecoder
 from toolwire.decode.tags._machine import TEXT
 
 _NAME_STATE = "name"
-_NAME = re.compile(r"[ \t\r\n]{0,64}([\w.:/-]{1,256})[ \t\r]{0,64}(?:\n|(?=<))")
-_NAME_PART = re.compile(r"[ \t\r\n]{0,64}[\w.:/-]{0,256}[ \t\r]{0,64}")
+_NAME = re.compile(r"([\w.:/-]{1,256})(?:[ \t\r]{0,64}\n|(?=<))")
+_NAME_PART = re.compile(r"[\w.:/-]{0,256}[ \t\r]{0,64}")
 
 
 class Glm45Decoder(KeyValueDecoder):

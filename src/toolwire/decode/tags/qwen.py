@@ -102,6 +102,8 @@ class Qwen3CoderDecoder(TagDecoder):
     _COMMIT_ON_OPEN = True
     _BLOCK, _BLOCK_END = "<tool_call>", "</tool_call>"
     """The block's special tokens (a family member may name them otherwise)."""
+    _TRIM_NEWLINES = True
+    """Drop one leading and one trailing newline of a value (the template adds them)."""
 
     def __init__(self, schemas: Mapping[str, dict[str, Any]] | None = None) -> None:
         super().__init__()
@@ -362,8 +364,9 @@ class Qwen3CoderDecoder(TagDecoder):
             # last line was meant as it (docs/decoding.md, "Variants").
             drift = _DRIFT.search(raw)
             raw = raw if drift is None else raw[: drift.start() + 1]
-        raw = raw[1:] if raw.startswith("\n") else raw
-        raw = raw[:-1] if raw.endswith("\n") else raw
+        if self._TRIM_NEWLINES:
+            raw = raw[1:] if raw.startswith("\n") else raw
+            raw = raw[:-1] if raw.endswith("\n") else raw
         schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
         value = self._params[self._key] = convert(raw, schema)
         self._value = []

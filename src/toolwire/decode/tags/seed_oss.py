@@ -8,10 +8,13 @@ As ByteDance's Seed-OSS chat template renders a call::
     </function>
     </seed:tool_call>
 
-Everything inside the block is read by ``qwen.Qwen3CoderDecoder`` (values streamed raw, one
-leading and one trailing newline dropped, typed by the tool's schema). Two things differ:
+Everything inside the block is read by ``qwen.Qwen3CoderDecoder`` (values streamed raw,
+typed by the tool's schema). Three things differ:
 
 * the block's tokens are ``<seed:tool_call>`` / ``</seed:tool_call>``;
+* the template writes a value inline (``<parameter=K>V</parameter>``, its own system prompt
+  shows a multi-line value so): a value is exactly the text between its tags, so a file's
+  final newline stays;
 * the model thinks in ``<seed:think>`` ... ``</seed:think>`` before it answers, and often
   spells out the call it is about to make there. A server that does not split the reasoning
   off passes the think block on as text: it stays text, verbatim, and nothing inside it is a
@@ -40,6 +43,7 @@ class SeedOssDecoder(Qwen3CoderDecoder):
 
     _OPEN = TagSet("<seed:tool_call>", _THINK)
     _BLOCK, _BLOCK_END = "<seed:tool_call>", "</seed:tool_call>"
+    _TRIM_NEWLINES = False
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {**super()._table(), _IN_THINK: self._on_think}
