@@ -133,27 +133,32 @@ class HarmonyDecoder(TagDecoder):
         start, tag = _TOKENS.scan(self._buf, self._pos)
         room = _MAX_HEADER - self._hdr_len
         if start - self._pos > room:
-            self._header_to(self._pos + room)
-            self._broken("a message header longer than any")
+            self._break_at(self._pos + room, "a message header longer than any")
             return True
-        if tag is not None and tag not in (_START, _CHANNEL, _CONSTRAIN, _MESSAGE):
-            self._header_to(start)
-            self._broken(f"{tag} inside a message header")
+        first = tag == _START and not self._hdr and start == self._pos
+        if tag is not None and tag not in (_CHANNEL, _CONSTRAIN, _MESSAGE) and not first:
+            self._break_at(start, f"{tag} inside a message header")
             return True
-        first = tag is not None and not self._hdr and start == self._pos
         self._header_to(start if tag is None else start + len(tag))
-        if tag == _START and not first:
-            self._broken("<|start|> inside a message header")
-            return True
-        self._committed = self._committed or tag is not None
         if self._call is None:
-            self._recipient()
+            self._recipient()  # before the token counts: a revert may end before it
+        self._committed = self._committed or (tag is not None and self._state == _HEADER)
         if self._state == _HEADER and tag == _MESSAGE:
             self._body()
         return tag is not None or self._state != _HEADER
 
+    def _break_at(self, end: int, why: str) -> None:
+        """The header breaks at ``end`` (the token there is read again as text). A recipient
+        complete before it counts first, as it would have in any chunking."""
+        self._header_to(end)
+        if self._call is None:
+            self._recipient()
+        if self._state == _HEADER:
+            self._broken(why)
+
     def _recipient(self) -> None:
-        m = _RECIPIENT.search("".join(self._hdr))
+        header = "".join(self._hdr)
+        m = _RECIPIENT.search(header)
         if m is None:
             return
         name = m.group(1)
@@ -162,6 +167,13 @@ class HarmonyDecoder(TagDecoder):
         elif name in self._tools:
             self._begin(name, json_args=True)
         else:
+            # Revert right after the recipient, whatever the chunk held past it: the text
+            # after it is read again (the header so far is all in ``_head``, and what
+            # follows the recipient came in with this chunk).
+            extra = len(header) - m.end()
+            if extra:
+                self._pos -= extra
+                self._head = [header[: m.end()]]
             self._revert(f"a message to {name}, not to a declared function")
 
     def _body(self) -> None:
