@@ -18,6 +18,7 @@ from tests.decode.tags_support import (
 )
 from tests.helpers import needs_shared
 from toolwire.decode.tags import Glm45Decoder
+from toolwire.events import ToolCallDelta
 
 DIFFERENCES = {
     "vllm-glm45-incomplete_tool_call": (
@@ -138,3 +139,18 @@ def test_a_word_of_prose_between_the_tags_is_no_call() -> None:
     events = decode_whole(Glm, text)
     assert calls_of(events) == []
     assert text_of(events) == text
+
+
+def test_a_long_value_streams_as_it_arrives() -> None:
+    # vLLM issue 32829: a long code value must reach the client while it is written.
+    body = "".join(f"line {i}: a < b\n" for i in range(400))
+    head = f"<tool_call>Write\n<arg_key>content</arg_key>\n<arg_value>{body}"
+    decoder = Glm()
+    streamed = ""
+    for n in range(0, len(head), 50):
+        events = decoder.feed(head[n : n + 50])
+        streamed += "".join(ev.text for ev in events if isinstance(ev, ToolCallDelta))
+        assert not [ev for ev in events if isinstance(ev, ToolCallDelta) and ev.fields]
+    assert body[:-20] in streamed
+    events = decoder.feed("</arg_value>\n</tool_call>")
+    assert field_values(events) == {"content": body}

@@ -103,3 +103,11 @@ def test_a_call_without_its_section_token_is_read() -> None:
     assert calls_of(decode_whole(KimiK2Decoder, text + "<|tool_call_end|>")) == [
         ("Read", {"file_path": "b"})
     ]
+
+
+def test_arguments_stream_and_fields_complete_before_the_call_ends() -> None:
+    decoder = KimiK2Decoder()
+    cut = TWO.index('"limit"')
+    events = decoder.feed(TWO[:cut])
+    assert fields_of(events) == ["file_path"]  # known before the object closes
+    assert not ends_of(events)

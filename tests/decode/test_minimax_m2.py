@@ -18,6 +18,7 @@ from tests.decode.tags_support import (
 )
 from tests.helpers import needs_shared
 from toolwire.decode.tags import MiniMaxM2Decoder
+from toolwire.events import ToolCallDelta
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "search_web": {
@@ -109,3 +110,17 @@ def test_a_call_cut_by_max_tokens_fails() -> None:
     [end] = ends_of(events)
     assert not end.ok
     assert text_of(events) == "Searching both.\n"
+
+
+def test_a_long_value_streams_as_it_arrives() -> None:
+    body = "".join(f"<p>{i} &amp; é</p>\n" for i in range(400))
+    head = f'<minimax:tool_call>\n<invoke name="Write">\n<parameter name="content">{body}'
+    decoder = MiniMax()
+    streamed = ""
+    for n in range(0, len(head), 50):
+        events = decoder.feed(head[n : n + 50])
+        streamed += "".join(ev.text for ev in events if isinstance(ev, ToolCallDelta))
+    assert body[:-20] in streamed
+    events = decoder.feed("</parameter>\n</invoke>")
+    assert field_values(events) == {"content": body}
+    assert [end.arguments for end in ends_of(events)] == [{"content": body}]

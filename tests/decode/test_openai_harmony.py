@@ -99,3 +99,10 @@ def test_end_tokens_outside_a_message_are_text() -> None:
     events = decode_whole(Harmony, text)
     assert text_of(events) == text
     assert calls_of(events) == []
+
+
+def test_arguments_stream_and_fields_complete_before_the_call_ends() -> None:
+    decoder = Harmony()
+    events = decoder.feed(CALL[: CALL.index('"unit"')])
+    assert fields_of(events) == ["location"]
+    assert not ends_of(events)
