@@ -111,3 +111,12 @@ def test_arguments_stream_and_fields_complete_before_the_call_ends() -> None:
     events = decoder.feed(TWO[:cut])
     assert fields_of(events) == ["file_path"]  # known before the object closes
     assert not ends_of(events)
+
+
+def test_a_call_token_named_in_prose_does_not_hold_the_rest_back() -> None:
+    text = "Each call opens with <|tool_call_begin|> and its id. " + "More prose. " * 20
+    decoder = KimiK2Decoder()
+    events = decoder.feed(text)
+    assert text_of(events) == text  # shown at once, not at the end of the response
+    assert len(errors_of(events)) == 1
+    assert decoder.close() == []

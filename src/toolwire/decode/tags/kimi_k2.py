@@ -22,8 +22,9 @@ States::
 * id: ``functions.NAME:IDX`` (``functions.`` optional), whitespace allowed around it. The
   call starts (``ToolCallStart``) on the chunk that ends the id, the name being the text
   before the last ``:IDX``. The ids are toolwire's (``call_<n>``), as for every text format.
-  An id that is not one (``functions.get.0``, a bare ``0``) is no call: its markup up to
-  ``<|tool_call_end|>`` goes into a ``StreamError`` and the section goes on.
+  An id that is not one (``functions.get.0``, a bare ``0``) is no call: inside a section its
+  markup up to ``<|tool_call_end|>`` goes into a ``StreamError`` and the section goes on;
+  a ``<|tool_call_begin|>`` without a section reverts to text (with a ``StreamError``).
 * wrap: after ``<|tool_call_argument_begin|>`` the JSON object streams as the call's
   arguments (``_wrapper.Wrapper(value_only=True)``: ``ToolCalls`` parses it and reports the
   completed ``fields``). Arguments that break (``{"city": "Beijing"<|tool_call_end|>``)
@@ -81,6 +82,7 @@ class KimiK2Decoder(TagDecoder):
         del schemas  # JSON arguments carry their own types
         self._wrapper = Wrapper(value_only=True)
         self._ws: list[str] = []
+        self._in_section = False
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {
@@ -94,7 +96,8 @@ class KimiK2Decoder(TagDecoder):
         }
 
     def _opened(self, tag: str) -> None:
-        if tag == _CALL_BEGIN:  # a call without its section
+        self._in_section = tag != _CALL_BEGIN
+        if not self._in_section:  # a call without its section
             self._state = _ID
 
     # -- the section ---------------------------------------------------------------------
@@ -130,7 +133,10 @@ class KimiK2Decoder(TagDecoder):
             part = _ID_PART.match(self._buf, self._pos)
             if part is not None and part.end() == len(self._buf):
                 return False  # the id may still complete
-            self._state = _SKIP_ID
+            if self._in_section:
+                self._state = _SKIP_ID
+            else:  # no section holds it: a token named in prose, say
+                self._revert("not a call id after <|tool_call_begin|>")
             return True
         self._head_to(m.end())
         self._begin(m.group(1), json_args=True)
