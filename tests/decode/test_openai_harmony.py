@@ -106,3 +106,12 @@ def test_arguments_stream_and_fields_complete_before_the_call_ends() -> None:
     events = decoder.feed(CALL[: CALL.index('"unit"')])
     assert fields_of(events) == ["location"]
     assert not ends_of(events)
+
+
+def test_a_token_named_in_prose_does_not_hold_the_rest_back() -> None:
+    text = "Each message opens with <|start|>assistant, then a channel. " + "More. " * 20
+    decoder = Harmony()
+    events = decoder.feed(text)
+    assert text_of(events) == text
+    assert len(errors_of(events)) == 1
+    assert decoder.close() == []

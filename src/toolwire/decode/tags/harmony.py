@@ -20,9 +20,10 @@ States::
                           \\-> wrap -> call_end -> text   (to=functions.NAME)
 
 * header: from ``<|start|>`` or ``<|channel|>`` up to ``<|message|>`` (at most
-  ``_MAX_HEADER`` chars; ``<|channel|>`` and ``<|constrain|>`` may sit inside). The markup
-  is held: if the header breaks (another token, too long, the text ends) it reverts to text
-  with a ``StreamError``. As soon as a recipient ``to=functions.NAME`` is complete (a space
+  ``_MAX_HEADER`` chars; ``<|channel|>`` and ``<|constrain|>`` may sit inside, and between
+  tokens only words, spaces, ``. : = / -``). The markup is held: if the header breaks
+  (another token, another character, too long, the text ends) it reverts to text with a
+  ``StreamError``. As soon as a recipient ``to=functions.NAME`` is complete (a space
   or a token follows), the call starts. A recipient without ``functions.`` is a call only
   when it names a declared tool; one to a built-in tool (``browser.search``, ``python``)
   reverts to text: toolwire's client has no such tool.
@@ -57,6 +58,8 @@ _SKIP_END = TagSet(_START, *_ENDS)
 _MAX_HEADER = 512
 _RECIPIENT = re.compile(r"(?:^|\s)to=([^\s<]{1,256})(?=[\s<])")
 _CHANNEL_NAME = re.compile(r"<\|channel\|>[ \t]*(\w+)")
+# What a header holds between its tokens: a role, a channel, ``to=RECIPIENT``, ``json``.
+_NOT_HEADER = re.compile(r"[^\w .:=/\t\r\n-]")
 _LEAD = "to="  # a text that begins inside the role part of a header
 
 
@@ -134,6 +137,10 @@ class HarmonyDecoder(TagDecoder):
         room = _MAX_HEADER - self._hdr_len
         if start - self._pos > room:
             self._break_at(self._pos + room, "a message header longer than any")
+            return True
+        odd = _NOT_HEADER.search(self._buf, self._pos, start)
+        if odd is not None:  # prose that named a token: shown without waiting for more
+            self._break_at(odd.start(), "not a message header")
             return True
         first = tag == _START and not self._hdr and start == self._pos
         if tag is not None and tag not in (_CHANNEL, _CONSTRAIN, _MESSAGE) and not first:
