@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
+import pytest
+
 from tests.decode.formats_support import assert_same_in_any_chunking, check_format
 from tests.decode.tags_support import (
     calls_of,
@@ -115,3 +117,13 @@ def test_a_token_named_in_prose_does_not_hold_the_rest_back() -> None:
     assert text_of(events) == text
     assert len(errors_of(events)) == 1
     assert decoder.close() == []
+
+
+@pytest.mark.parametrize("size", [100, 502, 503, 600])
+def test_a_header_breaks_at_one_place_in_any_chunking(size: int) -> None:
+    # Too long, or a character no header holds: whichever comes first, in every chunking.
+    text = "<|start|>" + "a" * size + ",b<|message|>after"
+    assert_same_in_any_chunking(Harmony, text, range(0, len(text), 97))
+    events = decode_whole(Harmony, text)
+    assert text_of(events) == text
+    assert len(errors_of(events)) == 1

@@ -134,13 +134,14 @@ class HarmonyDecoder(TagDecoder):
 
     def _on_header(self) -> bool:
         start, tag = _TOKENS.scan(self._buf, self._pos)
-        room = _MAX_HEADER - self._hdr_len
-        if start - self._pos > room:
-            self._break_at(self._pos + room, "a message header longer than any")
-            return True
-        odd = _NOT_HEADER.search(self._buf, self._pos, start)
+        # Whichever comes first breaks the header, so that any chunking breaks it there.
+        limit = self._pos + _MAX_HEADER - self._hdr_len
+        odd = _NOT_HEADER.search(self._buf, self._pos, min(start, limit))
         if odd is not None:  # prose that named a token: shown without waiting for more
             self._break_at(odd.start(), "not a message header")
+            return True
+        if start > limit:
+            self._break_at(limit, "a message header longer than any")
             return True
         first = tag == _START and not self._hdr and start == self._pos
         if tag is not None and tag not in (_CHANNEL, _CONSTRAIN, _MESSAGE) and not first:
