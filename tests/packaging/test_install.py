@@ -51,6 +51,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     out = tmp_path_factory.mktemp("dist")
     command = [str(UV), "build", "--offline", "--out-dir", str(out), str(REPO)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0 and "network was disabled" in done.stderr:
+        pytest.skip("uv has no cached build backend to build offline (make install fills it)")
     assert done.returncode == 0, done.stderr[-2000:]
     [wheel], [sdist] = out.glob("toolwire-*.whl"), out.glob("toolwire-*.tar.gz")
     return wheel, sdist, wheelhouse("toolwire", tmp_path_factory.mktemp("wheelhouse"))
