@@ -61,7 +61,8 @@ def _env_var(method_id: str, variable: str) -> dict[str, Any]:
         "type": "env_var",
         "id": method_id,
         "name": f"{method_id} API key",
-        "description": f"Launch the agent with ${variable} set; models {method_id}/MODEL.",
+        "description": f"The agent was launched with ${variable} set; the model option "
+        f"offers the {method_id} backend as {method_id}/MODEL.",
         "vars": [{"name": variable, "label": f"{method_id} API key"}],
     }
 
