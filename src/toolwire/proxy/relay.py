@@ -42,6 +42,16 @@ class Relay(Protocol):
         ...
 
 
+class RelayFactory(Protocol):
+    """The relay of another dialect than Anthropic's (``proxy.dialects``), made by the
+    plan (which then never passes the body through): ``estimate``, the input tokens;
+    ``json_args``, whether argument pieces are JSON text; ``scale``, ``scale.py``'s."""
+
+    def __call__(
+        self, model: str, *, estimate: int, json_args: bool, scale: Scale | None
+    ) -> Relay: ...
+
+
 class TranslatedRelay:
     """Toolwire's events encoded as an Anthropic stream (``encode.py``)."""
 
@@ -117,4 +127,4 @@ def json_bytes(payload: Payload) -> bytes:
         return encodable(text).encode()
 
 
-__all__ = ["Relay", "TranslatedRelay", "json_bytes", "relay"]
+__all__ = ["Relay", "RelayFactory", "TranslatedRelay", "json_bytes", "relay"]
