@@ -199,12 +199,12 @@ class ChatEncoder:
             found["function"]["arguments"] += event.text
             piece = event.text
         else:  # the end: arguments not streamed as JSON go whole
-            if self._json_args and call["function"]["arguments"]:
+            if self._json_args and found["function"]["arguments"]:
                 return b""
             piece = arguments_text(event.arguments) if event.ok else event.raw or ""
-            call["function"]["arguments"] = piece
+            found["function"]["arguments"] = piece
         return self._chunk(
-            {"tool_calls": [{"index": call["index"], "function": {"arguments": piece}}]}
+            {"tool_calls": [{"index": found["index"], "function": {"arguments": piece}}]}
         )
 
     def _ended(self, event: MessageEnd) -> bytes:
