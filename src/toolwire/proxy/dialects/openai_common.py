@@ -52,6 +52,8 @@ def session(body: Mapping[str, Any], headers: Mapping[str, str], first: Any) -> 
         named = next((headers[h] for h in _SESSION_HEADERS if headers.get(h)), "")
     if named and len(named) <= MAX_SESSION_ID and named.isascii() and named.isprintable():
         return named
+    if isinstance(first, dict):  # its content: the same however the item is spelled
+        first = first.get("content")
     seed = named or json.dumps(first, sort_keys=True, ensure_ascii=False)
     return "first-" + hashlib.sha256(seed.encode(errors="replace")).hexdigest()[:32]
 
