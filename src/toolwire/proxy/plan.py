@@ -35,7 +35,7 @@ from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
 from toolwire.proxy.raw_relay import RawRelay
-from toolwire.proxy.relay import Relay, RelayFactory, TranslatedRelay
+from toolwire.proxy.relay import Answering, Relay, RelayFactory, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
@@ -326,8 +326,9 @@ def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | Non
         return built.raw, scale
     if r.dialect is not None:
         json_args = r.settings.config.backend(d.chosen.backend).native_tools
-        model = str(r.body["model"])
-        return r.dialect(model, estimate=built.tokens, json_args=json_args, scale=scale), scale
+        wire = built.backend.wire_format
+        answering = Answering(str(r.body["model"]), built.tokens, json_args, scale, wire)
+        return r.dialect(answering), scale
     return _translated(r.settings, d.chosen, str(r.body["model"]), built, scale), scale
 
 

@@ -45,8 +45,7 @@ from toolwire.proxy.dialects.openai_common import (
     with_effort,
 )
 from toolwire.proxy.errors import ProxyError
-from toolwire.proxy.relay import Relay
-from toolwire.proxy.scale import Scale
+from toolwire.proxy.relay import Answering, Relay
 
 _DONE = b"data: [DONE]\n\n"
 
@@ -147,11 +146,9 @@ def _tools(tools: Any, choice: Any) -> list[Payload]:
 class ChatEncoder:
     """One answer as Chat Completions chunks, or as one ``chat.completion``."""
 
-    def __init__(
-        self, model: str, estimate: int, *, json_args: bool, scale: Scale | None, usage: bool
-    ) -> None:
-        self.model, self._estimate, self._json_args = model, estimate, json_args
-        self._scale, self._usage = scale, usage
+    def __init__(self, answering: Answering, *, usage: bool) -> None:
+        self.model, self._answering, self._usage = answering.model, answering, usage
+        self._json_args = answering.json_args
         self.id = f"chatcmpl-{uuid.uuid4().hex}"
         self.created = int(time.time())
         self.done = self.stopped = False
@@ -218,7 +215,7 @@ class ChatEncoder:
         return out + _DONE
 
     def _usage_body(self) -> Payload:
-        given, produced, cached, reasoning = tokens(self._end, self._estimate, self._scale)
+        given, produced, cached, reasoning = tokens(self._end, self._answering)
         return {
             "prompt_tokens": given,
             "completion_tokens": produced,
@@ -272,11 +269,8 @@ class OpenAIChat:
         return Imported(planned, partial(_relay, usage=usage))
 
 
-def _relay(
-    model: str, *, estimate: int, json_args: bool, scale: Scale | None, usage: bool
-) -> Relay:
-    make = partial(ChatEncoder, model, estimate, json_args=json_args, scale=scale, usage=usage)
-    return DialectRelay(make)
+def _relay(answering: Answering, *, usage: bool) -> Relay:
+    return DialectRelay(partial(ChatEncoder, answering, usage=usage))
 
 
 __all__ = ["ChatEncoder", "OpenAIChat", "import_chat"]

@@ -8,11 +8,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from toolwire.context import prompt_tokens
 from toolwire.events import MessageEnd
 from toolwire.proxy.dialects.base import DialectError, Payload
 from toolwire.proxy.errors import ProxyError, UpstreamError
-from toolwire.proxy.relay import json_bytes
-from toolwire.proxy.scale import Scale
+from toolwire.proxy.relay import Answering, json_bytes
 from toolwire.proxy.state import MAX_SESSION_ID, SESSION_HEADERS
 from toolwire.proxy.translate import EFFORT_KEY, MAX_OUTPUT_TOKENS
 
@@ -176,13 +176,16 @@ def finish_reason(end: MessageEnd, *, saw_calls: bool) -> str:
     return "stop" if reason == "tool_calls" and not saw_calls else reason
 
 
-def tokens(end: MessageEnd | None, estimate: int, scale: Scale | None) -> tuple[int, int, int, int]:
-    """(input, output, cached, reasoning) tokens of the answer, input as the client's
-    window counts it (``scale.py``); the estimate when the upstream reported none."""
+def tokens(end: MessageEnd | None, answering: Answering) -> tuple[int, int, int, int]:
+    """(input, output, cached, reasoning) tokens of the answer: input as OpenAI counts
+    it (cache reads and writes included, whatever the backend's own count holds) and
+    scaled to the client's window (``scale.py``); the estimate when none was reported."""
     usage = None if end is None else end.usage
-    given = estimate if usage is None or usage.input_tokens is None else usage.input_tokens
-    if scale is not None:
-        given = scale(given)
+    given = answering.estimate
+    if usage is not None and usage.input_tokens is not None:
+        given = prompt_tokens(usage, answering.wire_format)
+    if answering.scale is not None:
+        given = answering.scale(given)
     if usage is None:
         return given, 0, 0, 0
     cached = usage.cache_read_tokens or 0

@@ -43,8 +43,7 @@ from toolwire.proxy.dialects.openai_common import (
 )
 from toolwire.proxy.dialects.responses_stream import SECRET_KEY, ResponsesEncoder
 from toolwire.proxy.errors import ProxyError
-from toolwire.proxy.relay import Relay
-from toolwire.proxy.scale import Scale
+from toolwire.proxy.relay import Answering, Relay
 
 _CALLS = ("function_call", "custom_tool_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
@@ -267,17 +266,9 @@ async def _keep(keeper: Keeper, key: str, items: list[Payload], sid: str, result
 
 
 def _relay(
-    model: str,
-    *,
-    estimate: int,
-    json_args: bool,
-    scale: Scale | None,
-    base: Payload,
-    custom: frozenset[str],
-    keep: Finish | None,
+    answering: Answering, *, base: Payload, custom: frozenset[str], keep: Finish | None
 ) -> Relay:
-    make = partial(ResponsesEncoder, base, custom, estimate, json_args=json_args, scale=scale)
-    return DialectRelay(make, keep)
+    return DialectRelay(partial(ResponsesEncoder, base, custom, answering), keep)
 
 
 __all__ = [

@@ -30,7 +30,7 @@ from toolwire.events import (
 )
 from toolwire.proxy.dialects.base import Payload
 from toolwire.proxy.dialects.openai_common import arguments_text, sse, tokens
-from toolwire.proxy.scale import Scale
+from toolwire.proxy.relay import Answering
 
 SECRET_KEY = "toolwire"  # marks an ``encrypted_content`` this proxy wrote
 
@@ -48,18 +48,10 @@ class ResponsesEncoder:
     """One answer as Responses events; ``base``: the response object's fixed fields
     (id, model, the request's settings), ``custom``: the names of freeform tools."""
 
-    def __init__(
-        self,
-        base: Payload,
-        custom: frozenset[str],
-        estimate: int,
-        *,
-        json_args: bool,
-        scale: Scale | None,
-    ) -> None:
+    def __init__(self, base: Payload, custom: frozenset[str], answering: Answering) -> None:
         self._base = base | {"object": "response", "created_at": int(time.time())}
-        self._custom, self._estimate = custom, estimate
-        self._json_args, self._scale = json_args, scale
+        self._custom, self._answering = custom, answering
+        self._json_args = answering.json_args
         self.done = self.stopped = False
         self.failure: str | None = None
         self._seq = 0
@@ -262,7 +254,7 @@ class ResponsesEncoder:
         return out + self._emit(f"response.{status}", response=self._final)
 
     def _usage(self, event: MessageEnd) -> Payload:
-        given, produced, cached, reasoning = tokens(event, self._estimate, self._scale)
+        given, produced, cached, reasoning = tokens(event, self._answering)
         return {
             "input_tokens": given,
             "input_tokens_details": {"cached_tokens": cached},
