@@ -12,8 +12,9 @@ import openai
 import pytest
 
 from tests.fakes.http import FakeServer, Reply
-from tests.proxy.dialect_support import MODELS, proxy, text_reply
-from tests.proxy.support import anthropic_stream
+from tests.proxy.dialect_support import MODELS, config, proxy, text_reply
+from tests.proxy.support import anthropic_stream, running
+from toolwire.proxy import load_settings
 
 SIGNATURE = "sig-" + "x" * 40
 
@@ -112,3 +113,42 @@ def test_the_requests_are_counted_as_the_anthropic_routes_are(
     assert any('backend="claude"' in line for line in lines)
     assert any('backend="local"' in line for line in lines)
     assert any(line.startswith("toolwire_proxy_streams_total") for line in metrics.splitlines())
+
+
+def test_a_failed_backend_fails_over_for_an_openai_client(tmp_path: Path) -> None:
+    """The Anthropic upstream is down (a 529): the request goes on to the OpenAI-Chat
+    backend, and the Responses client reads that answer as if nothing happened."""
+    overloaded = Reply(
+        status=529,
+        chunks=[b'{"type":"error","error":{"type":"overloaded_error","message":"busy"}}'],
+        content_type="application/json",
+    )
+    with FakeServer() as upstream:
+        upstream.script(overloaded, text_reply("openai", "From the fallback."))
+        path = config(tmp_path, upstream.url)
+        text = path.read_text().replace(
+            'model = "claude-up"', 'model = "claude-up"\nfallbacks = ["local"]'
+        )
+        path.write_text(text)
+        with (
+            running(load_settings(path)) as base,
+            openai.OpenAI(base_url=f"{base}/v1", api_key="k", max_retries=0) as client,
+        ):
+            raw = client.responses.with_raw_response.create(model=MODELS["anthropic"], input="hi")
+    assert raw.parse().output_text == "From the fallback."
+    assert raw.headers["x-toolwire-backend"] == "local"
+    assert [r.path for r in upstream.requests] == ["/v1/messages", "/v1/chat/completions"]
+
+
+def test_a_refusal_is_content_filter_in_both_dialects(base_url: str, upstream: FakeServer) -> None:
+    refused = anthropic_stream([{"type": "text", "text": "I can't help."}], "refusal")
+    upstream.script(Reply(chunks=refused), Reply(chunks=refused))
+    with openai.OpenAI(base_url=base_url, api_key="k", max_retries=0) as client:
+        ask: Any = [{"role": "user", "content": "x"}]
+        chat = client.chat.completions.create(model=MODELS["anthropic"], messages=ask)
+        response = client.responses.create(model=MODELS["anthropic"], input="x")
+    assert chat.choices[0].finish_reason == "content_filter"
+    assert response.status == "incomplete"
+    assert response.incomplete_details is not None
+    assert response.incomplete_details.reason == "content_filter"
+    assert response.output_text == "I can't help."

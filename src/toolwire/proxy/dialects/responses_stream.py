@@ -33,6 +33,8 @@ from toolwire.proxy.dialects.openai_common import arguments_text, sse, tokens
 from toolwire.proxy.relay import Answering
 
 SECRET_KEY = "toolwire"  # marks an ``encrypted_content`` this proxy wrote
+# Stop reasons that end a response ``incomplete``, and the reason it then names.
+_INCOMPLETE = {"max_tokens": "max_output_tokens", "refusal": "content_filter"}
 
 
 def reasoning_secret(kind: str, value: str) -> str:
@@ -246,9 +248,9 @@ class ResponsesEncoder:
         out = self._close_text() + self._close_thinking()
         for index in list(self._calls.values()):
             out += self._item_done(index)
-        cut = event.stop_reason == "max_tokens"
+        cut = _INCOMPLETE.get(event.stop_reason)
         status = "incomplete" if cut else "completed"
-        details = {"reason": "max_output_tokens"} if cut else None
+        details = {"reason": cut} if cut else None
         self._final = self._response(status, usage=self._usage(event), incomplete_details=details)
         self.done = self.stopped = True
         return out + self._emit(f"response.{status}", response=self._final)
