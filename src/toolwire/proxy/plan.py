@@ -324,19 +324,15 @@ def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | Non
     if built.raw is not None:
         built.raw.scale = scale
         return built.raw, scale
+    return _translated(r, d.chosen, built, scale), scale
+
+
+def _translated(r: _Request, chosen: Route, built: _Built, scale: Scale | None) -> Relay:
+    """A relay encoding the backend's events back: in the client's dialect, or Anthropic's."""
+    json_args = r.settings.config.backend(chosen.backend).native_tools
+    model, wire = str(r.body["model"]), built.backend.wire_format
     if r.dialect is not None:
-        json_args = r.settings.config.backend(d.chosen.backend).native_tools
-        wire = built.backend.wire_format
-        answering = Answering(str(r.body["model"]), built.tokens, json_args, scale, wire)
-        return r.dialect(answering), scale
-    return _translated(r.settings, d.chosen, str(r.body["model"]), built, scale), scale
-
-
-def _translated(
-    settings: ProxySettings, chosen: Route, model: str, built: _Built, scale: Scale | None
-) -> Relay:
-    """A relay that encodes the backend's events back into Anthropic's stream."""
-    json_args = settings.config.backend(chosen.backend).native_tools
+        return r.dialect(Answering(model, built.tokens, json_args, scale, wire))
     return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
 
 
