@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import openai
 import pytest
 
@@ -214,3 +215,53 @@ def test_store_false_keeps_nothing(base_url: str, upstream: FakeServer) -> None:
     first = client.responses.create(model="local,qwen3", input="hi", store=False)
     with pytest.raises(openai.NotFoundError):
         client.responses.create(model="local,qwen3", input="x", previous_response_id=first.id)
+
+
+def test_a_codex_shaped_request_streams_the_events_codex_reads(
+    upstream: FakeServer, base_url: str
+) -> None:
+    """What Codex CLI sends (``store`` off, ``prompt_cache_key``, a developer message,
+    ``shell`` and the freeform ``apply_patch``) and the event order it reads back."""
+    upstream.script(calls_reply("openai", [("call_p", "apply_patch", {"input": PATCH})]))
+    shell = {"type": "function", "name": "shell", "parameters": {"type": "object"}}
+    body = {
+        "model": MODELS["openai"],
+        "instructions": "You are Codex.",
+        "input": [
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "sandbox"}],
+            },
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "add a.txt"}],
+            },
+        ],
+        "tools": [shell, {"type": "custom", "name": "apply_patch", "description": "Patch."}],
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+        "reasoning": {"effort": "medium", "summary": "auto"},
+        "store": False,
+        "stream": True,
+        "include": ["reasoning.encrypted_content"],
+        "prompt_cache_key": "codex-conv-1",
+        "text": {"verbosity": "low"},
+    }
+    reply = httpx2.post(f"{base_url}/responses", json=body, timeout=10)
+    assert reply.headers["x-toolwire-session"] == "codex-conv-1"
+    kinds = [line[7:] for line in reply.text.splitlines() if line.startswith("event: ")]
+    assert kinds == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    sent = upstream.requests[0].json()
+    assert sent["messages"][0]["role"] == "system"
+    assert "You are Codex." in sent["messages"][0]["content"]
+    assert "sandbox" in sent["messages"][0]["content"]
