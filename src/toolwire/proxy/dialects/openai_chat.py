@@ -10,6 +10,7 @@ chunk, its arguments as they arrive, ``finish_reason``, then the usage chunk whe
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from functools import partial
@@ -48,6 +49,7 @@ from toolwire.proxy.errors import ProxyError
 from toolwire.proxy.relay import Answering, Relay
 
 _DONE = b"data: [DONE]\n\n"
+_string = json.encoder.encode_basestring  # a str as JSON, not escaped to ASCII
 
 
 def import_chat(body: Any, headers: Any) -> Payload:
@@ -156,7 +158,12 @@ class ChatEncoder:
         self._text: list[str] = []
         self._thinking: list[str] = []
         self._calls: dict[str, Payload] = {}
+        self._args: dict[str, list[str]] = {}  # joined when the call ends, not copied per delta
         self._end: MessageEnd | None = None
+        # The hot path, a text chunk, is framed from this chunk's bytes around its text.
+        empty = self._chunk({"content": ""})
+        head, _, tail = empty.partition(b'"content": ""')
+        self._text_frame = (head + b'"content": ', tail)
 
     def start(self) -> bytes:
         return self._chunk({"role": "assistant", "content": ""})
@@ -166,7 +173,11 @@ class ChatEncoder:
             return b""
         if isinstance(event, TextDelta) and event.text:
             self._text.append(event.text)
-            return self._chunk({"content": event.text})
+            try:
+                text = _string(event.text).encode()
+            except UnicodeEncodeError:  # a lone surrogate: the slow path makes it U+FFFD
+                return self._chunk({"content": event.text})
+            return self._text_frame[0] + text + self._text_frame[1]
         if isinstance(event, ThinkingDelta) and event.text:
             self._thinking.append(event.text)
             return self._chunk({"reasoning_content": event.text})
@@ -193,10 +204,12 @@ class ChatEncoder:
         if isinstance(event, ToolCallDelta):
             if not (event.text and self._json_args):
                 return b""
-            found["function"]["arguments"] += event.text
+            self._args.setdefault(event.id, []).append(event.text)
             piece = event.text
         else:  # the end: arguments not streamed as JSON go whole
-            if self._json_args and found["function"]["arguments"]:
+            streamed = "".join(self._args.pop(event.id, ()))
+            if self._json_args and streamed:
+                found["function"]["arguments"] = streamed
                 return b""
             piece = arguments_text(event.arguments) if event.ok else event.raw or ""
             found["function"]["arguments"] = piece

@@ -42,6 +42,14 @@ def reasoning_secret(kind: str, value: str) -> str:
     return json.dumps({SECRET_KEY: kind, "value": value}, separators=(",", ":"))
 
 
+_string = json.encoder.encode_basestring  # a str as JSON, not escaped to ASCII
+_TEXT_DELTA = (
+    b"event: response.output_text.delta\ndata: "
+    b'{"type":"response.output_text.delta","sequence_number":%d,"item_id":"%s",'
+    b'"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]}\n\n'
+)
+
+
 def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
@@ -61,6 +69,9 @@ class ResponsesEncoder:
         self._text: int | None = None  # output index of the open message item
         self._thinking: int | None = None  # of the open reasoning item
         self._calls: dict[str, int] = {}
+        # The growing text of each open item (its text, summary or arguments), joined when
+        # the item ends: adding to a str in a dict would copy it at every delta.
+        self._pieces: dict[int, list[str]] = {}
         self._final: Payload | None = None
 
     def _emit(self, kind: str, **fields: Any) -> bytes:
@@ -121,17 +132,20 @@ class ResponsesEncoder:
         return out + added + self._emit("response.content_part.added", **where, part=dict(part))
 
     def _text_delta(self, text: str) -> bytes:
+        """The hot path (nearly every event of a long answer), framed from a template."""
         assert self._text is not None
-        item = self._output[self._text]
-        item["content"][0]["text"] += text
-        return self._emit(
-            "response.output_text.delta",
-            item_id=item["id"],
-            output_index=self._text,
-            content_index=0,
-            delta=text,
-            logprobs=[],
-        )
+        self._pieces.setdefault(self._text, []).append(text)
+        item_id = self._output[self._text]["id"]
+        try:
+            framed = _TEXT_DELTA % (self._seq, item_id.encode(), self._text, _string(text).encode())
+        except UnicodeEncodeError:  # a lone surrogate in the upstream's text: the slow path
+            where = {"item_id": item_id, "output_index": self._text, "content_index": 0}
+            return self._emit("response.output_text.delta", **where, delta=text, logprobs=[])
+        self._seq += 1
+        return framed
+
+    def _joined(self, index: int) -> str:
+        return "".join(self._pieces.pop(index, ()))
 
     def _close_text(self) -> bytes:
         index, self._text = self._text, None
@@ -139,6 +153,7 @@ class ResponsesEncoder:
             return b""
         item = self._output[index]
         part = item["content"][0]
+        part["text"] = self._joined(index)
         where = {"item_id": item["id"], "output_index": index, "content_index": 0}
         done = self._emit("response.output_text.done", **where, text=part["text"], logprobs=[])
         done += self._emit("response.content_part.done", **where, part=part)
@@ -159,7 +174,7 @@ class ResponsesEncoder:
             item["encrypted_content"] = reasoning_secret("signature", event.signature)
         if not event.text:
             return out
-        item["summary"][0]["text"] += event.text
+        self._pieces.setdefault(self._thinking, []).append(event.text)
         return out + self._emit(
             "response.reasoning_summary_text.delta",
             item_id=item["id"],
@@ -189,6 +204,7 @@ class ResponsesEncoder:
             return b""
         item = self._output[index]
         part = item["summary"][0]
+        part["text"] = self._joined(index)
         where = {"item_id": item["id"], "output_index": index, "summary_index": 0}
         done = self._emit("response.reasoning_summary_text.done", **where, text=part["text"])
         done += self._emit("response.reasoning_summary_part.done", **where, part=part)
@@ -210,7 +226,7 @@ class ResponsesEncoder:
         item = self._output[index]
         if item["type"] != "function_call" or not (event.text and self._json_args):
             return b""  # a freeform input is a JSON string until it ends: sent whole then
-        item["arguments"] += event.text
+        self._pieces.setdefault(index, []).append(event.text)
         return self._emit(
             "response.function_call_arguments.delta",
             item_id=item["id"],
@@ -230,6 +246,7 @@ class ResponsesEncoder:
             out += self._emit("response.custom_tool_call_input.done", **where, input=item["input"])
             return out + self._item_done(index)
         out = b""
+        item["arguments"] = self._joined(index)
         if not (self._json_args and item["arguments"]):
             item["arguments"] = whole
             out = self._emit("response.function_call_arguments.delta", **where, delta=whole)
@@ -267,8 +284,9 @@ class ResponsesEncoder:
 
     def _failed(self, message: str) -> bytes:
         self.failure, self.done = message, True
+        out = self._close_text() + self._close_thinking()  # what was said stays said
         error = {"code": "server_error", "message": message}
-        return self._emit("response.failed", response=self._response("failed", error=error))
+        return out + self._emit("response.failed", response=self._response("failed", error=error))
 
     def result(self) -> Payload:
         return self._final if self._final is not None else self._response("in_progress")
