@@ -3,6 +3,7 @@ thinking given back to the backend that made it, a stream cut mid-way, the metri
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from tests.proxy.support import anthropic_stream, running
 from toolwire.proxy import load_settings
 
 SIGNATURE = "sig-" + "x" * 40
+FILE = "1\tdef main():\n2\t    return 42\n"
 
 
 @pytest.fixture
@@ -152,3 +154,36 @@ def test_a_refusal_is_content_filter_in_both_dialects(base_url: str, upstream: F
     assert response.incomplete_details is not None
     assert response.incomplete_details.reason == "content_filter"
     assert response.output_text == "I can't help."
+
+
+def test_a_codex_session_switched_mid_task_keeps_the_files_it_read(
+    base_url: str, upstream: FakeServer
+) -> None:
+    """A Responses session (named by ``prompt_cache_key``) on the OpenAI-Chat backend is
+    switched to the Anthropic one: its next request still holds the file read before."""
+    upstream.script(text_reply("openai", "I read it."), text_reply("anthropic", "Still know it."))
+    read = '{"cmd": ["cat", "src/a.py"]}'
+    items: list[Any] = [
+        {"type": "message", "role": "user", "content": "Read src/a.py"},
+        {"type": "function_call", "call_id": "call_r", "name": "shell", "arguments": read},
+        {"type": "function_call_output", "call_id": "call_r", "output": FILE},
+    ]
+    shell = [{"type": "function", "name": "shell", "parameters": {"type": "object"}}]
+    with openai.OpenAI(base_url=base_url, api_key="k", max_retries=0) as client:
+        ask: Any = {"model": "qwen3", "tools": shell, "prompt_cache_key": "codex-1"}
+        first = client.responses.create(input=items, store=False, **ask)
+        root = base_url.removesuffix("/v1")
+        switched = httpx2.post(
+            f"{root}/control/switch", json={"backend": "claude", "session": "codex-1"}
+        )
+        assert switched.status_code == 200
+        items += [
+            *[o.model_dump(exclude_none=True) for o in first.output],
+            {"type": "message", "role": "user", "content": "Quote the file."},
+        ]
+        second = client.responses.create(input=items, store=False, **ask)
+    assert second.output_text == "Still know it."
+    assert upstream.requests[0].path == "/v1/chat/completions"
+    sent = upstream.requests[1]
+    assert sent.path == "/v1/messages"
+    assert json.dumps(FILE)[1:-1] in json.dumps(sent.json()["messages"])
