@@ -32,7 +32,9 @@ def test_each_dialect_request_is_charged_to_the_person_in_the_ledger(tmp_path: P
     with FakeServer(respond=answering(USAGE, OUTPUT)) as upstream:
         config = priced_config(tmp_path, upstream.url, f'ledger = "{ledger}"')
         with served(load_settings(config)) as (url, proxy):
-            _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="5usd/30d")
+            # A request without an output limit reserves 32,000 output tokens ($3.20 here)
+            # until it settles: room for three at once.
+            _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="20usd/30d")
             with openai.OpenAI(base_url=f"{url}/v1", api_key=secret, max_retries=0) as client:
                 ask: Any = [{"role": "user", "content": "hi"}]
                 chat = client.chat.completions.create(model="claude-up", messages=ask)
