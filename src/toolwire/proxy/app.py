@@ -1,6 +1,7 @@
 """The proxy's ASGI app (Starlette): the Anthropic Messages API in front of any backend.
 
 Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
+the other dialects' routes (``proxy.dialects``: OpenAI Chat Completions and Responses),
 ``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
 ``POST /control/switch`` that ``toolwire proxy switch`` calls. Every error is answered
 in Anthropic's shape with a one-line message (refusals.py); keys never appear in one.
@@ -9,7 +10,7 @@ in Anthropic's shape with a one-line message (refusals.py); keys never appear in
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, TypeVar
@@ -22,6 +23,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import http_client
 from toolwire.context import is_context_overflow
+from toolwire.proxy.dialects import DIALECTS, Dialect, Keeper
 from toolwire.proxy.endpoints import Endpoints
 from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
@@ -95,6 +97,7 @@ class Proxy:
                 Endpoint("/healthz", small.healthz, methods=["GET"]),
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
+                *[Endpoint(d.path, self._dialect(d), methods=["POST"]) for d in DIALECTS],
             ],
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
@@ -121,6 +124,22 @@ class Proxy:
         finally:
             # Cooldowns this request started reach the other replicas before it answers.
             await self.sharing.push()
+
+    def _dialect(self, dialect: Dialect) -> Callable[[Request], Awaitable[Response]]:
+        """The endpoint of another dialect: its request imported into the planner's form,
+        then the very path of ``/v1/messages`` with its relay (``proxy.dialects``)."""
+
+        async def endpoint(request: Request) -> Response:
+            request.state.error_shape = dialect.error  # refusals answer in its shape
+            body = await self.intake.body(request)
+            imported = await dialect.imported(body, request, Keeper(self.store, self._with_store))
+            request.state.dialect = imported.relay
+            try:
+                return await self._messages(imported.body, request)
+            finally:
+                await self.sharing.push()
+
+        return endpoint
 
     async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)
@@ -267,6 +286,7 @@ class Proxy:
             failover=failover,
             choose_key=self.pools.choose,
             owner=None if caller is None else caller.key.owner,
+            dialect=getattr(request.state, "dialect", None),
         )
 
         def pulled() -> Plan:

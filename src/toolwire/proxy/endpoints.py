@@ -42,10 +42,13 @@ class Endpoints:
             )
         ]
         backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
+        # One listing both families read: Anthropic's fields and OpenAI's side by side.
         data = [
-            {"type": "model", "id": i, "display_name": shown} for i, shown in aliases + backends
+            {"type": "model", "id": i, "display_name": shown, "object": "model"}
+            | {"created": 0, "owned_by": "toolwire"}
+            for i, shown in aliases + backends
         ]
-        return JSONResponse({"data": data, "has_more": False})
+        return JSONResponse({"object": "list", "data": data, "has_more": False})
 
     async def healthz(self, request: Request) -> Response:
         """``GET /healthz``: liveness (no upstream is contacted)."""

@@ -12,7 +12,7 @@ what would be sent.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -35,7 +35,7 @@ from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
 from toolwire.proxy.raw_relay import RawRelay
-from toolwire.proxy.relay import Relay, TranslatedRelay
+from toolwire.proxy.relay import Answering, Relay, RelayFactory, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
@@ -115,6 +115,7 @@ class _Request:
     client_window: int
     failover: Failover | None = None
     choose_key: KeyChoice | None = None
+    dialect: RelayFactory | None = None  # another dialect's relay: never passed through
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +156,7 @@ def plan(
     failover: Failover | None = None,
     choose_key: KeyChoice | None = None,
     owner: str | None = None,
+    dialect: RelayFactory | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -166,8 +168,10 @@ def plan(
     backend, and the record the failed plan made is undone first (so a switch, if any, is
     from the backend that produced the history, not from the one that failed).
     ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``).
-    ``owner``: the person whose session it is (``state.owned_session``; None: no person)."""
+    ``owner``: the person whose session it is (``state.owned_session``; None: no person).
+    ``dialect``: the relay of the client's dialect when it is not Anthropic's."""
     r = _read(body, headers, settings, client, failover, choose_key, owner)
+    r = r if dialect is None else replace(r, dialect=dialect)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
@@ -236,7 +240,7 @@ def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
         )
     switched = record and state.record(chosen.backend, len(history))
-    level = passthrough_level(settings, chosen.backend)
+    level = "off" if r.dialect else passthrough_level(settings, chosen.backend)
     window = route_window(settings, chosen, level=level, client=r.client_window)
     produced = dict(state.produced)
     point = continued(state, chosen.backend, history) if settings.compaction else None
@@ -320,14 +324,15 @@ def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | Non
     if built.raw is not None:
         built.raw.scale = scale
         return built.raw, scale
-    return _translated(r.settings, d.chosen, str(r.body["model"]), built, scale), scale
+    return _translated(r, d.chosen, built, scale), scale
 
 
-def _translated(
-    settings: ProxySettings, chosen: Route, model: str, built: _Built, scale: Scale | None
-) -> Relay:
-    """A relay that encodes the backend's events back into Anthropic's stream."""
-    json_args = settings.config.backend(chosen.backend).native_tools
+def _translated(r: _Request, chosen: Route, built: _Built, scale: Scale | None) -> Relay:
+    """A relay encoding the backend's events back: in the client's dialect, or Anthropic's."""
+    json_args = r.settings.config.backend(chosen.backend).native_tools
+    model, wire = str(r.body["model"]), built.backend.wire_format
+    if r.dialect is not None:
+        return r.dialect(Answering(model, built.tokens, json_args, scale, wire))
     return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
 
 

@@ -50,7 +50,9 @@ class Refusals:
             headers["x-toolwire-backend"] = exc.backend
         if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
             headers["retry-after"] = str(int(exc.retry_after))
-        payload = error_payload(exc.kind, exc.message)
+        # A route of another dialect answers in its own error shape (``proxy.dialects``).
+        shape = getattr(request.state, "error_shape", None) or _anthropic
+        payload = shape(exc)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 
     async def unusable(self, request: Request, exc: Exception) -> Response:
@@ -62,6 +64,10 @@ class Refusals:
         """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
         message = f"internal proxy error ({type(exc).__name__})"
         return await self.error(request, ProxyError(message))
+
+
+def _anthropic(exc: ProxyError) -> dict[str, object]:
+    return error_payload(exc.kind, exc.message)
 
 
 __all__ = ["Refusals"]

@@ -10,13 +10,15 @@ upstream event passes through ``_relay`` once.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from starlette.responses import Response
 
 from toolwire.backends import encodable
 from toolwire.backends.base import Tap
+from toolwire.config.choices import WireFormat
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
 from toolwire.proxy.errors import UpstreamError
@@ -40,6 +42,24 @@ class Relay(Protocol):
     async def collect(self, opened: Opened) -> Payload:
         """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """What another dialect's encoder (``proxy.dialects``) knows of its plan: the model
+    the client asked for, the input ``estimate``, whether argument pieces are JSON text
+    (``json_args``), the usage ``scale`` (``scale.py``) and the backend's wire format
+    (whose usage counts cache reads as input or not)."""
+
+    model: str
+    estimate: int
+    json_args: bool
+    scale: Scale | None
+    wire_format: WireFormat
+
+
+RelayFactory = Callable[[Answering], Relay]
+"""Another dialect's relay of a plan (which then never passes the body through)."""
 
 
 class TranslatedRelay:
@@ -117,4 +137,4 @@ def json_bytes(payload: Payload) -> bytes:
         return encodable(text).encode()
 
 
-__all__ = ["Relay", "TranslatedRelay", "json_bytes", "relay"]
+__all__ = ["Answering", "Relay", "RelayFactory", "TranslatedRelay", "json_bytes", "relay"]
