@@ -72,6 +72,8 @@ _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("xml-tags", "xml", "XmlTagsDecoder", ("xml_tags",), "tool_result", _XML, "_render:xml"),  # noqa: E501
     TextFormat("hermes", "hermes", "HermesDecoder", render="_render:hermes"),
     TextFormat("qwen3-coder", "qwen", "Qwen3CoderDecoder", ("qwen3_coder",), rules=_QWEN, render="_render:qwen3_coder"),  # noqa: E501
+    TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",)),
+    TextFormat("mistral", "mistral", "MistralDecoder"),
     TextFormat("granite", "jsonlist", "GraniteDecoder", render="jsonlist:render_granite"),
     TextFormat("phi4_mini", "jsonlist", "Phi4MiniDecoder", ("phi4_mini_json",), render="jsonlist:render_phi4_mini"),  # noqa: E501
 )

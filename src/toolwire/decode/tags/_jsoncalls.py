@@ -53,6 +53,7 @@ class JsonCallsDecoder(TagDecoder):
         self._tools = frozenset(schemas or ())
         self._wrapper = Wrapper()
         self._in_list = False
+        self._value_only = False
         self._bare = False  # no special token before the object
         self._ws: list[str] = []
 
@@ -60,8 +61,10 @@ class JsonCallsDecoder(TagDecoder):
         return {LIST: self._on_list, OBJ: self._on_obj, SEP: self._on_sep}
 
     def _object(self, *, value_only: bool = False) -> None:
-        """The next object begins at the cursor."""
+        """The next object begins at the cursor: a wrapper, or (``value_only``) the
+        arguments of the call just begun."""
         self._wrapper = Wrapper(value_only=value_only)
+        self._value_only = value_only
         self._state = OBJ
 
     # -- the list ------------------------------------------------------------------------
@@ -103,7 +106,7 @@ class JsonCallsDecoder(TagDecoder):
             wrapper.args.clear()
         if wrapper.error is not None:
             self._broken(wrapper.error)
-        elif wrapper.done:
+        elif wrapper.done or (self._value_only and wrapper.between_members):
             self._whole()
         else:
             return False
@@ -170,7 +173,7 @@ class JsonCallsDecoder(TagDecoder):
     # -- the end of the text -------------------------------------------------------------
 
     def _close_call(self, rest: str) -> None:
-        if self._state == OBJ and self._wrapper.between_members:
+        if self._state == OBJ and self._wrapper.between_members and not self._value_only:
             self._end()
         else:
             self._fail(self._error or "the text ended before the tool call was complete")
