@@ -57,6 +57,11 @@ DIFFERENCES: dict[str, str] = {
     ),
     "vllm-mistral-pre_v11-regex_fallback_fails": _SPECIAL_SHOWN,
     "vllm-mistral-v11-truncated_arguments": _CUT,
+    "llamacpp-dsv31-call_inside_reasoning_ignored": (
+        "the text decoders do not split reasoning from the answer (a server's reasoning "
+        "field or the outer stream does): a call written before </think> counts as one; "
+        "llama.cpp, told the thinking was open, drops it"
+    ),
 }
 """Case id -> why toolwire deliberately differs (each also in docs/decoding.md)."""
 

@@ -74,6 +74,8 @@ _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("qwen3-coder", "qwen", "Qwen3CoderDecoder", ("qwen3_coder",), rules=_QWEN, render="_render:qwen3_coder"),  # noqa: E501
     TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",)),
     TextFormat("mistral", "mistral", "MistralDecoder"),
+    TextFormat("deepseek_v3", "deepseek", "DeepSeekV3Decoder"),
+    TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31"),
     TextFormat("granite", "jsonlist", "GraniteDecoder", render="jsonlist:render_granite"),
     TextFormat("phi4_mini", "jsonlist", "Phi4MiniDecoder", ("phi4_mini_json",), render="jsonlist:render_phi4_mini"),  # noqa: E501
 )

@@ -33,8 +33,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from toolwire.decode.tags._holdback import skip_space
-from toolwire.decode.tags._machine import TEXT, TagDecoder
+from toolwire.decode.tags._holdback import TagSet, skip_space
+from toolwire.decode.tags._machine import SKIP, TEXT, TagDecoder
 from toolwire.decode.tags._wrapper import Wrapper
 
 LIST, OBJ, SEP = "list", "obj", "sep"
@@ -46,6 +46,10 @@ class JsonCallsDecoder(TagDecoder):
     _AFTER_OPEN = LIST
     _SEPARATORS: ClassVar[str] = ""
     """What separates two objects outside a list (Llama 3: ``;``)."""
+    _AFTER_OBJ: ClassVar[str] = SEP
+    """The state after an object."""
+    _SKIP_TO: ClassVar[TagSet | None] = None
+    """The tag that closes a call, if the format has one: a broken call skips to it."""
 
     def __init__(self, schemas: Mapping[str, Any] | None = None) -> None:
         """``schemas``: the declared tools by name (their schemas are not needed here)."""
@@ -58,7 +62,7 @@ class JsonCallsDecoder(TagDecoder):
         self._ws: list[str] = []
 
     def _table(self) -> dict[str, Callable[[], bool]]:
-        return {LIST: self._on_list, OBJ: self._on_obj, SEP: self._on_sep}
+        return {LIST: self._on_list, OBJ: self._on_obj, SEP: self._on_sep, SKIP: self._on_skip}
 
     def _object(self, *, value_only: bool = False) -> None:
         """The next object begins at the cursor: a wrapper, or (``value_only``) the
@@ -129,16 +133,34 @@ class JsonCallsDecoder(TagDecoder):
             self._revert(error)
         elif self._wrapper.between_members and self._buf.startswith("<", self._pos):
             self._whole()  # a closing tag where the final ``}`` should be
-        else:
+        elif self._SKIP_TO is not None:
+            self._malformed(error)
+        else:  # nothing to skip to: fail now, the rest is text
             self._fail(f"malformed tool call: {error}")
             self._state, self._in_list = TEXT, False
+
+    def _on_skip(self) -> bool:
+        # What follows a break is not argument text: it is dropped, not fed to JsonStream.
+        assert self._SKIP_TO is not None
+        start, tag = self._SKIP_TO.scan(self._buf, self._pos)
+        self._pos = start
+        if tag is None:
+            return False
+        self._pos += len(tag)
+        self._fail(self._error or "malformed tool call")
+        self._skipped()
+        return True
+
+    def _skipped(self) -> None:
+        """A broken call was skipped up to and including ``_SKIP_TO``."""
+        self._state = TEXT
 
     def _whole(self) -> None:
         if self._call is None:
             self._revert("the tool call has no name")
             return
         self._end()
-        self._ws, self._state = [], SEP
+        self._ws, self._state = [], self._AFTER_OBJ
 
     # -- between objects -----------------------------------------------------------------
 
