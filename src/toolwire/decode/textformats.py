@@ -73,6 +73,7 @@ _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("hermes", "hermes", "HermesDecoder", render="_render:hermes"),
     TextFormat("qwen3-coder", "qwen", "Qwen3CoderDecoder", ("qwen3_coder",), rules=_QWEN, render="_render:qwen3_coder"),  # noqa: E501
     TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",)),
+    TextFormat("pythonic", "pythonic", "PythonicDecoder", ("llama4_pythonic",)),
     TextFormat("mistral", "mistral", "MistralDecoder"),
     TextFormat("deepseek_v3", "deepseek", "DeepSeekV3Decoder"),
     TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31"),
