@@ -9,7 +9,8 @@ Several calls are written one after another, separated by ``;`` (or a newline).
   name. Followed by anything else it is the model's code for its built-in interpreter, and
   stays text without an error.
 * Without the token, a JSON object is a call only with the declared tools: it must start a
-  line (an object after prose on the same line is quoted, not a call), its first key must be
+  line (an object after prose on the same line is quoted, not a call) outside a Markdown
+  code fence (a fenced object is an example, ``_fence``), its first key must be
   ``name``, and the name must be a declared tool. It reverts to text as soon as one of these
   fails; the call starts on the chunk that closes a declared name.
 * After a call, ``;`` and the next object continue the block; anything else is text.
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolwire.decode.tags._fence import FenceTracker
 from toolwire.decode.tags._holdback import TagSet
 from toolwire.decode.tags._jsoncalls import JsonCallsDecoder, dumps
 
@@ -37,16 +39,21 @@ class Llama3JsonDecoder(JsonCallsDecoder):
 
     def __init__(self, schemas: Mapping[str, Any] | None = None) -> None:
         super().__init__(schemas)
+        self._fence = FenceTracker()
         if self._tools:
             self._opener = TagSet(_TAG, "{")
+
+    def _emit_text(self, text: str) -> None:
+        super()._emit_text(text)
+        self._fence.feed(text)
 
     def _opened(self, tag: str) -> None:
         self._bare = tag == "{"
         if not self._bare:
             return
         self._committed = False  # no special token: reverting it is no error
-        if not self._shown_line:  # mid-line: quoted in prose
-            self._revert("not at a line start")
+        if not self._shown_line or self._fence.inside:  # quoted in prose, or an example
+            self._revert("not at a line start, or in a code block")
             return
         self._pos -= 1  # the wrapper reads the object from its brace
         self._head = []

@@ -11,7 +11,8 @@ States::
     text -> list -> name -> key -> value -> key ... -> after -> name ... -> text
 
 * ``<|python_start|>`` opens a block whatever the names; a bare ``[`` is a block only with
-  the declared tools, at a line start, and each call's name must be a declared tool (a
+  the declared tools, at a line start outside a Markdown code fence (``_fence``), and each
+  call's name must be a declared tool (a
   Markdown link ``[text](url)`` or a list in prose reverts to text without an error).
 * name: an identifier and ``(``; ``ToolCallStart`` goes out on the chunk holding ``(``.
 * key / value: ``KEY=`` then a literal, up to a ``,`` or ``)`` outside strings and
@@ -31,6 +32,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolwire.decode.tags._fence import FenceTracker
 from toolwire.decode.tags._holdback import TagSet, expect, skip_space
 from toolwire.decode.tags._machine import TEXT, TagDecoder
 from toolwire.decode.tags._values import read_literal
@@ -64,8 +66,13 @@ class PythonicDecoder(TagDecoder):
         self._esc = False  # a value's string piece ended in a backslash
         self._depth = 0
         self._ws: list[str] = []
+        self._fence = FenceTracker()
         if self._tools:
             self._opener = TagSet(_START, "[")
+
+    def _emit_text(self, text: str) -> None:
+        super()._emit_text(text)
+        self._fence.feed(text)
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {
@@ -82,8 +89,8 @@ class PythonicDecoder(TagDecoder):
         if self._tagged:
             return
         self._committed = False  # no special token: reverting it is no error
-        if not self._shown_line:
-            self._revert("not at a line start")
+        if not self._shown_line or self._fence.inside:  # quoted in prose, or an example
+            self._revert("not at a line start, or in a code block")
         else:
             self._state = _NAME
 
@@ -185,6 +192,8 @@ class PythonicDecoder(TagDecoder):
         while i < n:
             if self._quote:
                 i = self._string(buf, i)
+                if self._quote:  # the buffer's end, or a partial closing quote held
+                    return i, False
                 continue
             m = _PLAIN.match(buf, i)
             if m is not None:
