@@ -13,12 +13,16 @@ from functools import partial
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.decode.tags_support import (
     assert_same_in_any_chunking,
     calls_of,
+    decode,
     decode_whole,
     errors_of,
+    merge_adjacent,
     text_of,
 )
 from toolwire.decode.tags._values import read_literal
@@ -255,3 +259,41 @@ def test_a_bare_call_in_a_code_block_is_an_example(fmt: str, example: str) -> No
     assert calls_of(events) == [("get_weather", {"city": "Paris"})]  # the second only
     assert text_of(events).startswith(f"For example:\n```\n{example}\n```\n")
     assert_same_in_any_chunking(factory, text, range(len(text)))
+
+
+# Pieces of each format's markup, JSON and prose, glued at random: whatever the mixture,
+# every chunking gives the same events, calls keep their invariants, and a text that
+# makes no call comes out whole (DeepSeek drops an empty section, pure markup).
+_ATOMS = {
+    "llama3_json": ['<|python_tag|>', '{', '}', '"name"', ": ", '"get_weather"', '"parameters"',
+                    '"arguments"', ", ", '{"city": "P"}', ";", "\n", " ", "x", "[", "]", '"',
+                    "\\", "```", "<"],
+    "pythonic": ["<|python_start|>", "<|python_end|>", "[", "]", "get_weather", "(", ")",
+                 "city=", "'P'", '"Q"', "'''", ", ", "\n", " ", "x", "{", "}", "\\", "```", "="],
+    "mistral": ["[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "get_weather", '{"city": "P"}', "{", "}",
+                "[", "]", '"name"', ": ", '"get_weather"', '"arguments"', ", ", " ", "x", "\n"],
+    "deepseek_v3": ["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+                    "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>", "function", "get_weather", "\n",
+                    "```json\n", "```", '{"city": "P"}', "{", "}", " ", "x"],
+    "granite": ["<|tool_call|>", "<tool_call>", "[", "]", "{", "}", '"name"', ": ",
+                '"get_weather"', '"arguments"', ", ", '{"city": "P"}', " ", "x", "\n", "<"],
+    "phi4_mini": ["functools", "[", "]", "{", "}", '"name"', ": ", '"get_weather"', '"arguments"',
+                  ", ", '{"city": "P"}', " ", "x", "\n", "."],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", sorted(_ATOMS))
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_any_mixture_of_markup_decodes_the_same_in_any_chunking(fmt: str, data: Any) -> None:
+    atoms = data.draw(st.lists(st.sampled_from(_ATOMS[fmt]), min_size=1, max_size=25))
+    text = "".join(atoms)
+    tools = data.draw(st.sampled_from([TOOLS, None]))
+    factory = partial(text_decoder, fmt, tools)
+    whole = merge_adjacent(decode_whole(factory, text))
+    for size in (1, 3):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert merge_adjacent(decode(factory, pieces)) == whole
+    if not any(isinstance(ev, ToolCallStart) for ev in whole):
+        empty = "<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>"
+        assert text_of(whole) in (text, text.replace(empty, ""))

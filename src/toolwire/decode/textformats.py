@@ -66,6 +66,11 @@ _QWEN = (
     "on its own lines; any other value as JSON."
 )
 
+_PYTHONIC = (
+    "The calls are one Python list; each argument is KEY=VALUE, the value a Python literal "
+    "(strings quoted, True, False, None, lists and dicts)."
+)
+
 # One line per format, long as it may be: an added format is one line here.
 # fmt: off
 _FORMATS: Final[tuple[TextFormat, ...]] = (
@@ -73,7 +78,7 @@ _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("hermes", "hermes", "HermesDecoder", render="_render:hermes"),
     TextFormat("qwen3-coder", "qwen", "Qwen3CoderDecoder", ("qwen3_coder",), rules=_QWEN, render="_render:qwen3_coder"),  # noqa: E501
     TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",)),
-    TextFormat("pythonic", "pythonic", "PythonicDecoder", ("llama4_pythonic",)),
+    TextFormat("pythonic", "pythonic", "PythonicDecoder", ("llama4_pythonic",), rules=_PYTHONIC),
     TextFormat("mistral", "mistral", "MistralDecoder"),
     TextFormat("deepseek_v3", "deepseek", "DeepSeekV3Decoder"),
     TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31"),
