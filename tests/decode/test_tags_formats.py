@@ -23,6 +23,7 @@ from tests.decode.tags_support import (
     decode_whole,
     errors_of,
     merge_adjacent,
+    start_chunk,
     text_of,
 )
 from toolwire.decode.tags._values import read_literal
@@ -297,3 +298,29 @@ def test_any_mixture_of_markup_decodes_the_same_in_any_chunking(fmt: str, data: 
     if not any(isinstance(ev, ToolCallStart) for ev in whole):
         empty = "<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>"
         assert text_of(whole) in (text, text.replace(empty, ""))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "last"),
+    [
+        # The chunk holding the character that completes the name starts the call.
+        ("deepseek_v3", _DS_V3, _DS_V3.index("\n")),
+        ("llama3_json", '{"name": "get_weather", "parameters": {}}', len('{"name": "get_weather')),
+        (
+            "mistral",
+            '[TOOL_CALLS]get_weather[ARGS]{"city": "P"}',
+            len("[TOOL_CALLS]get_weather[ARGS"),
+        ),
+        ("mistral", '[TOOL_CALLS]get_weather{"city": "P"}', len("[TOOL_CALLS]get_weather")),
+        ("pythonic", "[get_weather(city='P')]", len("[get_weather")),
+        (
+            "granite",
+            '<|tool_call|>[{"name": "get_weather"}]',
+            len('<|tool_call|>[{"name": "get_weather'),
+        ),
+    ],
+)
+def test_the_call_starts_on_the_chunk_that_completes_its_name(
+    fmt: str, text: str, last: int
+) -> None:
+    start_chunk(partial(text_decoder, fmt, TOOLS), text, last)

@@ -22,8 +22,10 @@ States::
 * block: whitespace, then ``<｜tool▁call▁begin｜>`` (a call) or ``<｜tool▁calls▁end｜>`` (the
   section ends). Anything else reverts a section that holds no call yet to text (with a
   ``StreamError``); after a call it is text.
-* head / after_sep / name / fence: the header up to the arguments' ``{``; the call starts
-  there, and the object streams as its arguments (``Wrapper(value_only=True)``).
+* head / after_sep / name / fence: the header. V3's call starts at the end of its name's
+  line (before the fence); V3.1's at the ``{`` after ``<｜tool▁sep｜>`` (only the ``{`` says
+  the word before it was the name, not the type). The object streams as the arguments
+  (``Wrapper(value_only=True)``).
 * call_end: whitespace, the fence's closing ```` ``` ````, ``<｜tool▁call▁end｜>``. A broken
   object fails its call and skips to ``<｜tool▁call▁end｜>``.
 """
@@ -107,7 +109,10 @@ class DeepSeekV3Decoder(JsonCallsDecoder):
             return True
         self._word = word
         self._head_to(start + len(tag))
-        self._state = _AFTER_SEP if tag == SEP else _FENCE
+        if tag == SEP:
+            self._state = _AFTER_SEP
+        else:
+            self._named()
         return True
 
     def _on_after_sep(self) -> bool:
@@ -134,10 +139,17 @@ class DeepSeekV3Decoder(JsonCallsDecoder):
             return True
         self._word = word
         self._head_to(end + 1)
-        self._state = _FENCE
+        self._named()
         return True
 
+    def _named(self) -> None:
+        """V3: the name's line is complete, so the call starts before its fence."""
+        self._begin(self._word, json_args=True)
+        self._fence_closed = False
+        self._state = _FENCE
+
     def _on_fence(self) -> bool:
+        # The call is open: the fence is markup, not argument text, so it is skipped.
         at = skip_space(self._buf, self._pos)
         m = _FENCE_OPEN.match(self._buf, at)
         if m is not None:
@@ -146,11 +158,11 @@ class DeepSeekV3Decoder(JsonCallsDecoder):
             return False
         if at == len(self._buf):
             return False
+        self._pos = at
         if self._buf[at] != "{":
-            self._revert("the call's arguments are not a JSON object")
-            return True
-        self._head_to(at)
-        self._start_arguments()
+            self._malformed("the call's arguments are not a JSON object")
+        else:
+            self._object(value_only=True)
         return True
 
     def _start_arguments(self) -> None:
