@@ -11,6 +11,10 @@ stream around them does.
 
 The Hermes and Qwen3-Coder decoders take the declared tools (name -> parameters schema):
 with them they also read the forms other servers accept for those tools (docs/decoding.md).
+
+Every format, these three and the open-weight families' (``llama``, ``pythonic``,
+``mistral``, ``deepseek``, ``jsonlist``), is listed in ``toolwire.decode.textformats``,
+which imports its module on first use.
 """
 
 from __future__ import annotations
