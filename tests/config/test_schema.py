@@ -139,3 +139,15 @@ def test_a_backend_says_what_it_takes(
     )
     assert chosen.native_tools is native
     assert chosen.takes_images is images
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [("qwen3_coder", "qwen3-coder"), ("xml_tags", "xml-tags"), ("HERMES", "hermes")],
+)
+def test_tool_format_takes_vllm_spellings(tmp_path: Path, written: str, canonical: str) -> None:
+    # vLLM names its parsers with underscores; a config written for it works unchanged.
+    path = _file(
+        tmp_path, f"[backends.x]\nprovider = 'openai-chat'\nmodel = 'm'\ntool_format = '{written}'"
+    )
+    assert load_config(path, environ={}).backends["x"].tool_format == canonical

@@ -8,9 +8,9 @@ request (docs/design.md, "Replay cassettes")::
 ``provider`` is the wire format of ``body`` (anthropic | openai-chat | openai-responses |
 gemini). ``chunk_size`` / ``chunk_delay_ms`` pace the replay so early detection and
 cancellation can be watched and tested; without them the body is fed whole. An optional
-``tool_format`` (xml-tags | hermes | qwen3-coder) says the body's text carries tool calls
-in that markup; it defaults to the backend's own ``tool_format``. This is how tests, the
-demo and anyone without an API key run the agent.
+``tool_format`` (a text format, ``toolwire.decode.textformats``) says the body's text
+carries tool calls in that markup; it defaults to the backend's own ``tool_format``. This
+is how tests, the demo and anyone without an API key run the agent.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from toolwire.backends._names import rewritten, rule_for
 from toolwire.backends.base import TOOL_FORMATS, WIRE_FORMATS, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
-from toolwire.config.choices import ToolFormat, WireFormat, native_tools
+from toolwire.config.choices import ToolFormat, WireFormat, known_tool_format, native_tools
 from toolwire.decode import decoder_for
 from toolwire.errors import ProtocolError, TransportError
 from toolwire.events import Event
@@ -82,8 +82,10 @@ def _entry(line: str, where: str) -> CassetteEntry:
         raise ProtocolError(f"{where}: chunk_size must be a positive integer")
     if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
         raise ProtocolError(f"{where}: chunk_delay_ms must be a number >= 0")
-    if fmt is not None and fmt not in TOOL_FORMATS:
-        raise ProtocolError(f"{where}: tool_format must be one of {', '.join(TOOL_FORMATS)}")
+    if fmt is not None:
+        fmt = known_tool_format(fmt)
+        if fmt is None:
+            raise ProtocolError(f"{where}: tool_format must be one of {', '.join(TOOL_FORMATS)}")
     return CassetteEntry(provider, body.encode("utf-8"), size, float(delay), fmt)
 
 

@@ -1,15 +1,17 @@
 """The fixed sets of toolwire's configuration, each one ``Literal`` type with one owner.
 
 Every other module imports them from here; ``typing.get_args`` gives the tuple where
-one is needed. This module imports nothing but ``typing`` and the provider profiles'
-wire formats (``toolwire.providers``, pure data), so the pure update engine
-(``toolwire.updates``) can use it without loading the config file's schema.
+one is needed. This module imports nothing but ``typing``, the provider profiles' wire
+formats (``toolwire.providers``, pure data) and the text formats' registry
+(``toolwire.decode.textformats``, names only until one is used), so the pure update
+engine (``toolwire.updates``) can use it without loading the config file's schema.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
+from toolwire.decode.textformats import TEXT_FORMATS, canonical
 from toolwire.providers import WIRE_FORMATS, WireFormat
 
 _C = TypeVar("_C", bound=str)
@@ -40,9 +42,17 @@ Provider: TypeAlias = Literal[WireFormat, "replay"]
 """A backend's ``provider``: a wire format, or ``replay`` for a recorded cassette."""
 PROVIDERS: Final[tuple[Provider, ...]] = get_args(Provider)
 
-ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
-"""Where a backend's tool calls are: the API's own fields, or a markup in the text."""
-TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
+ToolFormat: TypeAlias = str
+"""Where a backend's tool calls are: ``native`` (the API's own fields), or the name of a
+markup in the text (``toolwire.decode.textformats``, the registry: vLLM's parser names)."""
+TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = ("native", *TEXT_FORMATS)
+
+
+def known_tool_format(value: object) -> ToolFormat | None:
+    """``value`` as a tool format's canonical name (any alias or spelling), else None."""
+    if not isinstance(value, str):
+        return None
+    return "native" if value.strip().lower() == "native" else canonical(value)
 
 
 def native_tools(tool_format: ToolFormat) -> bool:
@@ -99,6 +109,7 @@ __all__ = [
     "ThoughtLevel",
     "ToolFormat",
     "WireFormat",
+    "known_tool_format",
     "native_tools",
     "one_of",
 ]

@@ -38,12 +38,14 @@ from toolwire.config.choices import (
     DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_READ_TIMEOUT,
+    TOOL_FORMATS,
     Mode,
     PassthroughLevel,
     Profile,
     Provider,
     ThoughtLevel,
     ToolFormat,
+    known_tool_format,
     native_tools,
 )
 from toolwire.config.errors import ConfigError
@@ -220,6 +222,17 @@ def _known_provider(value: object) -> Provider:
     return cast(Provider, value)
 
 
+def _known_tool_format(value: object) -> ToolFormat:
+    """``native`` or a registered text format (``toolwire.decode.textformats``), by any of
+    its spellings: kept as the canonical name."""
+    known = known_tool_format(value)
+    if known is None:
+        raise ValueError(
+            f"tool_format = {value!r} is not valid; use one of {', '.join(TOOL_FORMATS)}"
+        )
+    return known
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
@@ -227,7 +240,7 @@ class BackendTable(Table):
     model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
     base_url: NonEmpty | None = None
     api_key_env: NonEmpty | None = None
-    tool_format: ToolFormat = "native"
+    tool_format: Annotated[ToolFormat, PlainValidator(_known_tool_format)] = "native"
     cassette: NonEmpty | None = None
     passthrough: PassthroughLevel | None = None
     """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
