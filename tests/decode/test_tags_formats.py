@@ -304,9 +304,20 @@ def test_any_mixture_of_markup_decodes_the_same_in_any_chunking(fmt: str, data: 
 @pytest.mark.parametrize(
     ("fmt", "text", "last"),
     [
-        # The chunk holding the character that completes the name starts the call.
+        # The chunk holding the character that completes the name starts the call; a
+        # bare object (no special token) once its second member is the arguments (a
+        # tool's definition names a tool too).
         ("deepseek_v3", _DS_V3, _DS_V3.index("\n")),
-        ("llama3_json", '{"name": "get_weather", "parameters": {}}', len('{"name": "get_weather')),
+        (
+            "llama3_json",
+            '{"name": "get_weather", "parameters": {}}',
+            len('{"name": "get_weather", "parameters'),
+        ),
+        (
+            "llama3_json",
+            '<|python_tag|>{"name": "get_weather", "parameters": {}}',
+            len('<|python_tag|>{"name": "get_weather'),
+        ),
         (
             "mistral",
             '[TOOL_CALLS]get_weather[ARGS]{"city": "P"}',

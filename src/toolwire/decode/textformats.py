@@ -66,6 +66,14 @@ _QWEN = (
     "on its own lines; any other value as JSON."
 )
 
+_KEYS = (
+    "Write one <arg_key>/<arg_value> pair per argument. A string value is written as is; "
+    "any other value as JSON."
+)
+_NAMED = (
+    "Write one <parameter name=...> element per argument. A string value is written as "
+    "is; any other value as JSON."
+)
 _PYTHONIC = (
     "The calls are one Python list; each argument is KEY=VALUE, the value a Python literal "
     "(strings quoted, True, False, None, lists and dicts)."
@@ -84,6 +92,12 @@ _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31"),
     TextFormat("granite", "jsonlist", "GraniteDecoder", render="jsonlist:render_granite"),
     TextFormat("phi4_mini", "jsonlist", "Phi4MiniDecoder", ("phi4_mini_json",), render="jsonlist:render_phi4_mini"),  # noqa: E501
+    TextFormat("glm45", "glm45", "Glm45Decoder", ("glm47",), rules=_KEYS, render="_render:glm45"),
+    TextFormat("kimi_k2", "kimi_k2", "KimiK2Decoder", render="_render:kimi_k2"),
+    TextFormat("minimax_m2", "minimax_m2", "MiniMaxM2Decoder", rules=_NAMED, render="_render:minimax_m2"),  # noqa: E501
+    TextFormat("openai_harmony", "harmony", "HarmonyDecoder", ("harmony", "gpt_oss"), render="_render:harmony"),  # noqa: E501
+    TextFormat("seed_oss", "seed_oss", "SeedOssDecoder", rules=_QWEN, render="_render:seed_oss"),
+    TextFormat("qwen3_xml", "qwen", "Qwen3CoderDecoder", rules=_QWEN, render="_render:qwen3_coder"),
 )
 # fmt: on
 

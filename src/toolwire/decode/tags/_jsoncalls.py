@@ -102,7 +102,10 @@ class JsonCallsDecoder(TagDecoder):
         self._pos = end
         if self._call is None and not self._may_call(wrapper):
             return True
-        if self._call is None and wrapper.name is not None:
+        # A bare object is a call once its second member is the arguments: a tool's
+        # definition (``"description"`` after the name) is no call.
+        known = not self._bare or wrapper.second_key is not None
+        if self._call is None and wrapper.name is not None and known:
             self._begin(wrapper.name, json_args=True)
         if self._call is not None:
             for piece in wrapper.args:
@@ -124,6 +127,8 @@ class JsonCallsDecoder(TagDecoder):
             self._revert("a JSON object that does not start with a name")
         elif wrapper.name is not None and self._tools and wrapper.name not in self._tools:
             self._revert("not a declared tool")
+        elif wrapper.second_key not in (None, "arguments", "parameters"):
+            self._revert("a JSON object with members other than a call's")
         else:
             return True
         return False
