@@ -87,6 +87,7 @@ def _http_backend(
         settings=settings,
         client=client,
         vision=config.vision,
+        rescue=config.rescue_mode == "auto",
     )
 
 

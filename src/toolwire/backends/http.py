@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Iterable, Iterator
 from contextlib import AsyncExitStack, aclosing, contextmanager
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Protocol, cast
 from urllib.parse import urlsplit
 
 import httpx2
@@ -36,19 +37,27 @@ from toolwire.backends._failures import (
     reason,
     retry_after,
 )
-from toolwire.backends._names import NameRule, rewritten
+from toolwire.backends._names import NameRule, ToolNames, rewritten
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
 from toolwire.backends.textformat import TagAdapter
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
+from toolwire.decode.rescue import Rescue
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
 from toolwire.providers import ProviderProfile
 from toolwire.secrets import mask_urls, scrub
 
 _MAX_ERROR_BODY = 65536
+log = logging.getLogger("toolwire.backends")
+
+
+class _Adapter(Protocol):
+    """What turns a response's events into the ones callers get (text calls lifted out)."""
+
+    def events(self, events: Iterable[Event]) -> list[Event]: ...
 
 
 class HTTPBackend(ABC):
@@ -83,6 +92,7 @@ class HTTPBackend(ABC):
         settings: HTTPSettings | None = None,
         client: httpx2.AsyncClient | None = None,
         vision: bool = True,
+        rescue: bool = False,
     ) -> None:
         self.name = name
         self.model = model
@@ -90,6 +100,8 @@ class HTTPBackend(ABC):
         self.vision = vision and native_tools(tool_format)
         """Images go to the model (else each becomes a note: ``history.images``)."""
         self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.rescue = rescue
+        """Calls the server leaked into the text become calls (``decode.rescue``)."""
         self.settings = settings or HTTPSettings()
         self._api_key = api_key
         self._api_key_env = api_key_env
@@ -147,9 +159,9 @@ class HTTPBackend(ABC):
         body = self.body_text(request).encode()
         self._body = None  # sent from here on: a long-lived backend need not hold it
         native = native_tools(self.tool_format)
-        adapter = None if native else TagAdapter(self.tool_format, request.tools)
         # Names the builder rewrote for this provider come back as the ones offered.
         names = rewritten(request.tools, self.name_rule) if native else None
+        adapter = self._adapter(request, names)
         async with AsyncExitStack() as stack:
             client = self._client
             if client is None:  # a private one, for this response only (module doc)
@@ -162,6 +174,15 @@ class HTTPBackend(ABC):
                         yield names.restore(event) if names else event
             finally:
                 await response.aclose()
+
+    def _adapter(self, request: ModelRequest, names: ToolNames | None) -> _Adapter | None:
+        if not native_tools(self.tool_format):
+            return TagAdapter(self.tool_format, request.tools)
+        if not (self.rescue and request.tools):
+            return None
+        # The model saw the wire names: a leaked call uses one (``names`` restores it).
+        tools = {(names.wire(t.name) if names else t.name): t.input_schema for t in request.tools}
+        return Rescue(tools, source=f"backend {self.name!r} at {self._host()}", notice=log.warning)
 
     def decoder(self) -> Decoder:
         """A decoder for one response body (a subclass may watch what it parses)."""
@@ -197,7 +218,7 @@ class HTTPBackend(ABC):
         response: httpx2.Response,
         decoder: Decoder,
         tap: Tap | None,
-        adapter: TagAdapter | None,
+        adapter: _Adapter | None,
     ) -> AsyncGenerator[Event, None]:
         received = False
         failure: str | None = None
