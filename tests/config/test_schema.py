@@ -139,3 +139,35 @@ def test_a_backend_says_what_it_takes(
     )
     assert chosen.native_tools is native
     assert chosen.takes_images is images
+
+
+@pytest.mark.parametrize(
+    ("table", "mode"),
+    [
+        ({"provider": "openai-chat", "base_url": "http://localhost:11434/v1"}, "auto"),
+        ({"provider": "openai-chat", "base_url": "https://openrouter.ai/api/v1"}, "auto"),
+        ({"provider": "openai-chat"}, "off"),
+        ({"provider": "openai-chat", "base_url": "https://api.openai.com/v1"}, "off"),
+        ({"provider": "anthropic", "base_url": "https://api.anthropic.com"}, "off"),
+        (
+            {"provider": "openai-chat", "base_url": "http://x:1/v1", "tool_format": "hermes"},
+            "off",
+        ),
+        ({"provider": "openai-chat", "base_url": "http://x:1/v1", "rescue": "off"}, "off"),
+        ({"provider": "openai-chat", "rescue": "auto"}, "auto"),
+    ],
+)
+def test_rescue_is_on_for_servers_that_are_not_the_providers_own(
+    table: dict[str, str], mode: str
+) -> None:
+    assert BackendConfig(name="x", model="m", **table).rescue_mode == mode  # type: ignore[arg-type]
+
+
+def test_rescue_with_a_text_tool_format_is_refused(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path,
+        "[backends.x]\nprovider = 'openai-chat'\nmodel = 'm'\ntool_format = 'hermes'\n"
+        "rescue = 'auto'\n",
+    )
+    with pytest.raises(ConfigError, match=r'rescue = "auto" applies to native tool calls'):
+        load_config(path, environ={})

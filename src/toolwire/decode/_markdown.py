@@ -40,6 +40,7 @@ class Markdown:
         self._span = 0  # the backtick run that opened the current code span
         self._fence = ""  # the run that opened the current fence ("" outside one)
         self._indent = 0  # spaces since the line began; -1: the line has other text
+        self._bol = True  # the cursor is at the start of a line
 
     def split(self, text: str) -> list[Piece]:
         self._buf = self._buf[self._pos :] + text
@@ -58,7 +59,7 @@ class Markdown:
 
     def reset(self) -> None:
         """Leave any code: what a call carries says nothing about the prose around it."""
-        self._span, self._fence, self._indent = 0, "", -1
+        self._span, self._fence, self._indent, self._bol = 0, "", -1, False
 
     def _take(self) -> list[Piece]:
         out, self._out = self._out, []
@@ -68,6 +69,7 @@ class Markdown:
         if end > self._pos:
             text = self._buf[self._pos : end]
             self._out.append((text, inert))
+            self._bol = text.endswith("\n")
             at = text.rfind("\n")
             tail = text[at + 1 :]
             base = 0 if at >= 0 else self._indent
@@ -142,21 +144,20 @@ class Markdown:
         return True
 
     def _in_fence(self) -> bool:
+        if self._bol:
+            part = _FENCE_PART.match(self._buf, self._pos)
+            assert part is not None  # the pattern matches the empty string
+            if part.end() == len(self._buf):
+                return False  # this line's start may still close the fence
+            m = _FENCE_LINE.match(self._buf, self._pos)
+            run = m.group(1) if m else ""
+            if m and run[0] == self._fence[0] and len(run) >= len(self._fence):
+                self._fence = ""
+                self._code(m.end())
+                return True
         nl = self._buf.find("\n", self._pos)
-        if nl < 0:
-            self._code(len(self._buf))
-            return False
-        self._code(nl + 1)
-        part = _FENCE_PART.match(self._buf, self._pos)
-        assert part is not None  # the pattern matches the empty string
-        if part.end() == len(self._buf):
-            return False  # the next line's start may still close the fence
-        m = _FENCE_LINE.match(self._buf, self._pos)
-        run = m.group(1) if m else ""
-        if run and run[0] == self._fence[0] and len(run) >= len(self._fence):
-            self._fence = ""
-            self._code(m.end() if m else self._pos)
-        return True
+        self._code(len(self._buf) if nl < 0 else nl + 1)
+        return nl >= 0
 
 
 def mask(text: str) -> str:
