@@ -93,7 +93,8 @@ def test_qwen3_coder_without_its_opening_tag_becomes_a_call() -> None:
     ]
     assert len(notices) == 1
     assert "backend 'local' at localhost:11434" in notices[0]
-    assert "qwen3-coder" in notices[0] and "`content`" in notices[0]
+    assert "qwen3-coder" in notices[0]
+    assert "`content`" in notices[0]
 
 
 def test_hermes_in_the_reasoning_becomes_a_call() -> None:
@@ -135,11 +136,11 @@ NEGATIVES = [
     "I will not use <tool_call><function=Read> here, it is only a mention.",
     "To call a tool, models write <function=Read> followed by parameters.",
     # a code block showing a call format, for a declared tool
-    "Here is the format:\n```\n<tool_call>\n{\"name\": \"Bash\", \"arguments\": "
+    'Here is the format:\n```\n<tool_call>\n{"name": "Bash", "arguments": '
     '{"command": "ls"}}\n</tool_call>\n```\nThat is all.',
     "Qwen3-Coder:\n~~~xml\n<function=Read>\n<parameter=file_path>\na.py\n</parameter>\n"
     "</function>\n~~~\n",
-    "Inline: `<tool_call>{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>`"
+    'Inline: `<tool_call>{"name": "Bash", "arguments": {"command": "ls"}}</tool_call>`'
     " is how it looks.",
     "    ````md\n```\n<function=Read>\n<parameter=file_path>\nx\n</parameter>\n</function>\n```\n",
     # an undeclared name
@@ -191,7 +192,8 @@ def test_a_call_cut_by_max_tokens_is_never_run() -> None:
     cut = '<tool_call>\n{"name": "Bash", "arguments": {"command": "rm -rf bu'
     events, _ = run([cut], stop="max_tokens")
     ends = [ev for ev in events if isinstance(ev, ToolCallEnd)]
-    assert len(ends) == 1 and not ends[0].ok
+    assert len(ends) == 1
+    assert not ends[0].ok
     assert events[-1] == MessageEnd("max_tokens")
 
 

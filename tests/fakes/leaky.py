@@ -1,0 +1,79 @@
+"""A fake OpenAI-compatible server whose tool-call parser is broken, the ways users report.
+
+Asked for native tool calls, it answers a Read -> Edit -> Bash task with each call as text,
+never in ``tool_calls``, and ``finish_reason: "stop"``:
+
+1. Read: Qwen3-Coder markup without its opening ``<tool_call>`` in ``content`` (Ollama's
+   qwen3-coder, ollama/ollama#16686);
+2. Edit: a Hermes call inside ``reasoning_content`` (llama.cpp and vLLM reasoning parsers
+   that swallow it);
+3. Bash: Qwen3-Coder markup again, after a line of text;
+4. then a plain answer.
+
+Which step a request is at is read from the request itself: the number of tool results it
+carries (OpenAI ``role: "tool"`` messages), so the server keeps no state.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.fakes.http import Received, Reply, sse
+
+EDIT = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
+READ_LEAK = (
+    "Let me read the file first.\n"
+    "<function=Read>\n<parameter=file_path>\napp.py\n</parameter>\n</function>\n</tool_call>"
+)
+EDIT_THINKING = (
+    "The user wants a friendlier greeting. Now the edit.\n"
+    f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': EDIT})}\n</tool_call>"
+)
+BASH_LEAK = (
+    "Now I check it.\n"
+    "<function=Bash>\n<parameter=command>\ncat app.py\n</parameter>\n</function>\n</tool_call>"
+)
+DONE = "Done: greet() now says hello."
+_BASE = {"id": "chatcmpl-leak", "object": "chat.completion.chunk", "model": "qwen3-coder"}
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+    return None, {**_BASE, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def stream(content: str = "", reasoning: str = "", size: int = 9) -> Reply:
+    """Text and reasoning in deltas of ``size`` characters, each its own body chunk."""
+    events = [_chunk({"role": "assistant", "content": ""})]
+    for field, text in (("reasoning_content", reasoning), ("content", content)):
+        events += [_chunk({field: text[i : i + size]}) for i in range(0, len(text), size)]
+    events += [_chunk({}, "stop"), (None, "[DONE]")]
+    return Reply(chunks=[sse([event]) for event in events])
+
+
+def results_in(received: Received) -> int:
+    """How many tool results the request carries (either dialect's)."""
+    body = received.json()
+    count = 0
+    for message in body.get("messages", []):
+        if message.get("role") == "tool":
+            count += 1
+        content = message.get("content")
+        if isinstance(content, list):
+            count += sum(1 for b in content if b.get("type") == "tool_result")
+    return count
+
+
+def leaky(received: Received) -> Reply:
+    """The next answer of the Read -> Edit -> Bash task, every call leaked as text."""
+    step = results_in(received)
+    if step == 0:
+        return stream(READ_LEAK)
+    if step == 1:
+        return stream(reasoning=EDIT_THINKING)
+    if step == 2:
+        return stream(BASH_LEAK)
+    return stream(DONE)
+
+
+__all__ = ["BASH_LEAK", "DONE", "EDIT", "EDIT_THINKING", "READ_LEAK", "leaky", "stream"]
