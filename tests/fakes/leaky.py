@@ -44,7 +44,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict
 
 def stream(content: str = "", reasoning: str = "", size: int = 9) -> Reply:
     """Text and reasoning in deltas of ``size`` characters, each its own body chunk."""
-    events = [_chunk({"role": "assistant", "content": ""})]
+    events: list[tuple[None, Any]] = [_chunk({"role": "assistant", "content": ""})]
     for field, text in (("reasoning_content", reasoning), ("content", content)):
         events += [_chunk({field: text[i : i + size]}) for i in range(0, len(text), size)]
     events += [_chunk({}, "stop"), (None, "[DONE]")]

@@ -20,6 +20,7 @@ declared tools. ``CANDIDATES`` are today's; another format joins by its factory.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -87,6 +88,7 @@ class Rescue:
         self._thinking = Watch(candidates, tools)
         self._prefix = f"call_{secrets.token_hex(4)}_"
         self._ids: dict[tuple[Watch, str], str] = {}
+        self._json: dict[str, bool | None] = {}  # per rescued call: its pieces are JSON
         self._starts = 0
         self.rescued: list[tuple[str, str]] = []
         """Each rescued call's format and where it was (``text`` or ``reasoning``)."""
@@ -143,17 +145,34 @@ class Rescue:
                 out.append(ThinkingDelta(ev.text) if thinking else ev)
             elif isinstance(ev, ToolCallStart):
                 new = self._ids[(watch, ev.id)] = f"{self._prefix}{self._starts}"
+                self._json[new] = None
                 out.append(ToolCallStart(new, ev.name, self._starts))
                 self._starts += 1
-            elif isinstance(ev, ToolCallDelta):
-                new = self._ids.get((watch, ev.id), ev.id)
-                out.append(ToolCallDelta(new, ev.text, ev.fields, ev.values))
-            elif isinstance(ev, ToolCallEnd):
-                new = self._ids.get((watch, ev.id), ev.id)
-                out.append(ToolCallEnd(new, ev.arguments, ev.error, ev.raw))
+            elif isinstance(ev, ToolCallDelta | ToolCallEnd):
+                out += self._as_json(self._ids.get((watch, ev.id), ev.id), ev)
             # A format's own complaint about markup it could not read is not the user's
             # concern here: that markup stays text.
         return out
+
+    def _as_json(self, new: str, event: ToolCallDelta | ToolCallEnd) -> list[Event]:
+        """A rescued call's argument pieces as a native call's: JSON text. A format that
+        writes markup (Qwen3-Coder, XML) sends its fields as they complete, and the
+        arguments as JSON when the call ends."""
+        kind = self._json.get(new)
+        if isinstance(event, ToolCallEnd):
+            out: list[Event] = []
+            if kind is not True and event.ok:
+                out.append(ToolCallDelta(new, json.dumps(event.arguments, ensure_ascii=False)))
+            return [*out, ToolCallEnd(new, event.arguments, event.error, event.raw)]
+        if kind is None and event.text.strip():
+            kind = self._json[new] = event.text.lstrip()[0] == "{"
+        if kind is False:
+            if not event.fields:
+                return []
+            return [ToolCallDelta(new, "", event.fields, event.values)]
+        if kind is None and not event.fields:
+            return []  # whitespace before the arguments say what they are
+        return [ToolCallDelta(new, event.text, event.fields, event.values)]
 
     def _announce(self, fmt: str, where: str) -> None:
         first = not self.rescued
