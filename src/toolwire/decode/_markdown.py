@@ -68,7 +68,10 @@ class Markdown:
     def _piece(self, end: int, *, inert: bool) -> None:
         if end > self._pos:
             text = self._buf[self._pos : end]
-            self._out.append((text, inert))
+            if self._out and self._out[-1][1] == inert:  # fewer, longer pieces
+                self._out[-1] = (self._out[-1][0] + text, inert)
+            else:
+                self._out.append((text, inert))
             self._bol = text.endswith("\n")
             at = text.rfind("\n")
             tail = text[at + 1 :]

@@ -30,6 +30,8 @@ from toolwire.decode import TextDecoder
 from toolwire.decode._markdown import Markdown, mask
 from toolwire.events import Event, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 
+_KEEP = 4096  # text kept after it went out, so the buffers are cut now and then, not always
+
 Factory = Callable[[Mapping[str, Any]], TextDecoder]
 """Builds a text decoder for the declared tools (name -> parameters schema)."""
 
@@ -63,9 +65,12 @@ class Watch:
 
     def __init__(self, candidates: Sequence[tuple[str, Factory]], tools: Mapping[str, Any]) -> None:
         self._tools = tools
+        # The text from offset ``_origin`` on (what went out long ago is dropped: nothing
+        # before ``_sent`` is ever read again), and what the lanes were fed of it.
         self._raw = ""
-        self._fed = ""  # what the lanes were fed: ``_raw`` with shown code blanked
-        self._sent = 0  # ``_raw[:_sent]`` went out as text
+        self._fed = ""  # ``_raw`` with shown code blanked
+        self._origin = 0
+        self._sent = 0  # the text before this offset went out
         self._md = Markdown()
         self._lanes = [Lane(n, f, f(tools), 0) for n, f in candidates]
         self.winner: Lane | None = None
@@ -87,7 +92,7 @@ class Watch:
             if win is not None:
                 out += self._text(win.text_end)
                 return out + win.events, win
-        return out + self._text(len(self._raw)), None
+        return out + self._text(self._origin + len(self._raw)), None
 
     def _close_lane(self, lane: Lane) -> Win | None:
         while True:
@@ -128,8 +133,11 @@ class Watch:
     def _text(self, end: int) -> list[Event]:
         if end <= self._sent:
             return []
-        text = self._raw[self._sent : end]
+        text = self._raw[self._sent - self._origin : end - self._origin]
         self._sent = end
+        if end - self._origin > _KEEP:
+            cut = end - self._origin
+            self._raw, self._fed, self._origin = self._raw[cut:], self._fed[cut:], end
         return [TextDelta(text)]
 
     def _absorb(self, lane: Lane, events: list[Event]) -> Win | None:
@@ -155,7 +163,7 @@ class Watch:
         """Drop the lane's call: its markup is text; read on from just after it began."""
         lane.decoder = lane.make(self._tools)
         lane.done, lane.mark, lane.pending = mark + 1, -1, []
-        return self._absorb(lane, lane.decoder.feed(self._fed[mark + 1 :]))
+        return self._absorb(lane, lane.decoder.feed(self._fed[mark + 1 - self._origin :]))
 
 
 def _verdict(lane: Lane, event: Event) -> bool | None:
