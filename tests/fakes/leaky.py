@@ -17,23 +17,33 @@ carries (OpenAI ``role: "tool"`` messages), so the server keeps no state.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.http import Received, Reply, sse
 
 EDIT = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
-READ_LEAK = (
-    "Let me read the file first.\n"
-    "<function=Read>\n<parameter=file_path>\napp.py\n</parameter>\n</function>\n</tool_call>"
-)
-EDIT_THINKING = (
-    "The user wants a friendlier greeting. Now the edit.\n"
-    f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': EDIT})}\n</tool_call>"
-)
-BASH_LEAK = (
-    "Now I check it.\n"
-    "<function=Bash>\n<parameter=command>\ncat app.py\n</parameter>\n</function>\n</tool_call>"
-)
+
+
+def leaks(path: str = "app.py") -> tuple[str, str, str]:
+    """The three leaked answers (Read, Edit in the reasoning, Bash) for the file ``path``."""
+    edit = {**EDIT, "file_path": path}
+    read = (
+        "Let me read the file first.\n"
+        f"<function=Read>\n<parameter=file_path>\n{path}\n</parameter>\n</function>\n</tool_call>"
+    )
+    thinking = (
+        "The user wants a friendlier greeting. Now the edit.\n"
+        f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': edit})}\n</tool_call>"
+    )
+    bash = (
+        "Now I check it.\n"
+        f"<function=Bash>\n<parameter=command>\ncat {path}\n</parameter>\n</function>\n</tool_call>"
+    )
+    return read, thinking, bash
+
+
+READ_LEAK, EDIT_THINKING, BASH_LEAK = leaks()
 DONE = "Done: greet() now says hello."
 _BASE = {"id": "chatcmpl-leak", "object": "chat.completion.chunk", "model": "qwen3-coder"}
 
@@ -64,16 +74,35 @@ def results_in(received: Received) -> int:
     return count
 
 
-def leaky(received: Received) -> Reply:
-    """The next answer of the Read -> Edit -> Bash task, every call leaked as text."""
-    step = results_in(received)
-    if step == 0:
-        return stream(READ_LEAK)
-    if step == 1:
-        return stream(reasoning=EDIT_THINKING)
-    if step == 2:
-        return stream(BASH_LEAK)
-    return stream(DONE)
+def leaky_for(path: str) -> Callable[[Received], Reply]:
+    """The server's answers for the task on the file ``path`` (as the client names it)."""
+    read, thinking, bash = leaks(path)
+
+    def respond(received: Received) -> Reply:
+        step = results_in(received)
+        if step == 0:
+            return stream(read)
+        if step == 1:
+            return stream(reasoning=thinking)
+        if step == 2:
+            return stream(bash)
+        return stream(DONE)
+
+    return respond
 
 
-__all__ = ["BASH_LEAK", "DONE", "EDIT", "EDIT_THINKING", "READ_LEAK", "leaky", "stream"]
+leaky = leaky_for("app.py")
+"""The Read -> Edit -> Bash task on ``app.py``, every call leaked as text."""
+
+
+__all__ = [
+    "BASH_LEAK",
+    "DONE",
+    "EDIT",
+    "EDIT_THINKING",
+    "READ_LEAK",
+    "leaks",
+    "leaky",
+    "leaky_for",
+    "stream",
+]
