@@ -75,7 +75,7 @@ async def test_leaked_calls_are_rescued_through_read_edit_bash(
     assert DONE in shown
     thought = text_of(notes, "agent_thought_chunk")
     assert "friendlier greeting" in thought
-    for markup in ("<function=", "<parameter=", "tool_call>"):
+    for markup in ("<function=", "<parameter=", "tool_call>", '"parameters"'):
         assert markup not in shown
         assert markup not in thought
     # The server is sent its calls back as native calls, and four requests ran the task.
@@ -87,6 +87,7 @@ async def test_leaked_calls_are_rescued_through_read_edit_bash(
     assert len(notices) == 3  # one line per rescued response
     assert "qwen3-coder markup in `content`" in notices[0]
     assert "hermes markup in `reasoning_content`" in notices[1]
+    assert "llama-json markup in `content`" in notices[2]
     assert "backend 'local' at 127.0.0.1:" in notices[0]
 
 

@@ -40,6 +40,7 @@ QWEN_NO_OPEN = (
     "<function=Read>\n<parameter=file_path>\nsrc/app.py\n</parameter>\n</function>\n</tool_call>"
 )
 HERMES = '<tool_call>\n{"name": "Bash", "arguments": {"command": "ls -la"}}\n</tool_call>'
+LLAMA = '{"name": "Bash", "parameters": {"command": "ls -la"}}'
 XML = "<tool><tool_name>Read</tool_name><arguments><file_path>a.py</file_path></arguments></tool>"
 
 Where = Literal["text", "thinking"]
@@ -120,9 +121,24 @@ def test_the_call_starts_before_it_ends() -> None:
     assert start < first_field < end
 
 
+def test_llama_json_as_the_whole_answer_becomes_a_call() -> None:
+    events, notices = run(["\n", LLAMA])
+    assert shape(events) == [
+        ("text_delta", "\n"),
+        ("call", "Bash", {"command": "ls -la"}, None),
+        ("end", "tool_use"),
+    ]
+    assert "llama-json" in notices[0]
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
-    [(QWEN_NO_OPEN, "text"), ("Plan: list.\n" + HERMES + "\nDone.", "thinking"), (XML, "text")],
+    [
+        (QWEN_NO_OPEN, "text"),
+        ("Plan: list.\n" + HERMES + "\nDone.", "thinking"),
+        (XML, "text"),
+        (LLAMA, "text"),
+    ],
 )
 def test_the_same_events_at_every_boundary(text: str, where: Where) -> None:
     whole = shape(run([text], where)[0])
@@ -148,8 +164,11 @@ NEGATIVES = [
     "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>",
     "<tool><tool_name>rm</tool_name><arguments><p>x</p></arguments></tool>",
     # JSON that only looks like a call
-    '{"name": "Read", "arguments": {"file_path": "a.py"}}',
+    '{"name": "Read", "description": "Reads a file.", "type": "function"}',
+    '{"name": "Alice", "arguments": {"age": 3}}',
+    '{"type": "function", "name": "Read", "arguments": {"file_path": "a.py"}}',
     'The config is {"name": "Bash", "parameters": {"command": "ls"}} as JSON.',
+    'Sure:\n{"name": "Read", "arguments": {"file_path": "a.py"}}',
     '```json\n{"name": "Read", "arguments": {"file_path": "a.py"}}\n```',
     # markup that starts like a call and is not one
     "<tool_call> is a special token.",
@@ -224,3 +243,18 @@ def test_ids_differ_between_responses() -> None:
 def test_text_after_a_rescued_call_is_kept() -> None:
     events, _ = run([HERMES + "\nThat lists the files."])
     assert shape(events)[-2:] == [("text_delta", "\nThat lists the files."), ("end", "tool_use")]
+
+
+def test_a_long_answer_keeps_every_character() -> None:
+    prose = "".join(f"Line {i}: some `code` and a < sign.\n" for i in range(400))
+    undeclared = '<tool_call>{"name": "Nope", "arguments": {}}</tool_call>\n'
+    text = prose + undeclared + prose + HERMES + "\n" + prose
+    for size in (len(text), 7, 64):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        events, _ = run(pieces)
+        assert shape(events) == [
+            ("text_delta", prose + undeclared + prose),
+            ("call", "Bash", {"command": "ls -la"}, None),
+            ("text_delta", "\n" + prose),
+            ("end", "tool_use"),
+        ]

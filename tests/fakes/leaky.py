@@ -7,7 +7,7 @@ never in ``tool_calls``, and ``finish_reason: "stop"``:
    qwen3-coder, ollama/ollama#16686);
 2. Edit: a Hermes call inside ``reasoning_content`` (llama.cpp and vLLM reasoning parsers
    that swallow it);
-3. Bash: Qwen3-Coder markup again, after a line of text;
+3. Bash: Llama's JSON as the whole of ``content`` (vllm-project/vllm#46863);
 4. then a plain answer.
 
 Which step a request is at is read from the request itself: the number of tool results it
@@ -36,10 +36,7 @@ def leaks(path: str = "app.py") -> tuple[str, str, str]:
         "The user wants a friendlier greeting. Now the edit.\n"
         f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': edit})}\n</tool_call>"
     )
-    bash = (
-        "Now I check it.\n"
-        f"<function=Bash>\n<parameter=command>\ncat {path}\n</parameter>\n</function>\n</tool_call>"
-    )
+    bash = json.dumps({"name": "Bash", "parameters": {"command": f"cat {path}"}})
     return read, thinking, bash
 
 

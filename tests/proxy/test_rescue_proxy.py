@@ -88,5 +88,6 @@ def test_a_leaking_upstream_gives_the_client_real_tool_use_blocks(tmp_path: Path
     for _, _meta, raw in turns:
         assert b"<function=" not in raw
         assert b"tool_call>" not in raw
+        assert b"parameters" not in raw
     starts = [p for p in sse_payloads(turns[0][2]) if p["type"] == "content_block_start"]
     assert [s["content_block"]["type"] for s in starts] == ["text", "tool_use"]

@@ -28,6 +28,7 @@ from typing import Any
 from toolwire.decode import TextDecoder
 from toolwire.decode._rescue_watch import Factory, Watch, Win
 from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
+from toolwire.decode.tags.llama_leak import LlamaJsonLeak
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -54,10 +55,15 @@ def _xml(tools: Mapping[str, Any]) -> TextDecoder:
     return XmlTagsDecoder()
 
 
+def _llama_json(tools: Mapping[str, Any]) -> TextDecoder:
+    return LlamaJsonLeak(tools)
+
+
 CANDIDATES: tuple[tuple[str, Factory], ...] = (
     ("hermes", _hermes),
     ("qwen3-coder", _qwen3_coder),
     ("xml-tags", _xml),
+    ("llama-json", _llama_json),
 )
 """The formats a rescue looks for, in order of preference."""
 
