@@ -171,3 +171,22 @@ def test_rescue_with_a_text_tool_format_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match=r'rescue = "auto" applies to native tool calls'):
         load_config(path, environ={})
+
+
+def test_toolwire_config_shows_each_backends_rescue_and_why(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolwire.cli import app
+
+    path = _file(
+        tmp_path,
+        "[backends.local]\nprovider = 'openai-chat'\nmodel = 'm'\n"
+        "base_url = 'http://127.0.0.1:11434/v1'\n"
+        "[backends.strict]\nprovider = 'openai-chat'\nmodel = 'm'\n"
+        "base_url = 'http://127.0.0.1:8000/v1'\nrescue = 'off'\n",
+    )
+    shown = CliRunner().invoke(app, ["config", "--config", str(path)])
+    assert shown.exit_code == 0, shown.output
+    lines = [" ".join(ln.split()) for ln in shown.output.splitlines() if ln.startswith("rescue")]
+    assert lines[0].startswith("rescue = auto (default: a base_url server")
+    assert lines[1] == f"rescue = off ({path})"
