@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -41,19 +42,27 @@ def _config(tmp_path: Path, url: str, rescue: str | None) -> Path:
     )
 
 
-async def _run(tmp_path: Path, rescue: str | None) -> tuple[FakeServer, list[Note], Path]:
-    """The task on the leaky server: the server, the session updates, the project."""
+async def _task(tmp_path: Path, *args: str) -> tuple[list[Note], Path]:
+    """The task in a fresh project, ``toolwire acp ARGS``: the session updates, the project."""
     root = project(tmp_path)
     client = ScriptedClient(answers=["allow_once", "allow_once"])
+    env = environment(tmp_path, TEST_KEY=KEY)
+    async with agent(tmp_path, client, *args, env=env) as run:
+        sid = await start(run.conn, root)
+        result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
+        check_wire(run.wire)
+        notes = run.notifications()
+    assert result.stop_reason == "end_turn"
+    return notes, root
+
+
+async def _run(
+    tmp_path: Path, rescue: str | None, *args: str
+) -> tuple[FakeServer, list[Note], Path]:
+    """The task on the leaky server: the server, the session updates, the project."""
     with FakeServer(leaky) as server:
         config = _config(tmp_path, server.url, rescue)
-        env = environment(tmp_path, TEST_KEY=KEY)
-        async with agent(tmp_path, client, "--config", str(config), env=env) as run:
-            sid = await start(run.conn, root)
-            result = await run.conn.prompt(session_id=sid, prompt=[text_block("Say hello")])
-            check_wire(run.wire)
-            notes = run.notifications()
-    assert result.stop_reason == "end_turn"
+        notes, root = await _task(tmp_path, "--config", str(config), *args)
     return server, notes, root
 
 
@@ -97,3 +106,21 @@ async def test_with_rescue_off_the_leak_is_text_and_the_turn_stops(tmp_path: Pat
     assert "<function=Read>" in text_of(notes)
     assert len(server.requests) == 1
     assert (root / "app.py").read_text() == APP
+
+
+async def test_a_recorded_rescue_replays_as_it_ran(tmp_path: Path) -> None:
+    cassette = tmp_path / "leaks.jsonl"
+    (tmp_path / "live").mkdir()
+    (tmp_path / "replay").mkdir()
+    live, _, _ = await _run(tmp_path / "live", None, "--record", str(cassette))
+    rows = [json.loads(line) for line in cassette.read_text().splitlines()]
+    assert [row.get("rescue") for row in rows] == ["auto"] * 4
+    notes, root = await _task(tmp_path / "replay", "--backend", f"replay:{cassette}")
+    calls = list(calls_by_id(notes).values())
+    assert [(c["title"], c["status"]) for c in calls] == [
+        ("Read app.py", "completed"),
+        ("Edit app.py", "completed"),
+        ("cat app.py", "completed"),
+    ]
+    assert (root / "app.py").read_text() == APP.replace("'hi'", "'hello'")
+    assert len(live.requests) == 4

@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import random
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, Iterable, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import AsyncExitStack, aclosing, contextmanager
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
 import httpx2
 
+from toolwire.backends._adapt import Adapter, adapter_for
 from toolwire.backends._failures import (
     one_line,
     provider_code,
@@ -37,27 +37,18 @@ from toolwire.backends._failures import (
     reason,
     retry_after,
 )
-from toolwire.backends._names import NameRule, ToolNames, rewritten
+from toolwire.backends._names import NameRule, rewritten
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
-from toolwire.backends.textformat import TagAdapter
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
-from toolwire.decode.rescue import Rescue
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
 from toolwire.events import Event, MessageEnd, StreamError, ToolCallEnd
 from toolwire.providers import ProviderProfile
 from toolwire.secrets import mask_urls, scrub
 
 _MAX_ERROR_BODY = 65536
-log = logging.getLogger("toolwire.backends")
-
-
-class _Adapter(Protocol):
-    """What turns a response's events into the ones callers get (text calls lifted out)."""
-
-    def events(self, events: Iterable[Event]) -> list[Event]: ...
 
 
 class HTTPBackend(ABC):
@@ -161,7 +152,8 @@ class HTTPBackend(ABC):
         native = native_tools(self.tool_format)
         # Names the builder rewrote for this provider come back as the ones offered.
         names = rewritten(request.tools, self.name_rule) if native else None
-        adapter = self._adapter(request, names)
+        source = f"backend {self.name!r} at {self._host()}"
+        adapter = adapter_for(self.tool_format, request, names, rescue=self.rescue, source=source)
         async with AsyncExitStack() as stack:
             client = self._client
             if client is None:  # a private one, for this response only (module doc)
@@ -174,15 +166,6 @@ class HTTPBackend(ABC):
                         yield names.restore(event) if names else event
             finally:
                 await response.aclose()
-
-    def _adapter(self, request: ModelRequest, names: ToolNames | None) -> _Adapter | None:
-        if not native_tools(self.tool_format):
-            return TagAdapter(self.tool_format, request.tools)
-        if not (self.rescue and request.tools):
-            return None
-        # The model saw the wire names: a leaked call uses one (``names`` restores it).
-        tools = {(names.wire(t.name) if names else t.name): t.input_schema for t in request.tools}
-        return Rescue(tools, source=f"backend {self.name!r} at {self._host()}", notice=log.warning)
 
     def decoder(self) -> Decoder:
         """A decoder for one response body (a subclass may watch what it parses)."""
@@ -218,7 +201,7 @@ class HTTPBackend(ABC):
         response: httpx2.Response,
         decoder: Decoder,
         tap: Tap | None,
-        adapter: _Adapter | None,
+        adapter: Adapter | None,
     ) -> AsyncGenerator[Event, None]:
         received = False
         failure: str | None = None
