@@ -258,3 +258,13 @@ def test_a_long_answer_keeps_every_character() -> None:
             ("text_delta", "\n" + prose),
             ("end", "tool_use"),
         ]
+
+
+def test_the_thinking_signature_comes_after_the_thinking() -> None:
+    rescue = Rescue(TOOLS)
+    out = rescue.events([ThinkingDelta("I think <tool"), ThinkingDelta("", signature="sig")])
+    out += rescue.events([TextDelta("Answer."), MessageEnd("end_turn")])
+    signed = next(i for i, ev in enumerate(out) if isinstance(ev, ThinkingDelta) and ev.signature)
+    before = "".join(ev.text for ev in out[:signed] if isinstance(ev, ThinkingDelta))
+    assert before == "I think <tool"
+    assert shape(out[signed + 1 :]) == [("text_delta", "Answer."), ("end", "end_turn")]

@@ -105,9 +105,11 @@ class Rescue:
         for event in events:
             if isinstance(event, TextDelta):
                 out += self._watched(self._text, *self._text.feed(event.text))
-            elif isinstance(event, ThinkingDelta) and event.text and not event.redacted:
-                out += self._watched(self._thinking, *self._thinking.feed(event.text))
-                if event.signature is not None:
+            elif isinstance(event, ThinkingDelta) and not event.redacted:
+                if event.text:
+                    out += self._watched(self._thinking, *self._thinking.feed(event.text))
+                if event.signature is not None:  # the thinking block ends: its text first
+                    out += self._flush(text=False)
                     out.append(ThinkingDelta("", event.signature))
             elif isinstance(event, ToolCallStart):
                 out += self._flush()
@@ -119,13 +121,14 @@ class Rescue:
                 out.append(event)
         return out
 
-    def _flush(self) -> list[Event]:
-        """Close both watches (the response moved on to a native call, or ended)."""
-        out: list[Event] = []
-        for watch in (self._thinking, self._text):
-            out += self._watched(watch, *watch.close())
-        self._text = Watch(self._candidates, self._tools)
+    def _flush(self, *, text: bool = True) -> list[Event]:
+        """Close the watches: the response moved on (a native call, its end) or, with
+        ``text=False``, the thinking block ended (its signature came)."""
+        out = self._watched(self._thinking, *self._thinking.close())
         self._thinking = Watch(self._candidates, self._tools)
+        if text:
+            out += self._watched(self._text, *self._text.close())
+            self._text = Watch(self._candidates, self._tools)
         return out
 
     def _native(self, event: ToolCallStart) -> ToolCallStart:
