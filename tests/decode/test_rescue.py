@@ -4,6 +4,7 @@ nothing else does (``toolwire.decode.rescue``, docs/decoding.md "Rescue")."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -268,3 +269,28 @@ def test_the_thinking_signature_comes_after_the_thinking() -> None:
     before = "".join(ev.text for ev in out[:signed] if isinstance(ev, ThinkingDelta))
     assert before == "I think <tool"
     assert shape(out[signed + 1 :]) == [("text_delta", "Answer."), ("end", "end_turn")]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_this_repositorys_docs_and_decoders_are_no_calls() -> None:
+    """Prose and code about these very formats, as a model would answer with them: the
+    docs as written, each decoder's source in a fence; read in 37-character deltas."""
+    docs = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+    sources = sorted((ROOT / "src" / "toolwire" / "decode").rglob("*.py"))
+    texts = [p.read_text(encoding="utf-8") for p in docs]
+    texts += [f"The file:\n```python\n{p.read_text(encoding='utf-8')}```\n" for p in sources]
+    tools = {name: {"type": "object"} for name in ("Read", "Edit", "Write", "Bash", "Grep")}
+    for text in texts:
+        for where in ("text", "thinking"):
+            rescue = Rescue(tools)
+            out: list[Event] = []
+            for i in range(0, len(text), 37):
+                piece = text[i : i + 37]
+                out += rescue.events(
+                    [TextDelta(piece) if where == "text" else ThinkingDelta(piece)]
+                )
+            out += rescue.events([MessageEnd("end_turn")])
+            assert not [e for e in out if isinstance(e, ToolCallStart)], text[:80]
+            assert "".join(e.text for e in out if isinstance(e, TextDelta | ThinkingDelta)) == text
