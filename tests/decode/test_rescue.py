@@ -10,7 +10,7 @@ from typing import Any, Literal
 import pytest
 
 from tests.helpers import check_invariants, split_at
-from toolwire.decode.rescue import Rescue
+from toolwire.decode.rescue import CANDIDATES, Rescue
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -294,3 +294,28 @@ def test_this_repositorys_docs_and_decoders_are_no_calls() -> None:
             out += rescue.events([MessageEnd("end_turn")])
             assert not [e for e in out if isinstance(e, ToolCallStart)], text[:80]
             assert "".join(e.text for e in out if isinstance(e, TextDelta | ThinkingDelta)) == text
+
+
+class _Rewriter:
+    """A candidate that breaks the contract: its text is not its input."""
+
+    def feed(self, text: str) -> list[Event]:
+        return [TextDelta(text.upper())]
+
+    def close(self) -> list[Event]:
+        return []
+
+
+def test_a_candidate_that_rewrites_its_text_is_ignored() -> None:
+    candidates = (("rewriter", lambda tools: _Rewriter()), *CANDIDATES)
+    rescue = Rescue(TOOLS, candidates=candidates)
+    text = "Listing now.\n" + HERMES
+    out: list[Event] = []
+    for ch in text:
+        out += rescue.events([TextDelta(ch)])
+    out += rescue.events([MessageEnd("end_turn")])
+    assert shape(out) == [
+        ("text_delta", "Listing now.\n"),
+        ("call", "Bash", {"command": "ls -la"}, None),
+        ("end", "tool_use"),
+    ]

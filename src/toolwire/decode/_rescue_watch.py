@@ -15,6 +15,10 @@ name is not a declared tool, when the arguments begin as anything else, or when 
 broken first: the lane restarts one character after ``mark`` (so that markup cannot open a
 call again) and reads the text from there afresh; the markup stays text.
 
+A candidate must keep this contract: before its first call, its text is its input,
+character for character. One whose text stops matching is retired for the stream (its
+calls are not looked for; the text is shown as it came).
+
 Code the model shows (``_markdown``) reaches the lanes blanked, so no markup inside it can
 open a call; while a lane is pending nothing is blanked (a call's arguments may hold
 backticks). After a win the winner alone reads the rest of the stream, unblanked.
@@ -48,6 +52,8 @@ class Lane:
     mark: int = -1
     """Where the pending call's markup began (-1: none pending)."""
     pending: list[Event] = field(default_factory=list)
+    retired: bool = False
+    """Its text stopped matching its input (a decoder that rewrites text): ignored."""
     args: str = ""  # the pending call's argument text so far, up to its first mark
 
 
@@ -88,7 +94,7 @@ class Watch:
         if win is not None:
             return out + win.events + win.lane.decoder.close(), win
         for lane in self._lanes:
-            win = self._close_lane(lane)
+            win = None if lane.retired else self._close_lane(lane)
             if win is not None:
                 out += self._text(win.text_end)
                 return out + win.events, win
@@ -112,11 +118,16 @@ class Watch:
             self._raw += text
             self._fed += fed
             for lane in self._lanes:
-                win = self._absorb(lane, lane.decoder.feed(fed))
+                win = None if lane.retired else self._absorb(lane, lane.decoder.feed(fed))
                 if win is not None:
                     return out + self._won(win, pieces[at + 1 :]), win
-            out += self._text(min(self._held(lane) for lane in self._lanes))
+            out += self._text(self._passed())
         return out, None
+
+    def _passed(self) -> int:
+        """The offset every lane has passed as text: what may go to the user."""
+        held = [self._held(lane) for lane in self._lanes if not lane.retired]
+        return min(held) if held else self._origin + len(self._raw)
 
     def _won(self, win: Win, rest: list[tuple[str, bool]]) -> list[Event]:
         self.winner = win.lane
@@ -145,6 +156,10 @@ class Watch:
         for i, event in enumerate(events):
             if lane.mark < 0:
                 if isinstance(event, TextDelta):
+                    start = lane.done - self._origin
+                    if self._fed[start : start + len(event.text)] != event.text:
+                        lane.retired = True  # its offsets would lie: it cannot be followed
+                        return None
                     lane.done += len(event.text)
                 elif isinstance(event, ToolCallStart):
                     if event.name not in self._tools:
