@@ -37,6 +37,10 @@ PassthroughLevel: TypeAlias = Literal["full", "core", "off"]
 """How ``toolwire proxy`` forwards a client's Messages body (``toolwire.proxy.passthrough``)."""
 PASSTHROUGH_LEVELS: Final[tuple[PassthroughLevel, ...]] = get_args(PassthroughLevel)
 
+RescueMode: TypeAlias = Literal["auto", "off"]
+"""Whether tool calls a server leaked into the text become calls (``toolwire.decode.rescue``)."""
+RESCUE_MODES: Final[tuple[RescueMode, ...]] = get_args(RescueMode)
+
 
 Provider: TypeAlias = Literal[WireFormat, "replay"]
 """A backend's ``provider``: a wire format, or ``replay`` for a recorded cassette."""
@@ -98,6 +102,7 @@ __all__ = [
     "PASSTHROUGH_LEVELS",
     "PROFILES",
     "PROVIDERS",
+    "RESCUE_MODES",
     "SESSION_ONLY_MODES",
     "THOUGHT_LEVELS",
     "TOOL_FORMATS",
@@ -106,6 +111,7 @@ __all__ = [
     "PassthroughLevel",
     "Profile",
     "Provider",
+    "RescueMode",
     "ThoughtLevel",
     "ToolFormat",
     "WireFormat",

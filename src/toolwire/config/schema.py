@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self, TypeVar, cast
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -43,6 +44,7 @@ from toolwire.config.choices import (
     PassthroughLevel,
     Profile,
     Provider,
+    RescueMode,
     ThoughtLevel,
     ToolFormat,
     known_tool_format,
@@ -242,6 +244,8 @@ class BackendTable(Table):
     api_key_env: NonEmpty | None = None
     tool_format: Annotated[ToolFormat, PlainValidator(_known_tool_format)] = "native"
     cassette: NonEmpty | None = None
+    rescue: RescueMode | None = None
+    """Tool calls the server leaked into the text become calls (None: ``rescue_mode``)."""
     passthrough: PassthroughLevel | None = None
     """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
     context_window: PositiveInt | None = None
@@ -304,6 +308,11 @@ class BackendTable(Table):
             raise ValueError('model is missing; set model = "..." (the provider\'s model id)')
         if self.provider == "replay" and self.cassette is None:
             raise ValueError('a replay backend needs cassette = "PATH.jsonl"')
+        if self.rescue == "auto" and not native_tools(self.tool_format):
+            raise ValueError(
+                'rescue = "auto" applies to native tool calls; remove it (tool_format reads '
+                "the text already)"
+            )
         if self.passthrough is not None and self.provider != "anthropic":
             raise ValueError("passthrough applies to anthropic backends only; remove it here")
         return self
@@ -331,6 +340,19 @@ class BackendConfig(BackendTable):
     def native_tools(self) -> bool:
         """Tool calls travel in the API's own fields (else as markup in the text)."""
         return native_tools(self.tool_format)
+
+    @property
+    def rescue_mode(self) -> RescueMode:
+        """``rescue`` as set, else ``auto`` for a native-tools backend on a ``base_url``
+        that is not its provider's own service (a local or third-party server, where a
+        missing tool-call parser leaks calls into the text), else ``off``."""
+        if self.rescue is not None:
+            return self.rescue
+        known = profile(self.provider)
+        if known is None or self.base_url is None or not self.native_tools:
+            return "off"
+        own = urlsplit(known.default_url).hostname
+        return "off" if urlsplit(self.base_url).hostname == own else "auto"
 
     @property
     def native_search(self) -> bool:
