@@ -132,10 +132,28 @@ def test_llama_json_as_the_whole_answer_becomes_a_call() -> None:
     assert "llama-json" in notices[0]
 
 
+HARMONY = (
+    '<|channel|>commentary to=functions.Bash <|constrain|>json<|message|>{"command": "ls -la"}'
+    "<|call|>"
+)
+
+
+def test_a_harmony_call_in_the_content_becomes_a_call() -> None:
+    # gpt-oss behind a server that passes its messages on unparsed.
+    events, notices = run(["I will look.\n", HARMONY])
+    assert shape(events) == [
+        ("text_delta", "I will look.\n"),
+        ("call", "Bash", {"command": "ls -la"}, None),
+        ("end", "tool_use"),
+    ]
+    assert "openai_harmony" in notices[0]
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
     [
         (QWEN_NO_OPEN, "text"),
+        ("Looking.\n" + HARMONY, "text"),
         ("Plan: list.\n" + HERMES + "\nDone.", "thinking"),
         (XML, "text"),
         (LLAMA, "text"),
@@ -175,6 +193,8 @@ NEGATIVES = [
     "<tool_call> is a special token.",
     "<function=Read> is what the template writes, then the parameters.",
     "a < b and b > c, <tool> is a tag",
+    "gpt-oss writes <|channel|>commentary to=functions.NAME before a call's JSON.",
+    "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{}<|call|>",
 ]
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from toolwire.decode import TextDecoder
 from toolwire.decode._rescue_watch import Factory, Watch, Win
-from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
+from toolwire.decode.tags import HarmonyDecoder, HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
 from toolwire.decode.tags.llama_leak import LlamaJsonLeak
 from toolwire.events import (
     Event,
@@ -59,11 +59,17 @@ def _llama_json(tools: Mapping[str, Any]) -> TextDecoder:
     return LlamaJsonLeak(tools)
 
 
+def _harmony(tools: Mapping[str, Any]) -> TextDecoder:
+    # gpt-oss behind a server that does not parse harmony: the call's header in content.
+    return HarmonyDecoder(tools)
+
+
 CANDIDATES: tuple[tuple[str, Factory], ...] = (
     ("hermes", _hermes),
     ("qwen3-coder", _qwen3_coder),
     ("xml-tags", _xml),
     ("llama-json", _llama_json),
+    ("openai_harmony", _harmony),
 )
 """The formats a rescue looks for, in order of preference."""
 
