@@ -45,7 +45,7 @@ def _config(tmp_path: Path, url: str, rescue: str | None) -> Path:
 async def _task(tmp_path: Path, *args: str) -> tuple[list[Note], Path]:
     """The task in a fresh project, ``toolwire acp ARGS``: the session updates, the project."""
     root = project(tmp_path)
-    client = ScriptedClient(answers=["allow_once", "allow_once"])
+    client = ScriptedClient(answers=["allow_once"] * 3)
     env = environment(tmp_path, TEST_KEY=KEY)
     async with agent(tmp_path, client, *args, env=env) as run:
         sid = await start(run.conn, root)
@@ -76,6 +76,7 @@ async def test_leaked_calls_are_rescued_through_read_edit_bash(
         ("Read app.py", "completed"),
         ("Edit app.py", "completed"),
         ("cat app.py", "completed"),
+        ("wc -l app.py", "completed"),
     ]
     assert (root / "app.py").read_text() == APP.replace("'hi'", "'hello'")
     assert "return 'hello'" in calls[2]["content"][0]["content"]["text"]
@@ -84,19 +85,20 @@ async def test_leaked_calls_are_rescued_through_read_edit_bash(
     assert DONE in shown
     thought = text_of(notes, "agent_thought_chunk")
     assert "friendlier greeting" in thought
-    for markup in ("<function=", "<parameter=", "tool_call>", '"parameters"'):
+    for markup in ("<function=", "<parameter=", "tool_call>", '"parameters"', "<|channel|>"):
         assert markup not in shown
         assert markup not in thought
-    # The server is sent its calls back as native calls, and four requests ran the task.
-    assert len(server.requests) == 4
+    # The server is sent its calls back as native calls, and five requests ran the task.
+    assert len(server.requests) == 5
     second = server.requests[1].json()["messages"]
     assert second[-2]["tool_calls"][0]["function"]["name"] == "Read"
     assert second[-1]["role"] == "tool"
     notices = [r.getMessage() for r in caplog.records if "rescued" in r.getMessage()]
-    assert len(notices) == 3  # one line per rescued response
+    assert len(notices) == 4  # one line per rescued response
     assert "qwen3-coder markup in `content`" in notices[0]
     assert "hermes markup in `reasoning_content`" in notices[1]
     assert "llama-json markup in `content`" in notices[2]
+    assert "openai_harmony markup in `content`" in notices[3]
     assert "backend 'local' at 127.0.0.1:" in notices[0]
 
 
@@ -114,13 +116,14 @@ async def test_a_recorded_rescue_replays_as_it_ran(tmp_path: Path) -> None:
     (tmp_path / "replay").mkdir()
     live, _, _ = await _run(tmp_path / "live", None, "--record", str(cassette))
     rows = [json.loads(line) for line in cassette.read_text().splitlines()]
-    assert [row.get("rescue") for row in rows] == ["auto"] * 4
+    assert [row.get("rescue") for row in rows] == ["auto"] * 5
     notes, root = await _task(tmp_path / "replay", "--backend", f"replay:{cassette}")
     calls = list(calls_by_id(notes).values())
     assert [(c["title"], c["status"]) for c in calls] == [
         ("Read app.py", "completed"),
         ("Edit app.py", "completed"),
         ("cat app.py", "completed"),
+        ("wc -l app.py", "completed"),
     ]
     assert (root / "app.py").read_text() == APP.replace("'hi'", "'hello'")
-    assert len(live.requests) == 4
+    assert len(live.requests) == 5

@@ -8,7 +8,9 @@ never in ``tool_calls``, and ``finish_reason: "stop"``:
 2. Edit: a Hermes call inside ``reasoning_content`` (llama.cpp and vLLM reasoning parsers
    that swallow it);
 3. Bash: Llama's JSON as the whole of ``content`` (vllm-project/vllm#46863);
-4. then a plain answer.
+4. Bash again: gpt-oss's harmony message in ``content`` (a server that does not parse
+   harmony);
+5. then a plain answer.
 
 Which step a request is at is read from the request itself: the number of tool results it
 carries (OpenAI ``role: "tool"`` messages), so the server keeps no state.
@@ -25,8 +27,9 @@ from tests.fakes.http import Received, Reply, sse
 EDIT = {"file_path": "app.py", "old_string": "'hi'", "new_string": "'hello'"}
 
 
-def leaks(path: str = "app.py") -> tuple[str, str, str]:
-    """The three leaked answers (Read, Edit in the reasoning, Bash) for the file ``path``."""
+def leaks(path: str = "app.py") -> tuple[str, str, str, str]:
+    """The four leaked answers (Read, Edit in the reasoning, Bash, Bash in harmony) for
+    the file ``path``."""
     edit = {**EDIT, "file_path": path}
     read = (
         "Let me read the file first.\n"
@@ -37,10 +40,14 @@ def leaks(path: str = "app.py") -> tuple[str, str, str]:
         f"<tool_call>\n{json.dumps({'name': 'Edit', 'arguments': edit})}\n</tool_call>"
     )
     bash = json.dumps({"name": "Bash", "parameters": {"command": f"cat {path}"}})
-    return read, thinking, bash
+    harmony = (
+        "<|channel|>commentary to=functions.Bash <|constrain|>json<|message|>"
+        f"{json.dumps({'command': f'wc -l {path}'})}<|call|>"
+    )
+    return read, thinking, bash, harmony
 
 
-READ_LEAK, EDIT_THINKING, BASH_LEAK = leaks()
+READ_LEAK, EDIT_THINKING, BASH_LEAK, HARMONY_LEAK = leaks()
 DONE = "Done: greet() now says hello."
 _BASE = {"id": "chatcmpl-leak", "object": "chat.completion.chunk", "model": "qwen3-coder"}
 
@@ -73,7 +80,7 @@ def results_in(received: Received) -> int:
 
 def leaky_for(path: str) -> Callable[[Received], Reply]:
     """The server's answers for the task on the file ``path`` (as the client names it)."""
-    read, thinking, bash = leaks(path)
+    read, thinking, bash, harmony = leaks(path)
 
     def respond(received: Received) -> Reply:
         step = results_in(received)
@@ -83,6 +90,8 @@ def leaky_for(path: str) -> Callable[[Received], Reply]:
             return stream(reasoning=thinking)
         if step == 2:
             return stream(bash)
+        if step == 3:
+            return stream(harmony)
         return stream(DONE)
 
     return respond
@@ -97,6 +106,7 @@ __all__ = [
     "DONE",
     "EDIT",
     "EDIT_THINKING",
+    "HARMONY_LEAK",
     "READ_LEAK",
     "leaks",
     "leaky",

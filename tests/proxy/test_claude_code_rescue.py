@@ -72,7 +72,7 @@ def _task(tmp_path: Path, rescue: str | None) -> tuple[list[dict[str, Any]], Pat
 def test_claude_code_runs_the_calls_a_local_server_leaked(tmp_path: Path) -> None:
     events, app, requests = _task(tmp_path, None)
     uses = [b for b in _blocks(events, "assistant") if b["type"] == "tool_use"]
-    assert [u["name"] for u in uses] == ["Read", "Edit", "Bash"]
+    assert [u["name"] for u in uses] == ["Read", "Edit", "Bash", "Bash"]
     results = [b for b in _blocks(events, "user") if b["type"] == "tool_result"]
     assert [r["tool_use_id"] for r in results] == [u["id"] for u in uses]
     assert not any(r.get("is_error") for r in results), results
@@ -81,7 +81,7 @@ def test_claude_code_runs_the_calls_a_local_server_leaked(tmp_path: Path) -> Non
     texts = "".join(b["text"] for b in _blocks(events, "assistant") if b["type"] == "text")
     assert "<function=" not in texts
     assert "tool_call>" not in texts
-    assert requests == 4
+    assert requests == 5
 
 
 def test_with_rescue_off_claude_code_gets_the_markup_as_its_answer(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_a_leaking_upstream_gives_the_client_real_tool_use_blocks(tmp_path: Path
         FakeServer(leaky) as upstream,
         running(settings_for(tmp_path, upstream.url, upstream.url)) as url,
     ):
-        for _ in range(5):
+        for _ in range(6):
             (*blocks, meta), raw = _turn(url, history)
             turns.append((blocks, meta, raw))
             if meta["stop"] != "tool_use":
@@ -81,13 +81,15 @@ def test_a_leaking_upstream_gives_the_client_real_tool_use_blocks(tmp_path: Path
         ("Read", {"file_path": "app.py"}),
         ("Edit", EDIT),
         ("Bash", {"command": "cat app.py"}),
+        ("Bash", {"command": "wc -l app.py"}),
     ]
-    assert [meta["stop"] for _, meta, _ in turns] == ["tool_use"] * 3 + ["end_turn"]
+    assert [meta["stop"] for _, meta, _ in turns] == ["tool_use"] * 4 + ["end_turn"]
     assert turns[-1][0] == [{"type": "text", "text": DONE}]
     assert "friendlier greeting" in turns[1][1]["thinking"]
     for _, _meta, raw in turns:
         assert b"<function=" not in raw
         assert b"tool_call>" not in raw
         assert b"parameters" not in raw
+        assert b"<|channel|>" not in raw
     starts = [p for p in sse_payloads(turns[0][2]) if p["type"] == "content_block_start"]
     assert [s["content_block"]["type"] for s in starts] == ["text", "tool_use"]
