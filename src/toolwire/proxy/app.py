@@ -2,8 +2,9 @@
 
 Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
 ``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
-``POST /control/switch`` that ``toolwire proxy switch`` calls. Every error is answered
-in Anthropic's shape with a one-line message (refusals.py); keys never appear in one.
+``POST /control/switch`` that ``toolwire proxy switch`` calls; each dialect's routes
+(``dialects``), served by the same plan and relay. Every error is answered in the
+client's dialect's shape with a one-line message (refusals.py); keys never appear in one.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import http_client
 from toolwire.context import is_context_overflow
+from toolwire.proxy.dialects import DIALECTS, Imported
 from toolwire.proxy.endpoints import Endpoints
 from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
@@ -95,6 +97,7 @@ class Proxy:
                 Endpoint("/healthz", small.healthz, methods=["GET"]),
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
+                *(route for dialect in DIALECTS for route in dialect.routes(self)),
             ],
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
@@ -115,7 +118,19 @@ class Proxy:
 
     async def messages(self, request: Request) -> Response:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
-        body = await self.intake.body(request)
+        return await self._serve(await self.intake.body(request), request)
+
+    async def serve(self, imported: Imported, request: Request) -> Response:
+        """A request of another dialect (``dialects``), served as ``/v1/messages``."""
+        request.state.imported = imported
+        return await self._serve(imported.body, request)
+
+    async def count(self, imported: Imported, request: Request) -> int:
+        """The input tokens of another dialect's request, as ``count_tokens`` counts."""
+        request.state.imported = imported
+        return (await self._plan(imported.body, request, record=False)).reported_tokens
+
+    async def _serve(self, body: Any, request: Request) -> Response:
         try:
             return await self._messages(body, request)
         finally:
@@ -267,6 +282,7 @@ class Proxy:
             failover=failover,
             choose_key=self.pools.choose,
             owner=None if caller is None else caller.key.owner,
+            imported=getattr(request.state, "imported", None),
         )
 
         def pulled() -> Plan:

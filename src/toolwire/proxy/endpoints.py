@@ -34,17 +34,8 @@ class Endpoints:
         """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
         then each backend as ``backend,model`` (what ``/model`` accepts)."""
         await self.intake.authorize(request)
-        config = self.settings.config
-        aliases = [
-            (alias, f"{model or config.backend(name).model} ({name})")
-            for alias, (name, _, model) in (
-                (a, t.partition(",")) for a, t in self.settings.aliases.items()
-            )
-        ]
-        backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
-        data = [
-            {"type": "model", "id": i, "display_name": shown} for i, shown in aliases + backends
-        ]
+        served = served_models(self.settings)
+        data = [{"type": "model", "id": i, "display_name": shown} for i, shown in served]
         return JSONResponse({"data": data, "has_more": False})
 
     async def healthz(self, request: Request) -> Response:
@@ -101,6 +92,17 @@ class Endpoints:
         return user, team
 
 
+def served_models(settings: ProxySettings) -> list[tuple[str, str]]:
+    """The model ids a client may name, with what each is in words: the aliases, then
+    each backend as ``backend,model`` (every dialect's listing)."""
+    config = settings.config
+    aliases = [
+        (alias, f"{model or config.backend(name).model} ({name})")
+        for alias, (name, _, model) in ((a, t.partition(",")) for a, t in settings.aliases.items())
+    ]
+    return aliases + [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
+
+
 def _teams_refusal(user: str, teams: set[str | None]) -> str:
     if not teams:
         return f"no key names user {user!r}: `toolwire proxy keys list` shows who has one"
@@ -112,4 +114,4 @@ def _force(backend: str, state: SessionState) -> None:
     state.forced = backend
 
 
-__all__ = ["Endpoints"]
+__all__ = ["Endpoints", "served_models"]

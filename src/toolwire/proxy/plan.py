@@ -12,7 +12,7 @@ what would be sent.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -31,6 +31,7 @@ from toolwire.proxy.compaction import (
     route_window,
     too_long,
 )
+from toolwire.proxy.dialects.base import Imported
 from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.passthrough import Prepared, default_level, prepare
 from toolwire.proxy.provenance import turn_owner
@@ -115,6 +116,8 @@ class _Request:
     client_window: int
     failover: Failover | None = None
     choose_key: KeyChoice | None = None
+    imported: Imported | None = None
+    """The request of another dialect this one was read from (None: Anthropic's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,7 @@ def plan(
     failover: Failover | None = None,
     choose_key: KeyChoice | None = None,
     owner: str | None = None,
+    imported: Imported | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -166,8 +170,10 @@ def plan(
     backend, and the record the failed plan made is undone first (so a switch, if any, is
     from the backend that produced the history, not from the one that failed).
     ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``).
-    ``owner``: the person whose session it is (``state.owned_session``; None: no person)."""
-    r = _read(body, headers, settings, client, failover, choose_key, owner)
+    ``owner``: the person whose session it is (``state.owned_session``; None: no person).
+    ``imported``: the request read from another dialect (``dialects``; ``body`` is then
+    its Anthropic form): its history, session and relay are the dialect's."""
+    r = _read(body, headers, settings, client, failover, choose_key, owner, imported)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
@@ -205,20 +211,19 @@ def _read(
     failover: Failover | None,
     choose_key: KeyChoice | None = None,
     owner: str | None = None,
+    imported: Imported | None = None,
 ) -> _Request:
     """The request's inputs: its body checked, its session (its store key: the owner's),
     history and client window."""
     body = parse_request(raw)
+    if imported is None:
+        sid, history = session_id(body, headers), import_history(body)
+    else:
+        sid, history = imported.session, imported.history
+    window = client_window(str(body["model"]), headers)
+    sid = owned_session(sid, owner)
     return _Request(
-        body,
-        headers,
-        settings,
-        client,
-        owned_session(session_id(body, headers), owner),
-        import_history(body),
-        client_window(str(body["model"]), headers),
-        failover,
-        choose_key,
+        body, headers, settings, client, sid, history, window, failover, choose_key, imported
     )
 
 
@@ -236,7 +241,8 @@ def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
         )
     switched = record and state.record(chosen.backend, len(history))
-    level = passthrough_level(settings, chosen.backend)
+    # The pass-through relays an Anthropic upstream's bytes: for Anthropic clients only.
+    level = "off" if r.imported else passthrough_level(settings, chosen.backend)
     window = route_window(settings, chosen, level=level, client=r.client_window)
     produced = dict(state.produced)
     point = continued(state, chosen.backend, history) if settings.compaction else None
@@ -297,7 +303,10 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
         d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client, key_env=env
     )
     search = None if prepared is not None else r.settings.search is not None
-    request = to_model_request(r.body, view.messages, search=search)
+    if r.imported is None:
+        request = to_model_request(r.body, view.messages, search=search)
+    else:
+        request = replace(r.imported.request, messages=tuple(view.messages))
     return _Built(prepared, raw, backend, request, estimate_tokens(backend, request), env)
 
 
@@ -316,6 +325,9 @@ def passthrough_level(settings: ProxySettings, name: str) -> PassthroughLevel:
 def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | None]:
     """What streams the answer back (the raw relay, or a translation into Anthropic's
     stream), and the usage scale from the backend's window to the client's."""
+    if r.imported is not None:  # usage is scaled to Claude Code's window: not for others
+        json_args = r.settings.config.backend(d.chosen.backend).native_tools
+        return r.imported.relay(built.tokens, json_args=json_args), None
     scale = scale_for(r.client_window, d.window) if r.settings.scale_usage else None
     if built.raw is not None:
         built.raw.scale = scale

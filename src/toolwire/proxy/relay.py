@@ -17,12 +17,30 @@ from starlette.responses import Response
 
 from toolwire.backends import encodable
 from toolwire.backends.base import Tap
+from toolwire.events import Event
 from toolwire.proxy.asgi_stream import EventStreamResponse
-from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
+from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.scale import Scale
 from toolwire.proxy.upstream import Opened
+
+
+class StreamEncoder(Protocol):
+    """What ``relay`` streams through: a dialect's encoder of events into SSE bytes."""
+
+    done: bool
+    """The response ended (normally or with an error event)."""
+    stopped: bool
+    """The response ended normally."""
+
+    def start_sse(self) -> bytes:
+        """The bytes before the first event's (may be none)."""
+        ...
+
+    def feed_sse(self, event: Event) -> bytes:
+        """The bytes ``event`` completes."""
+        ...
 
 
 class Relay(Protocol):
@@ -82,7 +100,7 @@ class TranslatedRelay:
 
 
 async def relay(
-    encoder: AnthropicEncoder, opened: Opened, metrics: Metrics
+    encoder: StreamEncoder, opened: Opened, metrics: Metrics
 ) -> AsyncGenerator[bytes, None]:
     """The SSE bytes of the stream; the upstream is closed however this ends."""
     # Cancellation (the client went away) lands in an await here; closing the upstream
@@ -90,9 +108,7 @@ async def relay(
     # here and added to the metrics once: a locked counter per event showed in profiles.
     sent = 0
     try:
-        chunk = sse_bytes(encoder.start())
-        for payload in encoder.feed(opened.first):
-            chunk += sse_bytes(payload)
+        chunk = encoder.start_sse() + encoder.feed_sse(opened.first)
         yield chunk
         sent += len(chunk)
         async for event in opened.rest:
@@ -117,4 +133,4 @@ def json_bytes(payload: Payload) -> bytes:
         return encodable(text).encode()
 
 
-__all__ = ["Relay", "TranslatedRelay", "json_bytes", "relay"]
+__all__ = ["Relay", "StreamEncoder", "TranslatedRelay", "json_bytes", "relay"]
