@@ -29,7 +29,7 @@ from toolwire.config.choices import ThoughtLevel
 from toolwire.history import ToolSpec
 from toolwire.proxy.dialects.base import Dialect, Host, Imported
 from toolwire.proxy.dialects.gemini_encode import GeminiRelay, error_body
-from toolwire.proxy.dialects.gemini_import import import_contents
+from toolwire.proxy.dialects.gemini_import import camel_keys, import_contents
 from toolwire.proxy.endpoints import served_models
 from toolwire.proxy.errors import BadRequestError, ProxyError
 from toolwire.proxy.state import IMPLICIT_SESSION, check_session, session_id
@@ -50,6 +50,7 @@ def imported(raw: Any, model: str, headers: Mapping[str, str], *, stream: bool) 
     """A ``generateContent`` body for ``model`` in the planner's terms."""
     if not isinstance(raw, dict):
         raise BadRequestError("the request body must be a JSON object")
+    raw = camel_keys(raw)
     history = import_contents(raw.get("contents"))
     config = raw.get("generationConfig") or {}
     if not isinstance(config, dict):
@@ -195,7 +196,7 @@ async def _action(host: Host, request: Request) -> Response:
     raw = await host.intake.body(request)
     model = model.removeprefix("models/")
     if method == "countTokens":
-        inner = raw.get("generateContentRequest") if isinstance(raw, dict) else None
+        inner = camel_keys(raw).get("generateContentRequest") if isinstance(raw, dict) else None
         got = imported(inner or raw, model, request.headers, stream=False)
         return JSONResponse({"totalTokens": await host.count(got, request)})
     got = imported(raw, model, request.headers, stream=_STREAMED[method])

@@ -7,7 +7,7 @@ else by name in call order) and a ``user`` message (``text``, ``inlineData`` and
 ``fileData`` images; other files as a one-line note). Signatures stay where
 ``backends.gemini`` puts them back: a call's ``thoughtSignature`` on its call, a
 thought's on its thought (consecutive thought parts are one thought, as streamed), one
-on plain text as a signature-only thought after that text.
+on plain text as a signature-only thought after that text; each in standard base64.
 """
 
 from __future__ import annotations
@@ -29,6 +29,42 @@ from toolwire.history.pairing import UNKNOWN_TOOL
 from toolwire.proxy.errors import BadRequestError
 
 _RESULT_KEYS = ("output", "content", "result")
+# Google's SDKs hold a signature as bytes and send it back in URL-safe base64; the
+# providers sent (and verify) standard base64, which Gemini reads as well.
+_STANDARD_BASE64 = str.maketrans("-_", "+/")
+# Values that are the client's own data, whose keys are kept as sent.
+_OPAQUE = frozenset({"args", "response", "parametersJsonSchema", "default", "example"})
+
+
+def camel_keys(value: Any) -> Any:
+    """``value`` with every field name in lowerCamelCase.
+
+    Google's JSON takes a field as ``mimeType`` or as the proto's ``mime_type``, and the
+    Python SDK sends some nested ones so (``inlineData.mime_type``,
+    ``thinkingConfig.include_thoughts``). A call's ``args``, a ``response``, a JSON
+    Schema and a schema's property names are the client's own: kept as sent.
+    """
+    if isinstance(value, list):
+        return [camel_keys(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _camel(key) if isinstance(key, str) else key
+        if name in _OPAQUE:
+            out[name] = item
+        elif name == "properties" and isinstance(item, dict):
+            out[name] = {k: camel_keys(v) for k, v in item.items()}
+        else:
+            out[name] = camel_keys(item)
+    return out
+
+
+def _camel(key: str) -> str:
+    if "_" not in key.strip("_"):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
 
 
 def import_contents(contents: Any) -> tuple[Message, ...]:
@@ -64,7 +100,10 @@ def _model_turn(parts: list[Mapping[str, Any]], number: int) -> Message:
     out: list[Part] = []
     for index, part in enumerate(parts):
         signature = part.get("thoughtSignature")
-        signature = signature if isinstance(signature, str) and signature else None
+        if not isinstance(signature, str) or not signature:
+            signature = None
+        else:
+            signature = signature.translate(_STANDARD_BASE64)
         call = part.get("functionCall")
         if isinstance(call, dict):
             out.append(_call(call, signature, f"call_{number}_{index}"))
@@ -180,4 +219,4 @@ def _images(part: Any) -> tuple[ImagePart, ...]:
     return ()
 
 
-__all__ = ["import_contents"]
+__all__ = ["camel_keys", "import_contents"]
