@@ -25,12 +25,16 @@ READ = types.FunctionDeclaration(
 )
 
 
-def client(url: str, key: str = "client-key", version: str = "v1beta") -> genai.Client:
+def client(
+    url: str, key: str = "client-key", version: str = "v1beta", session: str | None = None
+) -> genai.Client:
     """The SDK as gemini-cli sets it up: an API key, the proxy as its base URL, and the
-    API version gemini-cli's SDK uses (the Python SDK's own default is ``v1``)."""
+    API version gemini-cli's SDK uses (the Python SDK's own default is ``v1``);
+    ``session``: sent as ``x-toolwire-session`` (gemini-cli's custom headers)."""
     options = types.HttpOptions(
         base_url=url,
         api_version=version,
+        headers={} if session is None else {"x-toolwire-session": session},
         retry_options=types.HttpRetryOptions(attempts=1),
         timeout=10_000,
     )

@@ -5,14 +5,25 @@ thinking, which the SDK sends back as thought parts and the proxy returns signed
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from google.genai import types
 
 from tests.fakes.http import FakeServer, Reply
-from tests.proxy.gemini_support import READ, client, config_with, parts, settings, tool_round
-from tests.proxy.support import anthropic_stream, running
+from tests.proxy.gemini_support import (
+    READ,
+    client,
+    config_with,
+    content,
+    header,
+    parts,
+    settings,
+    tool_round,
+)
+from tests.proxy.support import anthropic_stream, openai_text_stream, running
 from toolwire.proxy.dialects.gemini import json_schema
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n fake").decode()
@@ -98,6 +109,27 @@ def test_an_anthropic_upstreams_thinking_goes_back_to_it_signed(tmp_path: Path) 
     blocks = second_body["messages"][1]["content"]
     assert blocks[0] == {"type": "thinking", "thinking": "Let me look.", "signature": SIGNATURE}
     assert blocks[1]["type"] == "tool_use"
+
+
+def test_a_session_named_by_header_is_switched_with_its_context(tmp_path: Path) -> None:
+    with FakeServer() as chat_up, FakeServer() as claude_up:
+        chat_up.script(Reply(chunks=openai_text_stream("The answer is 41.")))
+        claude_up.script(
+            Reply(chunks=anthropic_stream([{"type": "text", "text": "42."}], "end_turn"))
+        )
+        with running(settings(tmp_path, chat_up.url, claude_up.url, claude_up.url)) as url:
+            sdk = client(url, session="gem-1")
+            first = sdk.models.generate_content(model="gemini-2.5-pro", contents="Compute")
+            switched = httpx2.post(
+                f"{url}/control/switch", json={"backend": "claude", "session": "gem-1"}
+            )
+            history: list[Any] = ["Compute", content(first), "Check it"]
+            second = sdk.models.generate_content(model="gemini-2.5-pro", contents=history)
+    assert switched.status_code == 200
+    assert [header(r, "x-toolwire-backend") for r in (first, second)] == ["local", "claude"]
+    assert header(second, "x-toolwire-session") == "gem-1"
+    assert second.text == "42."
+    assert "The answer is 41." in json.dumps(claude_up.requests[0].json()["messages"])
 
 
 def test_gemini_schemas_become_json_schema() -> None:
