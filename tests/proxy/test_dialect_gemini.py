@@ -225,15 +225,25 @@ def test_the_token_is_read_from_x_goog_api_key_or_the_key_parameter(tmp_path: Pa
     assert by_param.json()["candidates"][0]["content"]["parts"] == [{"text": "Yes."}]
 
 
-def test_the_sdk_lists_the_models_and_its_default_version_works(tmp_path: Path) -> None:
+def test_the_sdk_lists_models_counts_tokens_and_its_default_version_works(
+    tmp_path: Path,
+) -> None:
     with FakeServer() as up:
         up.script(Reply(chunks=anthropic_stream([{"type": "text", "text": "v1."}], "end_turn")))
         with running(settings(tmp_path, up.url, up.url, up.url)) as url:
             beta, v1 = client(url), client(url, version="v1")  # the SDK closes a dropped one
             names = [m.name for m in beta.models.list()]
             answer = v1.models.generate_content(model="claude", contents="Hi")
+            short, long = (
+                beta.models.count_tokens(model="claude", contents="word " * n).total_tokens
+                for n in (10, 1000)
+            )
     assert {"models/claude,claude-up", "models/gem,g-up", "models/local,qwen3"} <= set(names)
     assert answer.text == "v1."
+    assert short is not None
+    assert long is not None
+    assert long - short >= 4000 // 4  # one token per 4 characters of what would be sent
+    assert len(up.requests) == 1  # counting sends nothing upstream
 
 
 def test_a_conversation_is_one_session_and_each_request_is_in_the_ledger(tmp_path: Path) -> None:
