@@ -71,10 +71,10 @@ def test_parallel_calls_each_arrive_whole_in_their_own_chunk(tmp_path: Path) -> 
             ask: dict[str, Any] = {"model": "claude", "contents": "Read", "config": config_with()}
             chunks = list(sdk.models.generate_content_stream(**ask))
             whole = sdk.models.generate_content(**ask)
-    calls = [(c.candidates[0].content.parts, c.function_calls) for c in chunks]  # type: ignore[index,union-attr]
+    calls = [c.function_calls or [] for c in chunks]
     # Text first, then one chunk per call with its whole arguments, then the finish.
-    assert [len(fc or []) for _, fc in calls] == [0, 1, 1, 0]
-    assert [fc[0].args for _, fc in calls[1:3]] == [{"path": "a.py"}, {"path": "b.py"}]  # type: ignore[index]
+    assert [len(found) for found in calls] == [0, 1, 1, 0]
+    assert [found[0].args for found in calls[1:3]] == [{"path": "a.py"}, {"path": "b.py"}]
     assert chunks[0].text == "Reading both."
     assert [(f.id, f.name, f.args) for f in whole.function_calls or []] == [
         ("toolu_a", "read_file", {"path": "a.py"}),

@@ -143,3 +143,20 @@ def test_gemini_schemas_become_json_schema() -> None:
     }
     assert json_schema(nullable) == {"type": ["string", "null"]}
     assert json_schema(listed) == {"type": "array", "items": {"type": "integer"}}
+
+
+def test_a_malformed_request_or_method_is_refused_in_googles_shape(tmp_path: Path) -> None:
+    unused = "http://127.0.0.1:9"  # nothing is sent upstream
+    with running(settings(tmp_path, unused, unused, unused)) as url:
+        empty = httpx2.post(f"{url}/v1beta/models/claude:generateContent", json={}, timeout=10)
+        unknown = httpx2.post(f"{url}/v1beta/models/claude:embedContent", json={}, timeout=10)
+    assert empty.status_code == 400
+    assert empty.json() == {
+        "error": {
+            "code": 400,
+            "message": "contents: a non-empty list is required",
+            "status": "INVALID_ARGUMENT",
+        }
+    }
+    assert unknown.status_code == 404
+    assert unknown.json()["error"]["status"] == "NOT_FOUND"
