@@ -9,7 +9,7 @@ failover, keys, budgets, ledger, metrics and session store are the Anthropic pat
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -81,6 +81,4 @@ class Dialect:
     routes: Callable[[Host], list[BaseRoute]]
 
 
-Handler = Callable[[Request], Awaitable[Response]]
-
-__all__ = ["Dialect", "Handler", "Host", "Imported", "Payload", "RelayFactory"]
+__all__ = ["Dialect", "Host", "Imported", "Payload", "RelayFactory"]
