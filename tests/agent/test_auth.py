@@ -27,9 +27,15 @@ TERMINAL = ClientCapabilities(auth=AuthCapabilities(terminal=True))
 async def test_the_agent_method_authenticates_when_the_key_is_there(acp: AgentUnderTest) -> None:
     init = await acp.run.conn.initialize(protocol_version=PROTOCOL_VERSION)
     methods = [m.model_dump(by_alias=True, exclude_none=True) for m in init.auth_methods or ()]
-    # Without the client's terminal capability only the agent method is offered (ACP:
-    # terminal methods only to a client that enabled them).
-    assert [(m["id"], m.get("type", "agent")) for m in methods] == [("env", "agent")]
+    # Without the client's terminal capability no terminal method is offered (ACP:
+    # terminal methods only to a client that enabled them); beside the agent method, an
+    # env_var method per provider (what a benchmark harness signs in with).
+    assert [(m["id"], m.get("type", "agent")) for m in methods] == [
+        ("env", "agent"),
+        ("anthropic", "env_var"),
+        ("openai", "env_var"),
+        ("gemini", "env_var"),
+    ]
     assert await acp.run.conn.authenticate(method_id="env") is not None
     check_wire(acp.run.wire)
 
@@ -49,7 +55,8 @@ async def test_the_terminal_method_is_offered_to_a_client_that_runs_it(
     params = {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": True}}}
     early = early_answer({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
     assert early is not None
-    assert [m["id"] for m in early["result"]["authMethods"]] == ["env", "login"]
+    ids = [m["id"] for m in early["result"]["authMethods"]]
+    assert ids == ["env", "anthropic", "openai", "gemini", "login"]
     # A terminal method is never passed to authenticate (ACP): refused.
     with pytest.raises(RequestError):
         await acp.run.conn.authenticate(method_id="login")

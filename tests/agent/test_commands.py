@@ -147,7 +147,7 @@ async def test_model_and_mode_commands_change_the_session(tmp_path: Path) -> Non
         assert "switches to b at your next prompt" in await say("/model b")
         (options,) = _updates(acp.run.notifications()[mark:], "config_option_update")
         model = next(o for o in options["configOptions"] if o["id"] == "model")
-        assert model["currentValue"] == "b"
+        assert model["currentValue"] == "b/model-b"
         assert "no model 'zz'" in await say("/model zz")
         assert "fake (claude-test), b (model-b)" in await say("/model")
         mark = len(acp.run.notifications())

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.pair import AgentUnderTest
+from tests.agent.support import answer
 from tests.agent.test_hooks import BASH, home_hooks, read_in, result
 from toolwire.agent.session.hooks import run_command
 from toolwire.hooks import HookCommand, Outcome, Verdict, verdict
@@ -59,3 +60,22 @@ async def test_a_lone_surrogate_in_the_history_reaches_hooks_replaced(acp: Agent
     assert not result(acp.model.requests[-1].messages[-1]).is_error
     transcript = Path(read_in(body)["transcript_path"]).read_text(encoding="utf-8")
     assert "half an emoji: \ufffd" in transcript
+
+
+async def test_a_lone_surrogate_in_a_calls_arguments_reaches_every_crossing_replaced(
+    acp: AgentUnderTest,
+) -> None:
+    """The arguments a model sent with half a pair: the hook's input, the command line,
+    the file written and the next request all get U+FFFD, and the turn goes on."""
+    body = home_hooks(acp, "PreToolUse", "true")
+    bash = ("tool", "Bash", {"command": "echo 'x\ud83d' > shell.txt"}, "toolu_1")
+    write = ("tool", "Write", {"file_path": "w.txt", "content": "y\udc00\n"}, "toolu_2")
+    acp.model.script(answer(bash), answer(write), "Made.")
+    acp.client.answers = ["allow_once", "allow_once"]
+    outcome = await acp.prompt(await acp.start(), "Make the files")
+    assert outcome.stop_reason == "end_turn"
+    assert (acp.root / "shell.txt").read_text(encoding="utf-8") == "x\ufffd\n"
+    assert (acp.root / "w.txt").read_text(encoding="utf-8") == "y\ufffd\n"
+    assert read_in(body)["tool_input"]["content"] == "y\ufffd\n"  # the last call's input
+    for request in acp.model.requests[1:]:
+        assert not result(request.messages[-1]).is_error

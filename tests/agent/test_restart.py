@@ -135,7 +135,7 @@ async def test_a_model_switch_chosen_before_a_restart_is_applied_once(
         else:
             opened = await conn.load_session(cwd=root, session_id=sid, mcp_servers=[])
         model = next(o for o in opened.config_options if o.id == "model")
-        assert model.current_value == "two"
+        assert model.current_value == "two/m2"
 
     async with agent_under_test(tmp_path, config=backend_table("two", "m2")) as acp:
         acp.per_model({MODEL: ["One here."], "m2": ["Two here.", "Two again.", "Two still."]})

@@ -96,8 +96,8 @@ async def test_modes_and_model_option(tmp_path: Path) -> None:
         assert "read-only" in call["content"][-1]["content"]["text"]
         switched = await conn.set_config_option(config_id="model", session_id=sid, value="two")
         model = next(o for o in switched.config_options if o.id == "model")
-        assert model.current_value == "two"
-        assert [o.value for o in model.options] == ["fake", "two", "demo"]
+        assert model.current_value == "two/m2"
+        assert [o.value for o in model.options] == ["fake/claude-test", "two/m2", "demo"]
         assert client.of_kind("config_option_update")
         with pytest.raises(RequestError) as bad:
             await conn.set_config_option(config_id="model", session_id=sid, value="x")

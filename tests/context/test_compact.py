@@ -73,10 +73,10 @@ def test_a_stored_compaction_rebuilds_byte_for_byte() -> None:
     history = read_loop(25)
     compaction = build_compaction(history, Budget(WINDOW, FIXED), target="small")
     later = [*history, user("and now the tests")]
-    rebuilt = restore(later, compaction.record(), "small")
+    rebuilt = restore(later, compaction.point("small"))
     assert rebuilt.apply(later) == compaction.handoff.apply(later)
     with pytest.raises(UsageError):
-        restore(history[:10], compaction.record(), "small")
+        restore(history[:10], compaction.point("small"))
 
 
 def test_one_result_bigger_than_the_window_is_cut_and_named() -> None:

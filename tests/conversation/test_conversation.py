@@ -68,7 +68,10 @@ def test_a_session_stored_before_the_record_loads_from_its_old_keys() -> None:
     history = read_loop(25)
     live = _compacted(history)
     compaction = build_compaction(history, Budget(WINDOW, 2000), target="small")
-    old = {"cleared_at": len(BEFORE), "compaction": compaction.record(), "other": 1}
+    point = compaction.point(None)
+    stored = {"at": point.at, "tail_from": point.tail_from, "block": point.block}
+    stored |= {"cuts": [list(c) for c in point.cuts], "ratio": compaction.ratio}
+    old = {"cleared_at": len(BEFORE), "compaction": stored, "other": 1}
     record = ConversationRecord.from_config(json.loads(json.dumps(old)))
     reopened = Conversation.restore(record, [*BEFORE, *history], "small")
     assert reopened.request() == live.request()

@@ -169,4 +169,13 @@ def test_the_registry_feeds_them_bytes_and_ends_the_message(fmt: str) -> None:
 
 
 def test_public_names() -> None:
-    assert tags_pkg.__all__ == ["HermesDecoder", "Qwen3CoderDecoder", "XmlTagsDecoder"]
+    assert tags_pkg.__all__ == [
+        "Glm45Decoder",
+        "HarmonyDecoder",
+        "HermesDecoder",
+        "KimiK2Decoder",
+        "MiniMaxM2Decoder",
+        "Qwen3CoderDecoder",
+        "SeedOssDecoder",
+        "XmlTagsDecoder",
+    ]

@@ -224,9 +224,24 @@ def test_hermes_broken_arguments_after_a_declared_name_fail_the_call() -> None:
     assert text_of(events) == "after"
 
 
-def test_hermes_bare_json_starts_on_the_closing_quote_of_its_name() -> None:
+def test_hermes_bare_json_starts_on_the_closing_quote_of_its_arguments_key() -> None:
     text = '{"name": "Read", "arguments": {"file_path": "a.py"}}'
-    start_chunk(Hermes, text, text.index('Read"') + 4)
+    start_chunk(Hermes, text, text.index('arguments"') + 9)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A tool's definition, as a model explaining its tools writes one: no call.
+        '{"name": "Read", "description": "Reads a file.", "parameters": {"type": "object"}}',
+        '{"name": "Read", "input_schema": {"type": "object"}}',
+        '{"name": "Read"}',
+    ],
+)
+def test_hermes_bare_json_naming_a_declared_tool_without_arguments_is_text(text: str) -> None:
+    events = decode_whole(Hermes, text)
+    assert calls_of(events) == []
+    assert text_of(events) == text
 
 
 def test_hermes_function_tag_starts_on_the_brace_of_its_body() -> None:

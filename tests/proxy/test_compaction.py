@@ -190,7 +190,7 @@ def test_a_compaction_stored_by_the_previous_version_still_continues(tmp_path: P
     history = _history(12)
     block = "[TOOLWIRE HANDOFF]\nAn older proxy's summary of files 0 to 10.\n[/TOOLWIRE HANDOFF]"
     end = len(history)
-    # The format before the conversation record: [end, first digest, Compaction.record()].
+    # The format before the conversation record: [end, first digest, the compaction's fields].
     old = {"at": end, "tail_from": end - 1, "block": block, "cuts": [], "ratio": 1.0}
     legacy: dict[str, Any] = {
         "forced": None,

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from toolwire.config.sandbox import SandboxConfig
@@ -79,6 +79,8 @@ def argv_for(
     """``command`` in the sandbox of ``project``, as ``runner`` starts it."""
     config = config or SandboxConfig(deny_read=[])
     layout = Layout(roots=(project,), home=home, bridge=bridge, launcher=runner.launcher)
+    if runner.uid >= 0:  # bubblewrap is started by that user, not by this process
+        layout = replace(layout, user=(runner.uid, runner.gid))
     if mechanism == "bwrap":
         inner = bwrap_argv(config, layout, command, project)
     else:
@@ -145,7 +147,10 @@ def mechanism_missing(mechanism: str, runner: Runner, scratch: Path) -> str:
         return "" if landlock_abi() >= 1 else "the kernel has no Landlock"
     if shutil.which("bwrap") is None:
         return "bwrap is not on PATH (`make deps` installs it as root)"
-    trial = argv_for("bwrap", runner, ["true"], project=scratch)
+    project = scratch / f"trial-{runner.who}"  # the runner's own, as a project is
+    project.mkdir(mode=0o755, exist_ok=True)
+    runner.own(project)
+    trial = argv_for("bwrap", runner, ["true"], project=project)
     done = subprocess.run(trial, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return f"bwrap cannot start as {runner.who} here: {done.stderr.strip()[-200:]}"

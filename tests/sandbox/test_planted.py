@@ -5,19 +5,26 @@ config (``core.fsmonitor`` runs a command on a plain ``git status``), replaces a
 protected directory given as a symbolic link, or edits a file another program runs on
 its own. Then the host does what a user (or their editor) does next; nothing planted
 may run. The same attack with the sandbox off succeeds: the case is a real way in.
-Nothing here assumes root: the files are the running user's, whoever that is.
+
+Each runs as this process (through the agent's own ``Sandbox`` and terminal) and, when
+this process is root, a second time as an ordinary user (``escapes.py``): the project,
+the sandbox and the host's git are that user's.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import pytest
 
+from tests.sandbox.escapes import Runner, argv_for, mechanism_missing, runners, scratch_dir
 from tests.sandbox.support import needs_bwrap
 from toolwire.config.sandbox import SandboxConfig
 from toolwire.sandbox import Sandbox
@@ -28,18 +35,84 @@ pytestmark = [needs_bwrap, pytest.mark.e2e, pytest.mark.anyio]
 GIT_ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def git(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+@dataclass(frozen=True)
+class Who:
+    """Who runs the sandbox and the host's git: this process (``runner`` None) or the
+    ordinary user of a root run."""
+
+    runner: Runner | None
+    base: Path
+
+    @property
+    def prefix(self) -> tuple[str, ...]:
+        return self.runner.prefix if self.runner else ()
+
+    def own(self, *paths: Path) -> None:
+        if self.runner is not None:
+            self.runner.own(*paths)
+
+
+@pytest.fixture(scope="module")
+def people() -> Iterator[tuple[Path, dict[str, Runner]]]:
+    scratch = scratch_dir()
+    yield scratch, runners(scratch)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(params=["self", "user"])
+def who(request: pytest.FixtureRequest, base: Path, people: tuple[Path, dict[str, Runner]]) -> Who:
+    if request.param == "self":
+        return Who(None, base)
+    scratch, found = people
+    if os.geteuid() != 0:
+        pytest.skip("not root: the first pass ran as the ordinary user this process is")
+    runner = found["user"]
+    if why := runner.skip or mechanism_missing("bwrap", runner, scratch):
+        pytest.skip(why)
+    base.chmod(0o755)
+    runner.own(base)
+    return Who(runner, base)
+
+
+def git(where: Path, *args: str, who: Who | None = None) -> subprocess.CompletedProcess[str]:
     env = os.environ | GIT_ENV | {"HOME": str(where)}
+    prefix = who.prefix if who else ()
     return subprocess.run(
-        ["git", "-C", str(where), *args], env=env, capture_output=True, text=True, check=False
+        [*prefix, "git", "-C", str(where), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
-async def run(project: Path, command: str, *, sandboxed: bool, home: Path) -> str:
+async def run(
+    project: Path,
+    command: str,
+    *,
+    sandboxed: bool,
+    home: Path,
+    who: Who,
+    config: SandboxConfig | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
     """``command`` in ``project``, inside the default sandbox or without one."""
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".data")}
-    sandbox = Sandbox(SandboxConfig(), [project], "bwrap", environ=env) if sandboxed else None
-    term = LocalTerminal(extra_env={"HOME": str(home), **GIT_ENV}, sandbox=sandbox)
+    config = config or SandboxConfig()
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".data"), **GIT_ENV, **(env or {})}
+    if who.runner is not None:
+        argv = ["sh", "-c", command]
+        if sandboxed:
+            argv = argv_for("bwrap", who.runner, argv, project=project, home=home, config=config)
+        done = await anyio.run_process(
+            argv if sandboxed else [*who.prefix, *argv],
+            cwd=project,
+            env=os.environ | env,
+            check=False,
+            stderr=subprocess.STDOUT,
+        )
+        return done.stdout.decode()
+    sandbox = Sandbox(config, [project], "bwrap", environ=env) if sandboxed else None
+    term = LocalTerminal(extra_env=env, sandbox=sandbox)
     try:
         return (await term.run(command, cwd=project, timeout=60)).output
     finally:
@@ -143,55 +216,63 @@ ATTACKS: dict[str, tuple[Callable[[Path], Path], Callable[[Path], str], str]] = 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
 async def test_git_status_on_the_host_runs_nothing_the_sandbox_planted(
-    base: Path, attack: str
+    who: Who, attack: str
 ) -> None:
     make, command, inner = ATTACKS[attack]
     for sandboxed in (True, False):
-        where = base / ("inside" if sandboxed else "outside")
+        where = who.base / ("inside" if sandboxed else "outside")
         project, mark = make(where), where / "PWNED"
-        output = await run(project, command(mark), sandboxed=sandboxed, home=base / "home")
-        git(project, "status")
-        git(project / inner, "status")
+        who.own(where)
+        home = who.base / "home"
+        output = await run(project, command(mark), sandboxed=sandboxed, home=home, who=who)
+        git(project, "status", who=who)
+        git(project / inner, "status", who=who)
         assert mark.exists() is not sandboxed, (sandboxed, output)
 
 
 @pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
-async def test_a_protected_directory_given_as_a_link_holds(base: Path, absolute: bool) -> None:
-    project = base / "project"
+async def test_a_protected_directory_given_as_a_link_holds(who: Who, absolute: bool) -> None:
+    project = who.base / "project"
     (project / "dotfiles" / "claude").mkdir(parents=True)
     (project / "dotfiles" / "claude" / "settings.json").write_text("{}\n")
     target = project / "dotfiles" / "claude" if absolute else Path("dotfiles/claude")
     (project / ".claude").symlink_to(target)
-    home = base / "home"
+    who.own(project)
+    os.lchown(project / ".claude", *((who.runner.uid, who.runner.gid) if who.runner else (-1, -1)))
+    home = who.base / "home"
     # bubblewrap starts (an absolute target once stopped every command of the project)
-    assert (await run(project, "echo started", sandboxed=True, home=home)) == "started\n"
+    assert await run(project, "echo started", sandboxed=True, home=home, who=who) == "started\n"
     settings = '{"hooks": "planted"}'
     through = f"echo {shlex.quote(settings)} > .claude/settings.json"
     replace = f"rm .claude && mkdir .claude && {through}"
     rename = f"mv .claude .claude-away && mkdir .claude && {through}"
-    # Only bubblewrap run by root lets the launcher pin the link itself (docs/sandbox.md):
-    # an ordinary user's link can be replaced, though never its target written.
-    for command in (through, replace, rename) if os.geteuid() == 0 else (through,):
-        await run(project, command, sandboxed=True, home=home)
+    for command in (through, replace, rename):
+        await run(project, command, sandboxed=True, home=home, who=who)
         assert (project / ".claude").is_symlink(), command
         assert (project / ".claude" / "settings.json").read_text() == "{}\n", command
-    await run(project, replace, sandboxed=False, home=home)
+    # the commands still run as the user who started them, in the project as it is
+    mine = await run(project, "id -u; touch made; ls -n made", sandboxed=True, home=home, who=who)
+    uid = who.runner.uid if who.runner else os.getuid()
+    assert mine.splitlines()[0] == str(uid), mine
+    assert (project / "made").stat().st_uid == uid
+    await run(project, replace, sandboxed=False, home=home, who=who)
     assert not (project / ".claude").is_symlink()  # the same command, unconfined
 
 
 AUTO_RUN = (".envrc", ".bashrc", ".zshrc", ".profile", ".gitmodules", ".mcp.json")
 
 
-async def test_files_other_programs_run_on_their_own_are_read_only(base: Path) -> None:
-    project = base / "project"
+async def test_files_other_programs_run_on_their_own_are_read_only(who: Who) -> None:
+    project = who.base / "project"
     for name in AUTO_RUN:
         (project / name).write_text("# the user's\n")
     for folder in (".vscode", ".idea"):
         (project / folder).mkdir()
         (project / folder / "tasks.json").write_text("{}\n")
+    who.own(project)
     paths = [*AUTO_RUN, ".vscode/tasks.json", ".idea/tasks.json", ".vscode/new.json"]
     command = "; ".join(f"echo planted >> {p}" for p in paths) + "; echo made > fine.txt"
-    output = await run(project, command, sandboxed=True, home=base / "home")
+    output = await run(project, command, sandboxed=True, home=who.base / "home", who=who)
     assert (project / "fine.txt").read_text() == "made\n", output  # the project is writable
     for name in AUTO_RUN:
         assert (project / name).read_text() == "# the user's\n", name
@@ -199,21 +280,23 @@ async def test_files_other_programs_run_on_their_own_are_read_only(base: Path) -
     assert (project / ".idea" / "tasks.json").read_text() == "{}\n"
 
 
-async def test_credentials_in_the_home_are_hidden_by_default(base: Path) -> None:
-    home = base / "home"
+async def test_credentials_in_the_home_are_hidden_by_default(who: Who) -> None:
+    home = who.base / "home"
     files = [".netrc", ".git-credentials", ".docker/config.json", ".kube/config"]
     files.append(".config/gh/hosts.yml")
     for name in files:
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text("the-secret\n")
+    who.own(home)
     command = "; ".join(f"cat ~/{name}" for name in files)
-    inside = await run(base / "project", command, sandboxed=True, home=home)
+    project = who.base / "project"
+    inside = await run(project, command, sandboxed=True, home=home, who=who)
     assert "the-secret" not in inside
-    outside = await run(base / "project", command, sandboxed=False, home=home)
+    outside = await run(project, command, sandboxed=False, home=home, who=who)
     assert outside.count("the-secret") == len(files)
 
 
-async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path) -> None:
+async def test_secrets_in_the_environment_stay_outside_unless_passed(who: Who) -> None:
     secrets = {
         "GITHUB_TOKEN": "t1",
         "AWS_SECRET_ACCESS_KEY": "t2",
@@ -226,13 +309,11 @@ async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path)
         "DATABASE_URL": "postgres://me:t6@db/x",
     }
     env = {**secrets, "PLAIN_SETTING": "kept", "DEPLOY_TOKEN": "passed"}
-    project = base / "project"
+    project = who.base / "project"
     config = SandboxConfig(pass_env=["DEPLOY_TOKEN"])
-    term = LocalTerminal(extra_env=env, sandbox=Sandbox(config, [project], "bwrap"))
-    try:
-        seen = (await term.run("env", cwd=project, timeout=30)).output
-    finally:
-        await term.aclose()
+    seen = await run(
+        project, "env", sandboxed=True, home=who.base / "home", who=who, config=config, env=env
+    )
     names = {line.partition("=")[0] for line in seen.splitlines()}
     assert not names & set(secrets), names & set(secrets)
     assert "PLAIN_SETTING=kept" in seen
@@ -242,6 +323,9 @@ async def test_secrets_in_the_environment_stay_outside_unless_passed(base: Path)
 
 async def test_the_placeholder_git_leaves_with_the_session(base: Path) -> None:
     project = base / "project"
-    output = await run(project, "ls -a .git && echo seen", sandboxed=True, home=base / "home")
+    me = Who(None, base)
+    output = await run(
+        project, "ls -a .git && echo seen", sandboxed=True, home=base / "home", who=me
+    )
     assert "seen" in output  # an empty .git stood there inside
     assert not (project / ".git").exists()  # and the host has none once the sandbox closed

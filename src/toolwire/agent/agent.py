@@ -54,8 +54,7 @@ from toolwire.agent.protocol.handshake import session_caps, subagents_cap
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
 from toolwire.agent.responses import initialize_response, options_model
-from toolwire.agent.session.notify import Notifier
-from toolwire.agent.session.options import THOUGHT_OPTION
+from toolwire.agent.session.options import THOUGHT_OPTION, backend_of
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.worker import StoreWorker
@@ -210,10 +209,11 @@ class ToolwireAgent:
             await self._store.call(
                 lambda db: db.set_config_value(session_id, THOUGHT_OPTION, value)
             )
-            Notifier(session, self._rt()).options_changed()
+            session.services.notifier.options_changed()
         elif config_id == "model" and isinstance(value, str):
             try:
-                await slash.Slash(session, self._rt()).choose_model(value)
+                chosen = backend_of(value, self._lifecycle.config)
+                await slash.Slash(session, self._rt()).choose_model(chosen)
             except slash.ChoiceError as exc:
                 raise RequestError.invalid_params({"value": str(exc)}) from None
         else:

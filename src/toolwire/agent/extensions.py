@@ -27,7 +27,6 @@ from toolwire.agent.features.rewind_method import REWIND_METHOD, RewindMethod
 from toolwire.agent.lifecycle import Lifecycle
 from toolwire.agent.protocol.transport import PROVIDER_METHODS
 from toolwire.agent.protocol.v2 import LOGOUT_METHOD
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.steering import STEERING_METHOD
 
@@ -101,7 +100,7 @@ class Extensions:
             name = self.providers.disable(runtime.config, params)
             await providers.moved_off(sessions, runtime, name)
         for session in sessions:
-            Notifier(session, runtime).options_changed()
+            session.services.notifier.options_changed()
         return {}
 
     def aclose(self) -> None:

@@ -76,6 +76,7 @@ class SessionFactory:
             ModelChoice(backend),
             Permissions(mode),
         )
+        session.services.bind(Notifier(session, self._rt))
         self._sandbox_notice(session)
         return session
 
@@ -109,6 +110,7 @@ class SessionFactory:
             Permissions(mode),
             conversation,
         )
+        session.services.bind(Notifier(session, self._rt))
         self._restore(session, record, stored)
         self._sandbox_notice(session)
         return session
@@ -144,10 +146,10 @@ class SessionFactory:
             return
         found = probe()
         if found.mechanism == "landlock":
-            Notifier(session, self._rt).notice(LANDLOCK_ONLY)
+            session.services.notifier.notice(LANDLOCK_ONLY)
         if found.mechanism is None:
             log.warning("session %s: commands run without a sandbox: %s", session.id, found.reason)
-            Notifier(session, self._rt).notice(
+            session.services.notifier.notice(
                 f"Commands run without a sandbox: {found.reason or INSTALL}."
             )
 

@@ -39,7 +39,6 @@ from toolwire.agent.features.fork import copy_session
 from toolwire.agent.protocol.outbox import LineSink
 from toolwire.agent.responses import options_model, session_infos, state_model
 from toolwire.agent.session import mcp_calls
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.database import SessionDatabase
 from toolwire.agent.store.transcript import replayed
@@ -84,7 +83,7 @@ class Lifecycle:
         self.by_id[session_id] = session
         mcp_calls.start(session, self.runtime(), list(mcp_servers or ()))
         checkpointing.warm(self.config, session_id, (cwd, *dirs))
-        Notifier(session, self.runtime()).options_changed()
+        session.services.notifier.options_changed()
         session.services.outbox.update(_commands(session))
         return NewSessionResponse(
             session_id=session_id,

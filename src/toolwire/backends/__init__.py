@@ -11,7 +11,7 @@ before it is serialized (``_text``).
 
 from __future__ import annotations
 
-from toolwire.backends._text import encodable, encodable_json, utf8
+from toolwire.backends._text import encodable, encodable_json, encodable_value, utf8
 from toolwire.backends._wire import http_client
 from toolwire.backends.base import (
     PROVIDERS,
@@ -44,6 +44,7 @@ __all__ = [
     "demo_cassette",
     "encodable",
     "encodable_json",
+    "encodable_value",
     "http_client",
     "utf8",
 ]

@@ -5,9 +5,11 @@ decodes to one (RFC 8259 section 8.2 calls such strings legal JSON whose handlin
 "unpredictable"), and so do the CESU-style bytes ``json.loads`` passes through. A prompt
 or a model's output can carry one; UTF-8 cannot encode it, and providers refuse it
 escaped ("no low surrogate in string"). So every body is cleaned where it is serialized
-(``HTTPBackend.body_text``), the agent's store cleans what it writes, and the proxy
-cleans a request body as it decodes it: one bad character becomes U+FFFD instead of a
-request, or a whole session, that can never be sent again.
+(``HTTPBackend.body_text``), the agent's store cleans what it writes, the proxy cleans a
+request body as it decodes it, and the agent cleans a tool call's arguments the moment
+they are whole (``ResponseCollector``), before a hook, a command line, a file or an
+address sees them: one bad character becomes U+FFFD instead of a request, or a whole
+session, that can never be sent again.
 
 A high surrogate followed by a low one (a pair a stream delivered in two halves) becomes
 the character they spell, as UTF-16 reads them.
@@ -41,12 +43,18 @@ def encodable_json(raw: bytes | str, value: Any) -> Any:
     """``value`` (``json.loads(raw)``) with every string in it, keys too, ``encodable``.
 
     Cheap when ``raw`` holds nothing that decodes to a surrogate (the usual case): the
-    value is returned as is. Otherwise walked without recursion (a nesting ``json.loads``
-    accepted must not overflow here), lists and dicts changed in place.
+    value is returned as is.
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if _SURROGATE_IN_JSON.search(data) is None:
         return value
+    return encodable_value(value)
+
+
+def encodable_value(value: Any) -> Any:
+    """``value`` (JSON-shaped) with every string in it, keys too, ``encodable``: walked
+    without recursion (a nesting ``json.loads`` accepted must not overflow here), lists
+    and dicts changed in place."""
     if isinstance(value, str):
         return encodable(value)
     stack: list[Any] = [value]
@@ -70,4 +78,4 @@ def encodable_json(raw: bytes | str, value: Any) -> Any:
     return value
 
 
-__all__ = ["encodable", "encodable_json", "utf8"]
+__all__ = ["encodable", "encodable_json", "encodable_value", "utf8"]

@@ -21,6 +21,7 @@ from toolwire.context.compact import (
 )
 from toolwire.context.meter import ContextMeter, prompt_tokens, response_cost
 from toolwire.context.overflow import is_context_overflow
+from toolwire.context.point import Point, PointKind
 from toolwire.context.tokens import estimate_messages, estimate_request, estimate_text
 from toolwire.context.windows import FAMILIES, UNKNOWN_WINDOW, Window, family, window_for
 
@@ -45,6 +46,8 @@ __all__ = [
     "Compaction",
     "CompactionPlan",
     "ContextMeter",
+    "Point",
+    "PointKind",
     "Window",
     "backend_window",
     "build_compaction",

@@ -17,7 +17,7 @@ even this does not fit (one tool result bigger than the window), the largest par
 the tail are cut in the middle with a visible marker and ``oversized`` names them, so
 the user can be told. Everything here is a pure function of its inputs: the same history
 gives the same bytes, so the provider's prompt cache holds across a compaction and a
-stored compaction (``record``/``restore``) rebuilds exactly in another process.
+stored compaction (``Compaction.point``, ``restore``) rebuilds exactly in another process.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from toolwire.backends import Backend
+from toolwire.context.point import Point
 from toolwire.context.tokens import (
     BYTES_PER_TOKEN,
     estimate_message,
@@ -35,7 +36,7 @@ from toolwire.context.tokens import (
 )
 from toolwire.context.windows import Window
 from toolwire.errors import UsageError
-from toolwire.handoff import Handoff, HandoffPlan, Summary, plan_handoff
+from toolwire.handoff import Handoff, HandoffPlan, Summary, SummaryCache, plan_handoff, summarize
 from toolwire.handoff.budget import cut_middle
 from toolwire.handoff.extractive import extractive_summary, user_requests
 from toolwire.handoff.tail import sanitize_tail
@@ -135,15 +136,13 @@ class Compaction:
             text += f"; cut {', '.join(self.oversized)} in the middle to fit the window"
         return text + "."
 
-    def record(self) -> dict[str, Any]:
-        """What the session store keeps to ``restore`` this compaction byte for byte."""
-        return {
-            "at": self.handoff.switch_at,
-            "tail_from": self.handoff.tail_start,
-            "block": self.handoff.block,
-            "cuts": [[c.message, c.part, c.cap] for c in self.cuts],
-            "ratio": self.ratio,
-        }
+    def point(self, target: str | None) -> Point:
+        """What the conversation keeps to ``restore`` this compaction byte for byte."""
+        handoff = self.handoff
+        cuts = tuple((c.message, c.part, c.cap) for c in self.cuts)
+        return Point(
+            "compaction", handoff.switch_at, handoff.tail_start, handoff.block, target, cuts
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +172,24 @@ class CompactionPlan:
         handoff, cuts = _fit_tail(handoff, self.budget)
         after = self.budget.fixed_tokens + self.budget.tokens(handoff.context())
         return Compaction(handoff, self.before_tokens, after, cuts, self.focus, self.budget.ratio)
+
+    async def complete(
+        self, summarizer: Backend | None, *, cache: SummaryCache | None = None, timeout: float
+    ) -> Compaction:
+        """The compaction with its summary: ``summarizer``'s (a model asked for notes
+        that keep ``focus`` in view), or the extractive one without it or when it fails."""
+        summary = None
+        if not self.empty:
+            summary = await summarize(
+                self.plan.head,
+                summarizer,
+                items=self.plan.head_items,
+                cwd=self.cwd,
+                cache=cache,
+                timeout=timeout,
+                focus=self.focus,
+            )
+        return self.finish(summary)
 
     def extractive_summary(self) -> Summary:
         """The offline summary of the head: no model call, deterministic."""
@@ -258,17 +275,16 @@ def recent_start(history: Sequence[Message], end: int, tokens: int, ratio: float
     return start
 
 
-def restore(history: Sequence[Message], record: Mapping[str, Any], target: str | None) -> Handoff:
-    """A stored compaction (``Compaction.record``) rebuilt against the session's history."""
-    try:
-        at, start, block = int(record["at"]), int(record["tail_from"]), str(record["block"])
-        cuts = [Cut(int(m), int(p), int(c), "") for m, p, c in record.get("cuts", [])]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"not a stored compaction: {exc}") from None
+def restore(history: Sequence[Message], point: Point, target: str | None = None) -> Handoff:
+    """The handoff of ``point`` (a switch's or a compaction's) rebuilt against the
+    session's history; ``target``: the backend of a point stored without one. A point
+    outside the history (a history changed under it) raises ``UsageError``."""
+    at, start = point.at, point.tail_from
     if not 0 <= start <= at <= len(history):
-        raise UsageError("the stored compaction is outside the session's history")
-    tail = _apply_cuts(sanitize_tail(history[start:at], target), cuts)
-    return Handoff(block, tuple(tail), at, start, None, ())
+        raise UsageError("the stored point is outside the session's history")
+    cuts = [Cut(m, p, c, "") for m, p, c in point.cuts]
+    tail = _apply_cuts(sanitize_tail(history[start:at], point.target or target), cuts)
+    return Handoff(point.block, tuple(tail), at, start, None, ())
 
 
 def _fit_tail(handoff: Handoff, budget: Budget) -> tuple[Handoff, tuple[Cut, ...]]:

@@ -53,11 +53,8 @@ class Conversation:
 
     def compacted(self, compaction: Compaction, target: str) -> None:
         """A compaction for ``target`` (also a switch that had to compact to fit)."""
-        handoff = compaction.handoff
-        cuts = tuple((c.message, c.part, c.cap) for c in compaction.cuts)
-        at, start = handoff.switch_at, handoff.tail_start
-        self._point = Point("compaction", at, start, handoff.block, target, cuts)
-        self.handoff = handoff
+        self._point = compaction.point(target)
+        self.handoff = compaction.handoff
 
     def cleared(self) -> None:
         """``/clear``: the model's history starts empty; the earlier points go with it."""
@@ -117,11 +114,8 @@ class Conversation:
         made._saved = record
         point = record.point
         if point is not None:
-            fields = {"at": point.at, "tail_from": point.tail_from, "block": point.block}
             try:
-                handoff = restore(
-                    made.history, {**fields, "cuts": point.cuts}, point.target or target
-                )
+                handoff = restore(made.history, point, target)
             except UsageError as exc:  # a history changed under it: send the raw one
                 log.warning("stored %s point not used: %s", point.kind, exc)
             else:

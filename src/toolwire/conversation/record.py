@@ -13,34 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
+from toolwire.context.point import Point, PointKind
 from toolwire.errors import UsageError
 
 VERSION: Final = 1
 RECORD_KEY: Final = "conversation"
 LEGACY_KEYS: Final = ("cleared_at", "handoff_switch_at", "compaction")
 """Where sessions stored before version 1 kept the clear, switch and compaction points."""
-
-PointKind = Literal["switch", "compaction"]
-
-
-@dataclass(frozen=True, slots=True)
-class Point:
-    """A handoff the backend sees the history through, after a switch or a compaction:
-    ``block`` then ``history[tail_from:at]`` (for ``target``, with ``cuts``: message,
-    part, cap) then everything after ``at``. Enough to rebuild the same bytes offline."""
-
-    kind: PointKind
-    at: int
-    tail_from: int
-    block: str
-    target: str | None = None
-    cuts: tuple[tuple[int, int, int], ...] = ()
-    head: str | None = None
-    """The proxy's: a key of the history the block stands for, since its client owns
-    that history and may change it (a switch: the summarized head's cache key; a
-    compaction: the first message's digest). None for the agent, which owns its own."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,11 @@
 """The proxy's ASGI app (Starlette): the Anthropic Messages API in front of any backend.
 
 Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
-``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
-``POST /control/switch`` that ``toolwire proxy switch`` calls; each dialect's routes
-(``dialects``), served by the same plan and relay. Every error is answered in the
-client's dialect's shape with a one-line message (refusals.py); keys never appear in one.
+``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, the control endpoint
+``POST /control/switch`` that ``toolwire proxy switch`` calls, and every route of the
+other dialects (``proxy.dialects``: OpenAI Chat Completions and Responses, Gemini),
+served by the same plan and relay. Every error is answered in the client's dialect's
+shape with a one-line message (refusals.py); keys never appear in one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import http_client
 from toolwire.context import is_context_overflow
-from toolwire.proxy.dialects import DIALECTS, Imported
+from toolwire.proxy.dialects import Imported, Keeper, dialect_routes
 from toolwire.proxy.endpoints import Endpoints
 from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
@@ -97,7 +98,7 @@ class Proxy:
                 Endpoint("/healthz", small.healthz, methods=["GET"]),
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
-                *(route for dialect in DIALECTS for route in dialect.routes(self)),
+                *dialect_routes(self),
             ],
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
@@ -126,9 +127,10 @@ class Proxy:
         return await self._serve(imported.body, request)
 
     async def count(self, imported: Imported, request: Request) -> int:
-        """The input tokens of another dialect's request, as ``count_tokens`` counts."""
+        """The input tokens of another dialect's request as its backend would be sent
+        it (unscaled: ``scale_usage`` is for Claude Code's window)."""
         request.state.imported = imported
-        return (await self._plan(imported.body, request, record=False)).reported_tokens
+        return (await self._plan(imported.body, request, record=False)).input_tokens
 
     async def _serve(self, body: Any, request: Request) -> Response:
         try:
@@ -136,6 +138,11 @@ class Proxy:
         finally:
             # Cooldowns this request started reach the other replicas before it answers.
             await self.sharing.push()
+
+    @property
+    def keeper(self) -> Keeper:
+        """The dialects' own records in the session store (``dialects.Keeper``)."""
+        return Keeper(self.store, self._with_store)
 
     async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)

@@ -79,10 +79,6 @@ class AnthropicEncoder:
         }
         return {"type": "message_start", "message": message}
 
-    def start_sse(self) -> bytes:
-        """``start()`` framed for the wire."""
-        return sse_bytes(self.start())
-
     def feed(self, event: Event) -> list[Payload]:
         """The Anthropic payloads ``event`` completes (none after the message ended)."""
         if self.done:

@@ -35,8 +35,13 @@ class Endpoints:
         then each backend as ``backend,model`` (what ``/model`` accepts)."""
         await self.intake.authorize(request)
         served = served_models(self.settings)
-        data = [{"type": "model", "id": i, "display_name": shown} for i, shown in served]
-        return JSONResponse({"data": data, "has_more": False})
+        # One listing both families read: Anthropic's fields and OpenAI's side by side.
+        data = [
+            {"type": "model", "id": i, "display_name": shown, "object": "model"}
+            | {"created": 0, "owned_by": "toolwire"}
+            for i, shown in served
+        ]
+        return JSONResponse({"object": "list", "data": data, "has_more": False})
 
     async def healthz(self, request: Request) -> Response:
         """``GET /healthz``: liveness (no upstream is contacted)."""

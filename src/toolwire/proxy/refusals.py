@@ -1,6 +1,6 @@
-"""Every refusal the proxy answers, in Anthropic's error shape (another dialect's on its
-routes: ``dialects``) with a one-line message (the one place that writes one): its own
-``ProxyError``s, input Python cannot hold, and its bugs."""
+"""Every refusal the proxy answers, in Anthropic's error shape with a one-line message
+(the one place that writes one): its own ``ProxyError``s, input Python cannot hold, and
+its bugs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from toolwire.proxy.dialects import dialect_of
 from toolwire.proxy.encode import error_payload
 from toolwire.proxy.errors import (
     BadRequestError,
@@ -51,11 +50,9 @@ class Refusals:
             headers["x-toolwire-backend"] = exc.backend
         if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
             headers["retry-after"] = str(int(exc.retry_after))
-        dialect = dialect_of(request.url.path)
-        if dialect is None:
-            payload = error_payload(exc.kind, exc.message)
-        else:
-            payload = dialect.error(exc.status, exc.kind, exc.message)
+        # A route of another dialect answers in its own error shape (``proxy.dialects``).
+        shape = getattr(request.state, "error_shape", None) or _anthropic
+        payload = shape(exc)
         return JSONResponse(payload, status_code=exc.status, headers=headers)
 
     async def unusable(self, request: Request, exc: Exception) -> Response:
@@ -67,6 +64,10 @@ class Refusals:
         """A bug: a 500 in Anthropic's shape (Starlette still logs the traceback)."""
         message = f"internal proxy error ({type(exc).__name__})"
         return await self.error(request, ProxyError(message))
+
+
+def _anthropic(exc: ProxyError) -> dict[str, object]:
+    return error_payload(exc.kind, exc.message)
 
 
 __all__ = ["Refusals"]

@@ -10,37 +10,21 @@ upstream event passes through ``_relay`` once.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from starlette.responses import Response
 
 from toolwire.backends import encodable
 from toolwire.backends.base import Tap
-from toolwire.events import Event
+from toolwire.config.choices import WireFormat
 from toolwire.proxy.asgi_stream import EventStreamResponse
-from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate
+from toolwire.proxy.encode import AnthropicEncoder, Payload, accumulate, sse_bytes
 from toolwire.proxy.errors import UpstreamError
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.scale import Scale
 from toolwire.proxy.upstream import Opened
-
-
-class StreamEncoder(Protocol):
-    """What ``relay`` streams through: a dialect's encoder of events into SSE bytes."""
-
-    done: bool
-    """The response ended (normally or with an error event)."""
-    stopped: bool
-    """The response ended normally."""
-
-    def start_sse(self) -> bytes:
-        """The bytes before the first event's (may be none)."""
-        ...
-
-    def feed_sse(self, event: Event) -> bytes:
-        """The bytes ``event`` completes."""
-        ...
 
 
 class Relay(Protocol):
@@ -58,6 +42,24 @@ class Relay(Protocol):
     async def collect(self, opened: Opened) -> Payload:
         """The whole answer as one Messages response body; ``UpstreamError`` if it failed."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """What another dialect's encoder (``proxy.dialects``) knows of its plan: the model
+    the client asked for, the input ``estimate``, whether argument pieces are JSON text
+    (``json_args``), the usage ``scale`` (``scale.py``) and the backend's wire format
+    (whose usage counts cache reads as input or not)."""
+
+    model: str
+    estimate: int
+    json_args: bool
+    scale: Scale | None
+    wire_format: WireFormat
+
+
+RelayFactory = Callable[[Answering], Relay]
+"""Another dialect's relay of a plan (which then never passes the body through)."""
 
 
 class TranslatedRelay:
@@ -100,7 +102,7 @@ class TranslatedRelay:
 
 
 async def relay(
-    encoder: StreamEncoder, opened: Opened, metrics: Metrics
+    encoder: AnthropicEncoder, opened: Opened, metrics: Metrics
 ) -> AsyncGenerator[bytes, None]:
     """The SSE bytes of the stream; the upstream is closed however this ends."""
     # Cancellation (the client went away) lands in an await here; closing the upstream
@@ -108,7 +110,9 @@ async def relay(
     # here and added to the metrics once: a locked counter per event showed in profiles.
     sent = 0
     try:
-        chunk = encoder.start_sse() + encoder.feed_sse(opened.first)
+        chunk = sse_bytes(encoder.start())
+        for payload in encoder.feed(opened.first):
+            chunk += sse_bytes(payload)
         yield chunk
         sent += len(chunk)
         async for event in opened.rest:
@@ -133,4 +137,4 @@ def json_bytes(payload: Payload) -> bytes:
         return encodable(text).encode()
 
 
-__all__ = ["Relay", "StreamEncoder", "TranslatedRelay", "json_bytes", "relay"]
+__all__ = ["Answering", "Relay", "RelayFactory", "TranslatedRelay", "json_bytes", "relay"]

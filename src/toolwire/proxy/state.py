@@ -105,6 +105,8 @@ class SessionState:
     conversation: ConversationRecord = field(default_factory=ConversationRecord)
     produced: dict[str, str] = field(default_factory=dict)
     compactions: dict[str, ConversationRecord] = field(default_factory=dict)
+    saved: dict[str, Any] = field(default_factory=dict)
+    """What a dialect keeps under its own key (a stored Responses answer: ``dialects``)."""
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -115,6 +117,8 @@ class SessionState:
         }
         if self.compactions:  # absent otherwise: the same JSON as before compactions
             data["compactions"] = {k: v.to_json() for k, v in self.compactions.items()}
+        if self.saved:
+            data["saved"] = self.saved
         return json.dumps(data)
 
     @classmethod
@@ -130,7 +134,15 @@ class SessionState:
         compactions = {
             str(k): _compaction(v, str(k)) for k, v in data.get("compactions", {}).items()
         }
-        return cls(data.get("forced"), data.get("last"), conversation, produced, compactions)
+        saved = data.get("saved")
+        return cls(
+            data.get("forced"),
+            data.get("last"),
+            conversation,
+            produced,
+            compactions,
+            saved if isinstance(saved, dict) else {},
+        )
 
     def remember(self, keys: list[str], backend: str) -> None:
         """Record that ``backend`` produced the turn with these provenance ``keys``."""
@@ -159,7 +171,7 @@ def switch_point(at: int, backend: str) -> ConversationRecord:
 
 def _compaction(data: Any, backend: str) -> ConversationRecord:
     """A stored compaction; one stored by a previous version (a list: the end, the digest
-    of the first message, ``Compaction.record()``) is read as the record it stands for."""
+    of the first message, the compaction's fields) is read as the record it stands for."""
     if isinstance(data, Mapping):
         return ConversationRecord.from_json(data)
     _, first, old = data

@@ -16,6 +16,7 @@ from typing import Any
 
 from toolwire.backends.anthropic_import import TranscriptError, import_anthropic
 from toolwire.backends.base import ModelRequest
+from toolwire.config.choices import ThoughtLevel
 from toolwire.history import Message, ToolSpec
 from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.websearch import FUNCTION, hint_once, is_search_tool, unfold
@@ -23,6 +24,16 @@ from toolwire.proxy.websearch import FUNCTION, hint_once, is_search_tool, unfold
 # Claude Code asks for 128,000 output tokens; most OpenAI-style servers refuse that much.
 MAX_OUTPUT_TOKENS = 32000
 _BILLING_PREFIX = "x-anthropic-billing-header:"  # Claude Code's first system block
+# How much an OpenAI-dialect client asked the model to think (``reasoning.effort``, which
+# its importer puts under this key): the backend maps the level as the agent's does.
+EFFORT_KEY = "reasoning_effort"
+_EFFORTS: dict[str, ThoughtLevel] = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+}
 
 
 def parse_request(body: Any) -> Mapping[str, Any]:
@@ -85,6 +96,7 @@ def to_model_request(
         tools=_tools(body.get("tools") or [], search=search),
         max_tokens=min(int(body.get("max_tokens", 4096)), MAX_OUTPUT_TOKENS),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
+        thinking=_EFFORTS.get(str(body.get(EFFORT_KEY)), "off"),
     )
 
 
@@ -133,6 +145,7 @@ def _tool(tool: Any, number: int) -> ToolSpec:
 
 
 __all__ = [
+    "EFFORT_KEY",
     "MAX_OUTPUT_TOKENS",
     "import_history",
     "parse_request",

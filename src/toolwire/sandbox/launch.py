@@ -6,9 +6,11 @@ so it imports little, and the seccomp filter comes compiled in ``SPEC`` (``filte
 ``pyseccomp`` builds it once, in the agent). In order:
 
 1. the protected symbolic links pinned in place (``pin``: the one step that may use a
-   capability), then every capability dropped (effective, permitted, inheritable,
-   ambient, and the bounding set where this process may) and ``no_new_privs`` set: a
-   command started as root holds nothing more than any user's;
+   capability; an ordinary user's sandbox runs it as root of its user namespace, and
+   ``become`` then makes the command that user again), then every capability dropped
+   (effective, permitted, inheritable, ambient, and the bounding set where this process
+   may) and ``no_new_privs`` set: a command started as root holds nothing more than any
+   user's;
 2. the proxy bridge, when ``SPEC`` has one: a listening socket on the sandbox's own
    127.0.0.1, and a child process that forwards each connection to the host proxy's Unix
    socket (it starts before the filter, which would refuse it that socket). It holds no
@@ -294,10 +296,9 @@ def parse_spec(text: str) -> Any:
 
 def pin(links: Sequence[str]) -> None:
     """Each symbolic link mounted on itself, so the command cannot remove or replace it
-    (a bind mount, ``--ro-bind``, follows a link; this one does not). Only bubblewrap run
-    by root leaves the launcher the right to mount (``wrap`` keeps ``CAP_SYS_ADMIN`` for
-    this step alone; ``drop_capabilities`` then takes it): an ordinary user's links stay
-    as they are (their targets are read-only)."""
+    (a bind mount, ``--ro-bind``, follows a link; this one does not). ``wrap`` keeps
+    ``CAP_SYS_ADMIN`` for this step alone (``drop_capabilities`` then takes it); should
+    the kernel refuse the mount anyway, the link's target is still read-only."""
     libc = _libc()
     for link in links:
         tree = libc.syscall(_SYS_OPEN_TREE, -100, os.fsencode(link), _OPEN_TREE_FLAGS)
@@ -305,6 +306,22 @@ def pin(links: Sequence[str]) -> None:
             break  # no right to mount here: nothing can be pinned
         libc.syscall(_SYS_MOVE_MOUNT, tree, b"", -100, os.fsencode(link), 4)
         os.close(tree)
+
+
+def become(uid: int, gid: int) -> None:
+    """Back to the user who started the sandbox, after ``pin`` ran as root of the
+    sandbox's user namespace: a user namespace of its own in which this process is
+    ``uid``:``gid``. Its mounts, the pinned links among them, are locked: nothing in it
+    can unmount them. Should the kernel refuse, the command runs as that namespace's
+    root, which holds no capability either (``drop_capabilities``)."""
+    if _libc().unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        return
+    for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+        try:
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as out:
+                out.write(line)
+        except OSError:
+            return
 
 
 def secret_name(name: str, rules: dict[str, list[str]]) -> bool:
@@ -345,6 +362,8 @@ def main(argv: Sequence[str]) -> None:
     spec = parse_spec(argv[0])
     if spec.get("pin"):  # the one step that may need a capability (``pin``)
         pin(spec["pin"])
+    if spec.get("user"):
+        become(*spec["user"])
     drop_capabilities()  # before the bridge forks: it must hold no more than the command
     if spec.get("bridge"):
         path, port = spec["bridge"]
@@ -372,6 +391,7 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "become",
     "drop_capabilities",
     "drop_secrets",
     "filter_spec",

@@ -76,6 +76,10 @@ def path_kind(path: Path) -> Kind:
     return "file" if os.path.lexists(path) else None
 
 
+def _running_user() -> tuple[int, int] | None:
+    return None if os.geteuid() == 0 else (os.getuid(), os.getgid())
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     """What the sandbox of one session is built from, besides the settings.
@@ -91,8 +95,10 @@ class Layout:
     bridge: Path | None = None
     launcher: tuple[str, ...] = field(default=(sys.executable, "-I", "-S", str(LAUNCHER)))
     kind: Callable[[Path], Kind] = path_kind
-    #: Whether bubblewrap runs as root: only then can the launcher pin links in place.
-    privileged: bool = field(default_factory=lambda: os.geteuid() == 0)
+    #: Who runs bubblewrap, when it is not root: ``(uid, gid)``. Such a user gets the right
+    #: to pin links only as root of the sandbox's user namespace, so the launcher pins,
+    #: then becomes this user again (``launch.become``); None for root.
+    user: tuple[int, int] | None = field(default_factory=_running_user)
 
 
 def expand(path: str, home: Path) -> Path:
@@ -136,6 +142,7 @@ def launcher_argv(
     *,
     landlock: list[str] | None,
     pins: Sequence[str] = (),
+    user: tuple[int, int] | None = None,
     pass_env: Sequence[str] = (),
 ) -> list[str]:
     """The launcher (``launch.py``) in front of ``argv``."""
@@ -146,6 +153,7 @@ def launcher_argv(
         "landlock": landlock,
         "seccomp": filter_spec(),
         "pin": list(pins),
+        "user": list(user) if user is not None else None,
         "secrets": secrets | {"keep": list(pass_env)},
     }
     return [*layout.launcher, json.dumps(spec, separators=(",", ":")), "--", *argv]
@@ -236,6 +244,16 @@ def placeholders(writable: Sequence[Path], layout: Layout) -> list[Path]:
     return [root / ".git" for root in roots if layout.kind(root / ".git") is None]
 
 
+def _pinning(layout: Layout) -> list[str]:
+    """What the launcher's first step needs (``launch.pin``), which it then drops: the
+    right to mount; for an ordinary user, also to be root of the namespace that owns the
+    mounts, and to become the user again in one of its own (which needs CAP_SETFCAP,
+    user_namespaces(7))."""
+    if layout.user is None:
+        return ["--cap-add", "CAP_SYS_ADMIN"]
+    return ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETFCAP", "--uid", "0", "--gid", "0"]
+
+
 def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: Path) -> list[str]:
     """``argv`` run in ``cwd`` inside bubblewrap, as ``config`` says (module doc)."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid"]
@@ -244,8 +262,7 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
     # launcher is PID 1, and then the command).
     args += ["--cap-drop", "ALL", "--as-pid-1"]
     binds, pins = protected(writable_paths(config, layout), layout)
-    if pins and layout.privileged:  # the launcher's first step, then it drops every one
-        args += ["--cap-add", "CAP_SYS_ADMIN"]
+    args += _pinning(layout) if pins else []
     if config.network != "full":
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -269,7 +286,10 @@ def bwrap_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str], cwd: 
         for name, value in proxy_env().items():
             args += ["--setenv", name, value]
     args += ["--chdir", str(cwd), "--"]
-    return args + launcher_argv(layout, argv, landlock=None, pins=pins, pass_env=config.pass_env)
+    user = layout.user if pins else None
+    return args + launcher_argv(
+        layout, argv, landlock=None, pins=pins, user=user, pass_env=config.pass_env
+    )
 
 
 def landlock_argv(config: SandboxConfig, layout: Layout, argv: Sequence[str]) -> list[str]:

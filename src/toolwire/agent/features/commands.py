@@ -30,6 +30,7 @@ from toolwire.agent.session.instructions import (
     leads_out,
     project_dirs,
     read_capped,
+    repo_root,
     trusted_roots,
 )
 from toolwire.config.load import config_path
@@ -184,6 +185,44 @@ def commands_update(custom: Mapping[str, Command] | None = None) -> builders.Com
     return builders.commands_update([c.wire() for c in available(custom or {})])
 
 
+def init_prompt(cwd: str, focus: str) -> str:
+    """The prompt behind ``/init``."""
+    root = repo_root(cwd)
+    extra = f"\n\nPay particular attention to: {focus}" if focus else ""
+    return (
+        f"Survey this project and write an AGENTS.md at its root ({root / 'AGENTS.md'}): "
+        "the standing instructions a coding agent working here needs.\n\n"
+        "First look around: the README and docs, the build and package files, the "
+        "directory layout, the test setup, CI configuration, linters and formatters, and "
+        "any existing AGENTS.md, CLAUDE.md, GEMINI.md or similar instruction files. Then "
+        "write a concise AGENTS.md (aim for well under 200 lines) covering:\n"
+        "- what the project is, in two or three sentences;\n"
+        "- how to install, build, run, test (a single test too), lint and format, with "
+        "the exact commands;\n"
+        "- the layout: where things live and which parts depend on which;\n"
+        "- code style and conventions that are not obvious from one file;\n"
+        "- anything surprising: generated files, required environment, pitfalls.\n\n"
+        "Write only what you verified in the files; no generic advice. If an AGENTS.md "
+        "exists, improve it rather than starting over, and keep what is still true. "
+        "Use the Write (or Edit) tool for the file, then say in a sentence or two what "
+        "you wrote." + extra
+    )
+
+
+def resolve(
+    typed: str, custom: Mapping[str, Command], cwd: str
+) -> tuple[str, tuple[Command, str] | None]:
+    """What a prompt typed as ``typed`` is: the text for the model (a custom command's
+    or ``/init``'s prompt, else ``typed`` itself), or a built-in command the agent runs
+    (with its argument)."""
+    command = parse_command(typed, custom)
+    if command is not None and command[0].body is not None:
+        return command[0].expand(command[1]), None
+    if command is not None and command[0].name == "init":
+        return init_prompt(cwd, command[1]), None
+    return typed, command
+
+
 def parse_command(
     text: str, custom: Mapping[str, Command] | None = None
 ) -> tuple[Command, str] | None:
@@ -204,6 +243,8 @@ __all__ = [
     "commands_update",
     "custom_commands",
     "front_matter",
+    "init_prompt",
     "load_command",
     "parse_command",
+    "resolve",
 ]

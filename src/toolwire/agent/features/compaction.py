@@ -31,12 +31,11 @@ from toolwire.agent.session.hooks import SessionHooks
 from toolwire.agent.session.request_shape import request_shape
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.database import SessionDatabase
-from toolwire.backends import create_backend
+from toolwire.backends import Backend, create_backend
 from toolwire.config import Config, ConfigError
 from toolwire.context import Budget, Compaction, ContextMeter, backend_window, plan_compaction
 from toolwire.context.compact import CompactionPlan
 from toolwire.conversation import RECORD_KEY
-from toolwire.handoff import Summary, summarize
 from toolwire.updates.builders import CompactionUpdate, Severity, compaction_update, notice
 
 log = logging.getLogger("toolwire.agent")
@@ -106,7 +105,10 @@ class Compactor:
         Failed and cancelled are shown; a cancel is raised again (nothing is kept)."""
         self._show(cid, "in_progress")
         try:
-            return planned.finish(await self._summary(planned))
+            cache = self.runtime.summaries
+            return await planned.complete(
+                self._summarizer(), cache=cache, timeout=SUMMARY_TIMEOUT_S
+            )
         except BaseException as exc:
             cancelled = not isinstance(exc, Exception)
             self._show(cid, "cancelled" if cancelled else "failed", error=str(exc) or None)
@@ -147,28 +149,18 @@ class Compactor:
             planned = plan(tail_share=0.0)
         return planned
 
-    async def _summary(self, planned: CompactionPlan) -> Summary | None:
-        if planned.empty:
-            return None
+    def _summarizer(self) -> Backend | None:
+        """The model that writes the summary (``[compaction] summary = "model"``): the
+        session's own; None for the extractive summary."""
         config = self.runtime.config
         chosen = config.backend(self.session.model.active)
-        summarizer = None
-        if config.compaction.summary == "model" and chosen.provider != "replay":
-            try:
-                summarizer = create_backend(chosen, config.limits, client=self.runtime.http)
-            except ConfigError as exc:
-                log.warning("session %s: no model summary: %s", self.session.id, exc)
-        if summarizer is None:
-            return planned.extractive_summary()
-        return await summarize(
-            planned.head,
-            summarizer,
-            items=planned.plan.head_items,
-            cwd=self.session.who.cwd,
-            cache=self.runtime.summaries,
-            timeout=SUMMARY_TIMEOUT_S,
-            focus=planned.focus,
-        )
+        if config.compaction.summary != "model" or chosen.provider == "replay":
+            return None
+        try:
+            return create_backend(chosen, config.limits, client=self.runtime.http)
+        except ConfigError as exc:
+            log.warning("session %s: no model summary: %s", self.session.id, exc)
+            return None
 
     async def _keep(self, cid: str, compaction: Compaction) -> None:
         """Store the compaction point and the transcript's marker; tell the user."""

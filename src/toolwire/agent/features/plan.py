@@ -16,7 +16,6 @@ from typing import Final
 
 from acp.schema import PermissionOption
 
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.config.choices import Mode
 from toolwire.updates.builders import tool_call, tool_call_update
@@ -47,7 +46,7 @@ class Modes:
         session = self.session
         session.rules.set_mode(mode_id)
         await self.runtime.store.call(lambda db: db.update(session.id, mode=mode_id))
-        Notifier(session, self.runtime).mode_changed()
+        session.services.notifier.mode_changed()
 
     async def ask_to_go(self) -> bool:
         """Ask whether to carry out the plan; on yes the mode is ``AFTER_PLAN`` already.
@@ -63,7 +62,7 @@ class Modes:
         session.services.outbox.update(tool_call(card))
         yes = False
         try:
-            yes = await Notifier(session, self.runtime).ask(card, _CHOICES) == _GO
+            yes = await session.services.notifier.ask(card, _CHOICES) == _GO
         finally:
             status = "completed" if yes else "failed"
             session.services.outbox.update(tool_call_update(call_id, status=status))

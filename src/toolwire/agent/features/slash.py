@@ -10,14 +10,12 @@ so a session loaded or resumed later, in any process, continues after it. The
 conversation's history is the history since the last clear: a compaction or a switch
 made later is planned on it, and the earlier ones are dropped with it.
 ``Slash(session, runtime)`` holds them for one session. ``/init`` and custom commands
-are prompts (``init_prompt``, ``Command.expand``).
+are prompts (``commands.resolve``).
 """
 
 from __future__ import annotations
 
 from toolwire.agent.features.plan import Modes
-from toolwire.agent.session.instructions import repo_root
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.permissions import MODES
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.config import choices
@@ -46,7 +44,7 @@ class Slash:
             raise ChoiceError(f"unknown model {name!r}; {', '.join(backends)}")
         session.model.choose(name)
         await runtime.store.call(lambda db: db.update(session.id, backend=name))
-        Notifier(session, runtime).options_changed()
+        session.services.notifier.options_changed()
 
     async def choose_mode(self, mode: str) -> None:
         """Put the session in ``mode`` from its next decision on (stored; updates sent)."""
@@ -96,28 +94,4 @@ class Slash:
         )
 
 
-def init_prompt(session: Session, focus: str) -> str:
-    """The prompt behind ``/init``."""
-    root = repo_root(session.who.cwd)
-    extra = f"\n\nPay particular attention to: {focus}" if focus else ""
-    return (
-        f"Survey this project and write an AGENTS.md at its root ({root / 'AGENTS.md'}): "
-        "the standing instructions a coding agent working here needs.\n\n"
-        "First look around: the README and docs, the build and package files, the "
-        "directory layout, the test setup, CI configuration, linters and formatters, and "
-        "any existing AGENTS.md, CLAUDE.md, GEMINI.md or similar instruction files. Then "
-        "write a concise AGENTS.md (aim for well under 200 lines) covering:\n"
-        "- what the project is, in two or three sentences;\n"
-        "- how to install, build, run, test (a single test too), lint and format, with "
-        "the exact commands;\n"
-        "- the layout: where things live and which parts depend on which;\n"
-        "- code style and conventions that are not obvious from one file;\n"
-        "- anything surprising: generated files, required environment, pitfalls.\n\n"
-        "Write only what you verified in the files; no generic advice. If an AGENTS.md "
-        "exists, improve it rather than starting over, and keep what is still true. "
-        "Use the Write (or Edit) tool for the file, then say in a sentence or two what "
-        "you wrote." + extra
-    )
-
-
-__all__ = ["ChoiceError", "Slash", "init_prompt"]
+__all__ = ["ChoiceError", "Slash"]

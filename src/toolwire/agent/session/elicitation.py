@@ -17,7 +17,6 @@ from typing import Any
 from acp.schema import ElicitationFormSessionMode, ElicitationSchema, ElicitationUrlSessionMode
 from pydantic import ValidationError
 
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.mcp.elicit import Action, Elicitation
 
@@ -57,7 +56,7 @@ class Questions:
         return action, content if isinstance(content, dict) else None
 
     def _declined(self, question: Elicitation, why: str) -> tuple[Action, None]:
-        Notifier(self.session, self.runtime).notice(
+        self.session.services.notifier.notice(
             f"MCP server {question.server!r} asked: {question.message!r}. It was declined: {why}."
         )
         return "decline", None

@@ -34,7 +34,6 @@ from typing import Any, Final
 
 from acp.schema import PermissionOption
 
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.backends import utf8
 from toolwire.history.jsonform import message_to_dict
@@ -115,7 +114,7 @@ class SessionHooks:
         )
         result = verdict(event, outcomes)
         for line in result.shown:
-            Notifier(session, self.runtime).notice(line)
+            session.services.notifier.notice(line)
         return result
 
     async def _trusted(self, source: Source) -> bool:
@@ -148,7 +147,7 @@ class SessionHooks:
         session.services.outbox.update(tool_call(card))
         yes = False
         try:
-            yes = await Notifier(session, self.runtime).ask(card, _CHOICES) == _TRUST
+            yes = await session.services.notifier.ask(card, _CHOICES) == _TRUST
         finally:
             session.services.outbox.update(
                 tool_call_update(call_id, status="completed" if yes else "failed")

@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolwire.agent.session.elicitation import Questions
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.schema import default_db_path
 from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
@@ -108,7 +107,7 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     async def run() -> None:
         for line in await hub.start(wanted):
             log.warning("session %s: %s", session.id, line)
-            Notifier(session, runtime).notice(line)
+            session.services.notifier.notice(line)
 
     session.services.mcp_started(hub, asyncio.create_task(run()))
 

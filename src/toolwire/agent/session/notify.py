@@ -1,6 +1,7 @@
 """How toolwire tells a session's user something, and asks them: one path for each.
 
-``Notifier(session, runtime)`` has three verbs:
+``Notifier(session, runtime)``, made once per session and held by it
+(``session.services.notifier``), has three verbs:
 
 ``notice``           a line outside the conversation (an MCP server that did not start):
                      a ``notice`` for a client that advertised ``session.notices``, else

@@ -1,8 +1,10 @@
 """The session's config options and modes, in wire form.
 
 The model is a config option (``id: "model"``, ``category: "model"``; ACP removed
-``session/set_model``), its values the configured backends; a change applies at the next
-prompt, with a handoff (``switch``). The mode is offered both as ACP modes and as a
+``session/set_model``), its values the configured backends as ``NAME/MODEL`` (what a
+harness's ``-m provider/model`` names: a detected backend is named after its provider),
+the bare backend name accepted too; a change applies at the next prompt, with a handoff
+(``switch``). The mode is offered both as ACP modes and as a
 ``category: "mode"`` option, kept in step, since the protocol is moving modes into config
 options.
 """
@@ -21,7 +23,7 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
     """The full set of the session's config options, in wire form."""
     backends = [
         {
-            "value": name,
+            "value": model_value(b),
             "name": f"{name} ({b.model})" if b.model else name,
             "description": _describe_backend(b),
         }
@@ -35,7 +37,7 @@ def config_options(session: Session, config: Config) -> list[dict[str, Any]]:
             "description": "The backend and model that answer; a change applies next prompt.",
             "category": "model",
             "type": "select",
-            "currentValue": session.model.pending,
+            "currentValue": _current(session.model.pending, config),
             "options": backends,
         },
         {
@@ -74,6 +76,24 @@ def thought_level(session: Session, config: Config) -> ThoughtLevel:
     return session.model.thought or config.backend(session.model.pending).thought_level
 
 
+def model_value(backend: BackendConfig) -> str:
+    """The model option's value for ``backend``: ``NAME/MODEL`` (``NAME`` without one)."""
+    return f"{backend.name}/{backend.model}" if backend.model else backend.name
+
+
+def _current(name: str, config: Config) -> str:
+    chosen = config.backends.get(name)
+    return model_value(chosen) if chosen is not None else name
+
+
+def backend_of(value: str, config: Config) -> str:
+    """The backend a model option's value names (a backend name is one too); ``value``
+    itself when none does, for the chooser to refuse with the names it knows."""
+    if value in config.backends:
+        return value
+    return next((n for n, b in config.backends.items() if model_value(b) == value), value)
+
+
 def _describe_backend(chosen: BackendConfig) -> str:
     provider, tool_format = chosen.provider, chosen.tool_format
     return (
@@ -89,4 +109,11 @@ def mode_state(session: Session) -> dict[str, Any]:
     return {"currentModeId": session.rules.mode, "availableModes": available}
 
 
-__all__ = ["THOUGHT_OPTION", "config_options", "mode_state", "thought_level"]
+__all__ = [
+    "THOUGHT_OPTION",
+    "backend_of",
+    "config_options",
+    "mode_state",
+    "model_value",
+    "thought_level",
+]

@@ -14,12 +14,13 @@ prompt's blocks are read by the turn (``agent.turn.prompt``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import httpx2
 from acp.interfaces import Client
-from acp.schema import ClientCapabilities
+from acp.schema import ClientCapabilities, PermissionOption
 
 from toolwire.agent.protocol.outbox import Outbox
 from toolwire.agent.session.instructions import Instructions
@@ -34,6 +35,7 @@ from toolwire.history import Message, ToolCallPart
 from toolwire.hooks import HookState
 from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
+from toolwire.updates.wire import JsonObject
 
 
 @dataclass(slots=True)
@@ -99,12 +101,28 @@ class Notices:
         return True
 
 
+class Notifying(Protocol):
+    """How the session tells its user something and asks them
+    (``agent.session.notify.Notifier``, bound when the session is made)."""
+
+    def notice(self, text: str) -> None: ...
+
+    def options_changed(self) -> None: ...
+
+    def mode_changed(self) -> None: ...
+
+    async def ask(
+        self, tool_call: JsonObject, options: Sequence[PermissionOption]
+    ) -> str | None: ...
+
+
 @dataclass(slots=True, eq=False)
 class SessionServices:
     """What the session works with, made when it opens and held: its outbox, the
     tools' context, the project's instruction files (``instructions``: refreshed
     before each prompt), its hooks' memory, its MCP servers and the tool-call ids
-    already used, and what it told the user once (``told``)."""
+    already used, what it told the user once (``told``), and how it tells and asks
+    them (``notifier``: it needs the session, so it is bound once the session is made)."""
 
     outbox: Outbox
     tools: ToolContext
@@ -114,6 +132,18 @@ class SessionServices:
     told: Notices = field(default_factory=Notices)
     _mcp: McpHub | None = None
     _mcp_start: asyncio.Task[None] | None = None
+    _notifier: Notifying | None = None
+
+    @property
+    def notifier(self) -> Notifying:
+        """How the session tells and asks its user (``bind``)."""
+        if self._notifier is None:
+            raise RuntimeError("the session has no notifier: sessions are made by the factory")
+        return self._notifier
+
+    def bind(self, notifier: Notifying) -> None:
+        """The session's notifier, once the session it notifies for exists."""
+        self._notifier = notifier
 
     @property
     def mcp(self) -> McpHub | None:
@@ -234,6 +264,7 @@ class Session:
 __all__ = [
     "ModelChoice",
     "Notices",
+    "Notifying",
     "Permissions",
     "Runtime",
     "Session",

@@ -27,6 +27,7 @@ from acp.schema import TextContentBlock
 
 from toolwire.agent.features.agent_types import AgentType
 from toolwire.agent.protocol.outbox import LineSink, Outbox
+from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import (
     ModelChoice,
     Notices,
@@ -127,6 +128,7 @@ async def make_child(
     label = f"{kind.name} ({description})" if description else kind.name
     impl = Gated(_backend(runtime, backend), gate)
     session = _session(parent, kind, backend, impl, Outbox(sink, cid), label)
+    session.services.bind(Notifier(session, runtime))
     text = f"{kind.prompt}\n\n{args['prompt']}" if kind.prompt else args["prompt"]
     message = user(text)
     session.history.append(message)

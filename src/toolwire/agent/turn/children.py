@@ -24,7 +24,6 @@ from typing import Any
 
 from toolwire.agent.features.agent_types import DEFAULT_TYPE, TASK, AgentTypes, load_agent_types
 from toolwire.agent.protocol.outbox import LineSink, Outbox, Ticker
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.transcript import replayed
 from toolwire.agent.turn.child import Child, MakeTurn, answer, child_runtime, make_child
@@ -73,7 +72,7 @@ class Children:
         for line in self.types.skipped:
             if session.services.told.first(line):
                 log.warning("session %s: %s", session.id, line)
-                Notifier(session, self.runtime).notice(line)
+                session.services.notifier.notice(line)
 
     def start(self, calls: Sequence[CollectedCall], lives: Mapping[str, ToolCallLifecycle]) -> None:
         """Start the child of every ``Task`` call among ``calls`` (``lives`` by call id)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from toolwire.backends import encodable, encodable_value
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -128,11 +129,12 @@ class ResponseCollector:
         if call is None:
             return
         call.ended = True
-        if event.ok:
-            call.arguments = {} if event.arguments in (None, "") else event.arguments
+        if event.ok:  # whole now, so a surrogate left alone is half a pair: U+FFFD
+            arguments = {} if event.arguments in (None, "") else event.arguments
+            call.arguments = encodable_value(arguments)
         else:
             call.error = event.error or "invalid arguments"
-            call.arguments = event.raw or ""
+            call.arguments = encodable(event.raw or "")
 
     def _close_text(self) -> None:
         if self._text:

@@ -28,7 +28,6 @@ from toolwire.agent.protocol.outbox import Ticker
 from toolwire.agent.protocol.ports import ClientTerminal
 from toolwire.agent.session import mcp_calls
 from toolwire.agent.session.hooks import SessionHooks
-from toolwire.agent.session.notify import Notifier
 from toolwire.agent.session.permissions import answer, options, preview
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.turn import sandboxing
@@ -162,7 +161,7 @@ class Executor:
             if title is not None:
                 payload = {**payload, "title": title}
             self.ticker.send(notes)
-            asked = Notifier(self.session, self.runtime).ask(payload, choices or options(name))
+            asked = self.session.services.notifier.ask(payload, choices or options(name))
             choice = answer(await asked)
         except BaseException:  # cancelled, or the client went away: nothing was applied
             _withdraw(life, shown)
@@ -269,7 +268,7 @@ class Executor:
         """The client refused a terminal: said once, and later commands run here."""
         if self.session.rules.terminal_refused is None:
             log.info("session %s: the client refused a terminal: %s", self.session.id, why)
-            Notifier(self.session, self.runtime).notice(sandboxing.terminal_notice(why))
+            self.session.services.notifier.notice(sandboxing.terminal_notice(why))
         self.session.rules.refuse_terminal(why)
 
     def _finish(self, tool: Tool, life: ToolCallLifecycle, result: ToolResult) -> None:

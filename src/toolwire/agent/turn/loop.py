@@ -42,7 +42,7 @@ from toolwire.agent.store.transcript import paragraph, step_updates
 from toolwire.agent.turn.children import Children
 from toolwire.agent.turn.execute import Executor, PermissionCancelledError
 from toolwire.agent.turn.hooked import TurnHooks
-from toolwire.agent.turn.prompt import Prompt, prompt_text
+from toolwire.agent.turn.prompt import Prompt
 from toolwire.agent.turn.request import Requests, Step, failure_text, stream_step
 from toolwire.backends import ModelRequest, TappableBackend
 from toolwire.config import ConfigError
@@ -75,8 +75,8 @@ class Turn:
         self.children = Children(session, runtime, self.engine, self.ticker, Turn)
         self.requests = Requests(session, runtime)
         self.step: Step | None = None
-        self.prompt = Prompt(session, runtime, self._say, self._tell)
         self.hooks = TurnHooks(SessionHooks(session, runtime))
+        self.prompt = Prompt(session, runtime, self._say, self._tell, self.hooks)
 
     async def run(self, blocks: list[Any]) -> PromptStopReason:
         """Run the turn; always returns (exactly once) a stop reason."""
@@ -87,21 +87,9 @@ class Turn:
         return await self._guarded(self._offered_steps())
 
     async def _prompted(self, blocks: list[Any]) -> PromptStopReason:
-        text, command = await self.prompt.read(prompt_text(blocks))
-        if command is not None:
-            return await self.prompt.command(blocks, *command)
-        missing = self.runtime.config.no_backend
-        if (
-            missing is not None
-            and self.session.model.pending == self.runtime.config.default_backend
-        ):
-            # No key: the bundled demo is never run in the user's project unasked.
-            await self._say(missing)
-            return "end_turn"
-        hooked = await self.hooks.prompt(text, self._say)
-        if hooked is None:
-            return "end_turn"  # a UserPromptSubmit hook blocked it: nothing is kept
-        await self.prompt.begin(blocks, hooked)
+        ended = await self.prompt.start(blocks)
+        if ended is not None:  # a built-in command, no backend, or a hook blocked it
+            return ended
         # Offered before a switch sizes its handoff: it counts what the request carries.
         await self.children.offer()
         if self.session.model.pending != self.session.model.active or self.session.model.rerouted:

@@ -12,13 +12,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolwire.agent.features import slash
-from toolwire.agent.features.commands import Command, custom_commands, parse_command
+from toolwire.agent.features.commands import Command, custom_commands, resolve
 from toolwire.agent.features.compaction import Compactor
 from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.session.instructions import Refused
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
+from toolwire.agent.turn.hooked import TurnHooks
 from toolwire.history import ImagePart, Message, Part, TextPart
 from toolwire.history.images import has_images
 from toolwire.imaging import fitted
@@ -40,13 +41,34 @@ class Prompt:
     """The start of one prompt turn; ``say`` and ``tell`` are the turn's (stored, and
     kept in another form by a compaction)."""
 
-    def __init__(self, session: Session, runtime: Runtime, say: Say, tell: Say) -> None:
+    def __init__(
+        self, session: Session, runtime: Runtime, say: Say, tell: Say, hooks: TurnHooks
+    ) -> None:
         self.session = session
         self.runtime = runtime
         self.say = say
         self.tell = tell
+        self.hooks = hooks
         self.untold: list[str] = []  # files not read (links out of the project), to say
         self.number: int | None = None  # in the prompt index, once it reaches the model
+
+    async def start(self, blocks: list[Any]) -> PromptStopReason | None:
+        """Read the prompt and start it: None when it goes on to the model, else the
+        turn's stop reason (a built-in command ran, there is no backend to send it to,
+        or a ``UserPromptSubmit`` hook blocked it: nothing is kept)."""
+        text, command = await self.read(prompt_text(blocks))
+        if command is not None:
+            return await self.command(blocks, *command)
+        model, config = self.session.model, self.runtime.config
+        if config.no_backend is not None and model.pending == config.default_backend:
+            # No key: the bundled demo is never run in the user's project unasked.
+            await self.say(config.no_backend)
+            return "end_turn"
+        hooked = await self.hooks.prompt(text, self.say)
+        if hooked is None:
+            return "end_turn"
+        await self.begin(blocks, hooked)
+        return None
 
     async def read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
         """The prompt's text for the model, or the built-in command it runs (with its
@@ -59,12 +81,7 @@ class Prompt:
         if typed.lstrip().startswith("/"):  # the command files are read only for one
             custom = await asyncio.to_thread(custom_commands, session.who.cwd, None, refused)
         self.untold = session.services.instructions.untold(refused)
-        command = parse_command(typed, custom)
-        if command is not None and command[0].body is not None:
-            return command[0].expand(command[1]), None  # a custom command
-        if command is not None and command[0].name == "init":
-            return slash.init_prompt(session, command[1]), None
-        return typed, command
+        return resolve(typed, custom, session.who.cwd)
 
     async def command(self, blocks: list[Any], command: Command, argument: str) -> PromptStopReason:
         """A built-in command run by toolwire: kept in the transcript, never sent to the

@@ -50,6 +50,7 @@ class Wrapper:
     def __init__(self, *, value_only: bool = False) -> None:
         self.name: str | None = None
         self.first_key: str | None = None
+        self.second_key: str | None = None
         self.args: list[str] = []  # arguments text not yet taken by the decoder
         self.error: str | None = None
         self.done = False
@@ -161,7 +162,10 @@ class Wrapper:
         j, key = self._string(buf, i)
         if key is not None:
             self._key, self._mode = key, _COLON
-            self.first_key = key if self.first_key is None else self.first_key
+            if self.first_key is None:
+                self.first_key = key
+            elif self.second_key is None:
+                self.second_key = key
         return j
 
     def _name_str(self, buf: str, i: int) -> int:

@@ -29,9 +29,11 @@ each only at a line start (a form quoted mid-line is prose) and only for a decla
 * ``<function=NAME>{...}</function>`` and ``<function name="NAME">{...}</function>``: the
   header is held, uncommitted, until the ``{`` of its body; then the call starts and the
   object streams as its arguments (``Wrapper(value_only=True)``), ending at its ``}``.
-* a JSON object whose first key is ``"name"``, bare or alone in a code fence (any info
-  string): the call starts on the chunk that closes a declared name; an object whose first
-  key is another, or whose name is not declared, reverts to text as soon as that shows.
+* a JSON object whose first key is ``"name"`` and second ``"arguments"`` (or
+  ``"parameters"``), bare or alone in a code fence (any info string): the call starts on the
+  chunk that closes that second key; an object whose first key is another, whose name is not
+  declared, or whose second key is another (a tool's definition: ``"description"``), or
+  that ends without one, reverts to text as soon as that shows.
 
 Anything else stays text, without an error: other wrappers (``<tool>``, ``<response>``),
 JSON after prose on the same line, undeclared names. A broken body after the start fails the
@@ -167,7 +169,10 @@ class HermesDecoder(TagDecoder):
         self._pos = end
         if self._bare and self._call is None and not self._named(wrapper):
             return True
-        if self._call is None and wrapper.name is not None:
+        # A bare object is a call once its second member is the arguments: a tool's
+        # definition (``"description"`` after the name) is no call.
+        known = not self._bare or wrapper.second_key is not None
+        if self._call is None and wrapper.name is not None and known:
             self._begin(wrapper.name, json_args=True)
         if self._call is not None:
             for piece in wrapper.args:
@@ -182,11 +187,14 @@ class HermesDecoder(TagDecoder):
         return True
 
     def _named(self, wrapper: Wrapper) -> bool:
-        """A bare object stays a candidate while it may still name a declared tool first."""
+        """A bare object stays a candidate while it may still be a call of a declared tool:
+        its name first, then its arguments."""
         if wrapper.first_key not in (None, "name"):
             self._revert("a JSON object that does not start with a name")
         elif wrapper.name is not None and wrapper.name not in self._tools:
             self._revert("not a declared tool")
+        elif wrapper.second_key not in (None, "arguments", "parameters"):
+            self._revert("a JSON object with members other than a call's")
         else:
             return True
         return False

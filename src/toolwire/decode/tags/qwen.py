@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from toolwire.decode.tags._holdback import SPACE, TagSet, expect, skip_space
@@ -74,14 +75,16 @@ _VALUE, _VALUE_END, _AFTER = "value", "value_end", "after"
 _MAX_WORD = 256  # a function or parameter name
 _WORD = re.compile(r"[^\s<>]+")
 _WORD_END = TagSet(">", "<", "\n")
-_VALUE_TAGS = TagSet(
-    "</parameter>", "<parameter=", "</function>", "<function=", "<tool_call>", "</tool_call>"
-)
-_FUNCTION_NEXT = ("</tool_call>", "<function=")
 # A close marker drifted from ``</parameter>``, alone on the last line of a value.
 _DRIFT = re.compile(r"\n</parameter[A-Za-z0-9_-]*>?[ \t\r]*\n?\Z")
 _NEXT = ("<parameter=", "</function>")
-_SKIP_END = TagSet("</function>", "</tool_call>")
+
+
+@cache
+def _block_tags(block: str, block_end: str) -> tuple[TagSet, TagSet]:
+    """The tags a value watches for, and those that end a broken call, for one block tag."""
+    value = TagSet("</parameter>", "<parameter=", "</function>", "<function=", block, block_end)
+    return value, TagSet("</function>", block_end)
 
 
 class Qwen3CoderDecoder(TagDecoder):
@@ -97,6 +100,10 @@ class Qwen3CoderDecoder(TagDecoder):
     _OPEN = TagSet("<tool_call>")
     _AFTER_OPEN = _HEAD
     _COMMIT_ON_OPEN = True
+    _BLOCK, _BLOCK_END = "<tool_call>", "</tool_call>"
+    """The block's special tokens (a family member may name them otherwise)."""
+    _TRIM_NEWLINES = True
+    """Drop one leading and one trailing newline of a value (the template adds them)."""
 
     def __init__(self, schemas: Mapping[str, dict[str, Any]] | None = None) -> None:
         super().__init__()
@@ -113,8 +120,9 @@ class Qwen3CoderDecoder(TagDecoder):
         self._blocks = 0
         self._line_start = True  # the value so far is empty or ends with a newline
         self._bare = False  # the current block opened without ``<tool_call>``
+        self._value_tags, self._skip_end = _block_tags(self._BLOCK, self._BLOCK_END)
         if self._schemas:
-            self._opener = TagSet("<tool_call>", "<function=")
+            self._opener = TagSet(*self._OPEN.tags, "<function=")
 
     def _table(self) -> dict[str, Callable[[], bool]]:
         return {
@@ -244,7 +252,7 @@ class Qwen3CoderDecoder(TagDecoder):
         return True
 
     def _on_value(self) -> bool:
-        start, tag = _VALUE_TAGS.scan(self._buf, self._pos)
+        start, tag = self._value_tags.scan(self._buf, self._pos)
         if start > self._pos:
             self._value.append(self._buf[self._pos : start])
             self._line_start = self._buf[start - 1] == "\n"
@@ -263,9 +271,9 @@ class Qwen3CoderDecoder(TagDecoder):
             if name is None:
                 return False
             self._functions += bool(name)  # a literal call opened in the value
-        elif tag == "<tool_call>":
+        elif tag == self._BLOCK:
             self._blocks += line
-        elif tag == "</tool_call>":
+        elif tag == self._BLOCK_END:
             self._blocks -= bool(self._blocks)
         elif tag == "</function>" and self._functions:
             self._functions -= 1
@@ -346,7 +354,7 @@ class Qwen3CoderDecoder(TagDecoder):
         after = skip_space(self._buf, at + len("</function>"))
         if after == len(self._buf):
             return None
-        opt = expect(self._buf, after, _FUNCTION_NEXT)
+        opt = expect(self._buf, after, (self._BLOCK_END, "<function="))
         return None if opt == "" else opt is not None
 
     def _close_param(self, *, implicit: bool = False) -> None:
@@ -356,8 +364,9 @@ class Qwen3CoderDecoder(TagDecoder):
             # last line was meant as it (docs/decoding.md, "Variants").
             drift = _DRIFT.search(raw)
             raw = raw if drift is None else raw[: drift.start() + 1]
-        raw = raw[1:] if raw.startswith("\n") else raw
-        raw = raw[:-1] if raw.endswith("\n") else raw
+        if self._TRIM_NEWLINES:
+            raw = raw[1:] if raw.startswith("\n") else raw
+            raw = raw[:-1] if raw.endswith("\n") else raw
         schema = self._schemas.get(self._name, {}).get("properties", {}).get(self._key)
         value = self._params[self._key] = convert(raw, schema)
         self._value = []
@@ -370,14 +379,14 @@ class Qwen3CoderDecoder(TagDecoder):
         end = skip_space(self._buf, self._pos)
         self._ws.append(self._buf[self._pos : end])
         self._pos = end
-        opt = expect(self._buf, self._pos, ("</tool_call>", "<function="))
+        opt = expect(self._buf, self._pos, (self._BLOCK_END, "<function="))
         if opt == "":
             return False
         ws, self._ws = "".join(self._ws), []
         self._state = TEXT
         if opt is None:  # no ``</tool_call>``: what follows is text
             self._emit_text(ws)
-        elif opt == "</tool_call>":
+        elif opt == self._BLOCK_END:
             self._pos += len(opt)
         else:  # another function in the same block (held to the same rule as the first)
             if self._bare:  # no block holds it: if it reverts, no text may be lost
@@ -389,7 +398,7 @@ class Qwen3CoderDecoder(TagDecoder):
         return True
 
     def _on_skip(self) -> bool:
-        start, tag = _SKIP_END.scan(self._buf, self._pos)
+        start, tag = self._skip_end.scan(self._buf, self._pos)
         self._delta_to(start)
         if tag is None:
             return False

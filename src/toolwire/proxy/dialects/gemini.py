@@ -21,17 +21,24 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
 
 from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest
 from toolwire.config.choices import ThoughtLevel
 from toolwire.history import ToolSpec
-from toolwire.proxy.dialects.base import Dialect, Host, Imported
-from toolwire.proxy.dialects.gemini_encode import GeminiRelay, error_body
+from toolwire.proxy.dialects.base import (
+    DialectRelay,
+    DialectRoute,
+    Host,
+    Imported,
+    NotFoundError,
+    Payload,
+)
+from toolwire.proxy.dialects.gemini_encode import GeminiEncoder, error_body
 from toolwire.proxy.dialects.gemini_import import camel_keys, import_contents
 from toolwire.proxy.endpoints import served_models
 from toolwire.proxy.errors import BadRequestError, ProxyError
+from toolwire.proxy.relay import Answering, Relay
 from toolwire.proxy.state import IMPLICIT_SESSION, check_session, session_id
 from toolwire.proxy.translate import MAX_OUTPUT_TOKENS
 
@@ -39,11 +46,6 @@ _STREAMED = {"generateContent": False, "streamGenerateContent": True}
 _METHODS = ["generateContent", "streamGenerateContent", "countTokens"]
 # The budgets ``backends._thinking`` gives each level, read the other way.
 _LEVELS: tuple[tuple[int, ThoughtLevel], ...] = ((2048, "low"), (8192, "medium"))
-
-
-class NotFoundError(ProxyError):
-    status = 404
-    kind = "not_found_error"
 
 
 def imported(raw: Any, model: str, headers: Mapping[str, str], *, stream: bool) -> Imported:
@@ -69,12 +71,13 @@ def imported(raw: Any, model: str, headers: Mapping[str, str], *, stream: bool) 
     )
     body = anthropic_body(request, model=model, backend="")
     body["stream"] = stream
-    return Imported(body, request, history, _session(raw, headers), partial(_relay, model))
+    body["metadata"] = {"user_id": json.dumps({"session_id": _session(raw, headers)})}
+    return Imported(body, _relay, request)
 
 
-def _relay(model: str, input_tokens: int, *, json_args: bool) -> GeminiRelay:
-    del json_args  # calls are sent whole, from their parsed arguments
-    return GeminiRelay(model, input_tokens)
+def _relay(answering: Answering) -> Relay:
+    # json_args is not read: calls are sent whole, from their parsed arguments
+    return DialectRelay(partial(GeminiEncoder, answering))
 
 
 def _system(instruction: Any) -> str:
@@ -161,31 +164,19 @@ def _session(raw: Mapping[str, Any], headers: Mapping[str, str]) -> str:
 # -- routes ----------------------------------------------------------------------------
 
 
-def routes(host: Host) -> list[BaseRoute]:
-    """The dialect's routes on ``host``."""
+async def _listing(host: Host, request: Request) -> Response:
+    """``GET /v1beta/models``: what ``GET /v1/models`` lists, in Gemini's form."""
+    await host.intake.authorize(request)
+    served = served_models(host.settings)
+    return JSONResponse({"models": [_model(i, shown) for i, shown in served]})
 
-    async def listing(request: Request) -> Response:
-        await host.intake.authorize(request)
-        return JSONResponse(
-            {"models": [_model(i, shown) for i, shown in served_models(host.settings)]}
-        )
 
-    async def model(request: Request) -> Response:
-        await host.intake.authorize(request)
-        name = str(request.path_params["target"]).removeprefix("models/")
-        shown = dict(served_models(host.settings)).get(name, name)
-        return JSONResponse(_model(name, shown))
-
-    async def action(request: Request) -> Response:
-        return await _action(host, request)
-
-    return [
-        Route("/v1beta/models", listing, methods=["GET"]),
-        Route("/v1beta/models/{target:path}", model, methods=["GET"]),
-        Route("/v1beta/models/{target:path}", action, methods=["POST"]),
-        # The Python SDK's default version; its listing stays Anthropic's ``/v1/models``.
-        Route("/v1/models/{target:path}", action, methods=["POST"]),
-    ]
+async def _described(host: Host, request: Request) -> Response:
+    """``GET /v1beta/models/{model}``: one model (any name routes, so none is unknown)."""
+    await host.intake.authorize(request)
+    name = str(request.path_params["target"]).removeprefix("models/")
+    shown = dict(served_models(host.settings)).get(name, name)
+    return JSONResponse(_model(name, shown))
 
 
 async def _action(host: Host, request: Request) -> Response:
@@ -211,6 +202,20 @@ def _model(name: str, shown: str) -> dict[str, Any]:
     }
 
 
-GEMINI = Dialect("gemini", ("/v1beta/", "/v1/models/"), error_body, routes)
+class Gemini:
+    """The Gemini API dialect."""
 
-__all__ = ["GEMINI", "imported", "json_schema", "routes"]
+    name = "gemini"
+    routes = (
+        DialectRoute("/v1beta/models", _listing, ("GET",)),
+        DialectRoute("/v1beta/models/{target:path}", _described, ("GET",)),
+        DialectRoute("/v1beta/models/{target:path}", _action),
+        # The Python SDK's default version; its listing stays Anthropic's ``/v1/models``.
+        DialectRoute("/v1/models/{target:path}", _action),
+    )
+
+    def error(self, exc: ProxyError) -> Payload:
+        return error_body(exc.status, exc.message)
+
+
+__all__ = ["Gemini", "imported", "json_schema"]

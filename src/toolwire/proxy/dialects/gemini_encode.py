@@ -5,7 +5,7 @@ arguments are complete (Gemini sends calls whole, so none is cut in pieces), wit
 call's ``thoughtSignature`` on its part; a signature that came alone goes on an empty
 part, a thought one when it closes a thought (``gemini_import`` reads both back). The
 last chunk carries ``finishReason`` and ``usageMetadata``; an upstream failure mid-stream
-is a chunk in Google's error shape. ``collect`` folds the chunks into one response.
+is a chunk in Google's error shape. ``result`` folds the chunks into one response.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import json
 import uuid
 from typing import Any
 
-from starlette.responses import Response
-
 from toolwire.backends import encodable
+from toolwire.context import prompt_tokens
 from toolwire.events import (
     Event,
     MessageEnd,
@@ -27,11 +26,7 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolwire.proxy.asgi_stream import EventStreamResponse
-from toolwire.proxy.errors import UpstreamError
-from toolwire.proxy.metrics import Metrics
-from toolwire.proxy.relay import relay
-from toolwire.proxy.upstream import Opened
+from toolwire.proxy.relay import Answering
 
 Payload = dict[str, Any]
 _FINISH = {"max_tokens": "MAX_TOKENS", "refusal": "SAFETY"}  # else STOP
@@ -40,33 +35,52 @@ _string = json.encoder.encode_basestring
 
 
 class GeminiEncoder:
-    """One response's encoder: ``feed(event)`` for each event (``relay.StreamEncoder``)."""
+    """One response's encoder (``dialects.base.Encoder``): its SSE chunks, or with
+    ``result`` the whole response."""
 
-    def __init__(self, model: str, *, input_tokens: int) -> None:
-        self.model = model
-        self.input_tokens = input_tokens
+    def __init__(self, answering: Answering) -> None:
+        self.model = answering.model
+        self._answering = answering
         self.response_id = uuid.uuid4().hex
         self._calls: dict[str, tuple[str, str | None]] = {}  # id -> name, signature
         self._thought = False  # the last part sent was thought text
-        self.done = False
-        self.stopped = False
-        tail = f',"modelVersion":{_string(model)},"responseId":"{self.response_id}"}}\n\n'
+        self._parts: list[Payload] = []
+        self._last: Payload | None = None  # the chunk with finishReason and usage
+        self.done = self.stopped = False
+        self.failure: str | None = None
+        tail = f',"modelVersion":{_string(self.model)},"responseId":"{self.response_id}"}}\n\n'
         self._text = (
             b'data: {"candidates":[{"content":{"parts":[{"text":%s}],"role":"model"},'
             b'"index":0}]' + tail.replace("%", "%%").encode()
         )
 
-    def start_sse(self) -> bytes:
+    def start(self) -> bytes:
         return b""  # Gemini's stream has no opening event
 
-    def feed_sse(self, event: Event) -> bytes:
-        """``feed(event)`` framed as SSE; a text delta straight from a template."""
+    def feed(self, event: Event) -> bytes:
+        """The SSE bytes of the chunks ``event`` completes; a text delta straight from a
+        template (the hot path)."""
         if type(event) is TextDelta and event.text and not self.done:
+            try:
+                framed = self._text % _string(event.text).encode()
+            except UnicodeEncodeError:  # a lone surrogate: the slow path makes it U+FFFD
+                return b"".join(sse_bytes(p) for p in self.chunks(event))
             self._thought = False
-            return self._text % _string(event.text).encode()
-        return b"".join(sse_bytes(p) for p in self.feed(event))
+            self._parts.append({"text": event.text})
+            return framed
+        return b"".join(sse_bytes(p) for p in self.chunks(event))
 
-    def feed(self, event: Event) -> list[Payload]:
+    def result(self) -> Payload:
+        """The whole response: the parts sent, joined (``folded``), then the last chunk's
+        finish and usage."""
+        parts: list[Payload] = []
+        for part in self._parts:
+            _join(parts, part)
+        whole = self._last or self._chunk([])
+        candidate = dict(whole["candidates"][0], content={"parts": parts, "role": "model"})
+        return whole | {"candidates": [candidate]}
+
+    def chunks(self, event: Event) -> list[Payload]:
         """The chunks ``event`` completes (none after the response ended)."""
         if self.done:
             return []
@@ -78,13 +92,14 @@ class GeminiEncoder:
         elif isinstance(event, ToolCallStart | ToolCallDelta | ToolCallEnd):
             parts.extend(self._call(event))
         elif isinstance(event, StreamError):
-            self.done = True
-            return [error_body(500, "api_error", event.message)]
+            self.failure, self.done = event.message, True
+            return [error_body(500, event.message)]
         elif isinstance(event, MessageEnd):
             return self._end(event)
         if not parts:
             return []
         self._thought = bool(parts[-1].get("thought"))
+        self._parts += parts
         return [self._chunk(parts)]
 
     def _thinking(self, event: ThinkingDelta) -> list[Payload]:
@@ -118,9 +133,10 @@ class GeminiEncoder:
             return []  # the StreamError before it already ended the response
         self.stopped = True
         usage = event.usage
-        prompt = self.input_tokens
+        prompt = self._answering.estimate
+        # Not scaled (``Answering.scale``): Gemini clients measure their own model's window.
         if usage is not None and usage.input_tokens is not None:
-            prompt = usage.input_tokens
+            prompt = prompt_tokens(usage, self._answering.wire_format)
         output = usage.output_tokens or 0 if usage is not None else 0
         thoughts = usage.reasoning_tokens or 0 if usage is not None else 0
         meta: Payload = {
@@ -132,6 +148,7 @@ class GeminiEncoder:
             meta["thoughtsTokenCount"] = thoughts
         chunk = self._chunk([{"text": ""}], _FINISH.get(event.stop_reason, "STOP"))
         chunk["usageMetadata"] = meta
+        self._last = chunk
         return [chunk]
 
     def _chunk(self, parts: list[Payload], finish: str | None = None) -> Payload:
@@ -143,49 +160,6 @@ class GeminiEncoder:
             "modelVersion": self.model,
             "responseId": self.response_id,
         }
-
-
-class GeminiRelay:
-    """The answer as Gemini's SSE stream or one ``GenerateContentResponse``."""
-
-    tap = None
-
-    def __init__(self, model: str, input_tokens: int) -> None:
-        self._model, self._input_tokens = model, input_tokens
-
-    def stream(self, opened: Opened, metrics: Metrics, headers: dict[str, str]) -> Response:
-        encoder = GeminiEncoder(self._model, input_tokens=self._input_tokens)
-        return EventStreamResponse(
-            relay(encoder, opened, metrics), {"cache-control": "no-cache", **headers}
-        )
-
-    async def collect(self, opened: Opened) -> Payload:
-        encoder = GeminiEncoder(self._model, input_tokens=self._input_tokens)
-        chunks = list(encoder.feed(opened.first))
-        try:
-            async for event in opened.rest:
-                chunks += encoder.feed(event)
-        finally:
-            await opened.rest.aclose()
-        for chunk in chunks:
-            if "error" in chunk:
-                raise UpstreamError(500, "api_error", chunk["error"]["message"])
-        return folded(chunks)
-
-
-def folded(chunks: list[Payload]) -> Payload:
-    """One response of streamed ``chunks``: their parts in order, adjacent text (or
-    thought) pieces joined until a signature closes one; the last chunk's finish and usage."""
-    if not chunks:
-        return {"candidates": []}
-    parts: list[Payload] = []
-    for chunk in chunks:
-        for part in chunk["candidates"][0]["content"]["parts"]:
-            _join(parts, part)
-    whole = dict(chunks[-1])
-    candidate = dict(whole["candidates"][0], content={"parts": parts, "role": "model"})
-    whole["candidates"] = [candidate]
-    return whole
 
 
 def _join(parts: list[Payload], part: Payload) -> None:
@@ -222,9 +196,9 @@ _STATUS = {
 }
 
 
-def error_body(status: int, kind: str, message: str) -> Payload:
-    """Google's error shape: ``{"error": {"code", "message", "status"}}``."""
-    del kind  # Google names the kind by status alone
+def error_body(status: int, message: str) -> Payload:
+    """Google's error shape: ``{"error": {"code", "message", "status"}}`` (the kind is
+    named by the status alone)."""
     name = _STATUS.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
     return {"error": {"code": status, "message": message, "status": name}}
 
@@ -238,4 +212,4 @@ def sse_bytes(payload: Payload) -> bytes:
         return encodable(text).encode()
 
 
-__all__ = ["GeminiEncoder", "GeminiRelay", "error_body", "folded", "sse_bytes"]
+__all__ = ["GeminiEncoder", "error_body", "sse_bytes"]

@@ -1,0 +1,1 @@
+"""Texts that are no tool call in any format (see ``corpus``)."""
