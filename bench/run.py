@@ -11,6 +11,7 @@ SUITES = [
     "startup.py",
     "images.py",
     "decode_args.py",
+    "decode_formats.py",
     "acp_updates.py",
     "handoff.py",
     "proxy.py",

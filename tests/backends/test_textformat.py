@@ -10,6 +10,7 @@ from toolwire.backends import anthropic, openai_chat
 from toolwire.backends.base import ModelRequest
 from toolwire.backends.textformat import TagAdapter, render_call, tag_decoder, tool_prompt
 from toolwire.config.choices import ToolFormat
+from toolwire.decode.textformats import TEXT_FORMATS, renderer
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import (
     Message,
@@ -21,7 +22,7 @@ from toolwire.history import (
     user,
 )
 
-FORMATS = ("xml-tags", "hermes", "qwen3-coder")
+FORMATS = TEXT_FORMATS  # every format of the registry
 EDIT = ToolSpec(
     "Edit",
     "Replace text in a file.",
@@ -62,9 +63,7 @@ def test_prompt_describes_tools_and_markup_instead_of_native_tools(fmt: ToolForm
     assert system.startswith("You are terse.\n\n# Tools")
     assert "### Edit" in system
     assert '"file_path"' in system
-    assert {"<tool>": "xml-tags", "<tool_call>": "hermes", "<function=": "qwen3-coder"}.get(
-        next(t for t in ("<tool>", "<function=", "<tool_call>") if t in system)
-    ) == fmt
+    assert renderer(fmt)("NAME", {"ARGUMENT": "value"}) in system  # the format's own markup
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["system", "user", "assistant", "user"]  # no tool role on the wire
     assert body["messages"][2]["content"].startswith("Editing.")

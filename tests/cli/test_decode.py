@@ -138,3 +138,70 @@ def test_text_formats_take_the_models_text(tmp_path: Path) -> None:
     text_out = "".join(r["text"] for r in rows if r["type"] == "text_delta")
     assert text_out.replace("\n", "") == "Let me look.Done."
     assert rows[-1] == {"type": "message_end", "stop_reason": "tool_use", "offset": len(text)}
+
+
+_INT = {"type": "object", "properties": {"limit": {"type": "integer"}}}
+_QWEN_CALL = (
+    b"<tool_call>\n<function=Read>\n<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+@pytest.mark.parametrize(
+    ("tools", "limit"),
+    [
+        ([{"name": "Read", "parameters": {"properties": {"limit": {"type": "integer"}}}}], 5),
+        ([{"type": "function", "function": {"name": "Read", "parameters": _INT}}], 5),
+        ([{"name": "Read", "input_schema": _INT}], 5),
+        ([{"name": "Read", "parameters": {"type": "object"}}], "5"),
+    ],
+)
+def test_tools_file_declares_the_tools_of_a_text_format(
+    tmp_path: Path, tools: Any, limit: Any
+) -> None:
+    # The declared schema types the value; an accepted alias names the format.
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    code, rows, _ = _run("--format", "qwen3_coder", "--tools", str(path), "-", stdin=_QWEN_CALL)
+    assert code == 0
+    assert [r["arguments"] for r in rows if r["type"] == "tool_call_end"] == [{"limit": limit}]
+
+
+def test_without_tools_every_text_value_is_a_string() -> None:
+    code, rows, _ = _run("--format", "qwen3-coder", "-", stdin=_QWEN_CALL)
+    assert code == 0
+    assert [r["arguments"] for r in rows if r["type"] == "tool_call_end"] == [{"limit": "5"}]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "is not JSON"),
+        ('{"name": "Read"}', "holds no list"),
+        ('[{"parameters": {}}]', "item 1 of"),
+        ('[{"name": "Read", "parameters": []}]', "parameters of 'Read'"),
+    ],
+)
+def test_a_bad_tools_file_is_one_line(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(content)
+    code, rows, err = _run("--format", "hermes", "--tools", str(path), "-", stdin=b"")
+    assert code == 2
+    assert rows == []
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_unknown_text_format_is_one_line(tmp_path: Path) -> None:
+    code, _, err = _run("--format", "llama9_json", "-", stdin=b"")
+    assert code == 2
+    assert "unknown format 'llama9_json'" in err
+    assert "hermes" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_tools_are_for_text_formats(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text("[]")
+    code, _, err = _run("--format", "anthropic", "--tools", str(path), "-", stdin=b"")
+    assert code == 2
+    assert "use a text format" in err

@@ -50,6 +50,7 @@ CASES = [
     ["decode", "--format", "-"],
     ["decode", "/no/such/stream.sse"],
     ["decode", "--help"],
+    ["decode", "--format", "qwen3_coder", "--tools", "/no/such/tools.json", "-"],
     ["acp", "--mode", "nonsense"],
     ["acp", "--mode=plan", "--backend", "no-such-backend"],
     ["acp", "--config", "/no/such/config.toml"],
@@ -66,3 +67,13 @@ def test_the_routed_command_line_answers_as_typer_does(argv: list[str], tmp_path
         stdin = sample.read()
     routed, typer = _both(argv, stdin if argv[0] == "decode" else b"", tmp_path)
     assert routed == typer
+
+
+def test_tools_routed_as_typer_reads_them(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"name": "Read", "parameters": {"properties": {"n": {"type": "integer"}}}}]')
+    text = b'<|python_tag|>{"name": "Read", "parameters": {"n": 5}}'
+    argv = ["decode", "--format", "llama3_json", "--tools", str(tools), "-"]
+    routed, typer = _both(argv, text, tmp_path)
+    assert routed == typer
+    assert b'"arguments": {"n": 5}' in routed[1]

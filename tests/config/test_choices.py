@@ -31,7 +31,9 @@ def test_every_module_uses_the_one_set() -> None:
 
 def test_the_schema_takes_its_choices_from_the_sets() -> None:
     assert get_args(BackendTable.model_fields["provider"].annotation) == choices.PROVIDERS
-    assert get_args(BackendTable.model_fields["tool_format"].annotation) == choices.TOOL_FORMATS
+    for fmt in choices.TOOL_FORMATS:  # the text formats' registry, and native
+        table = BackendTable(provider="openai-chat", model="m", tool_format=fmt)
+        assert table.tool_format == fmt
     assert get_args(ConfigFile.model_fields["mode"].annotation) == (choices.Mode, NoneType)
     assert get_args(ConfigFile.model_fields["profile"].annotation) == (choices.Profile, NoneType)
     assert (*choices.WIRE_FORMATS, "replay") == choices.PROVIDERS

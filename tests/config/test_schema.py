@@ -139,3 +139,66 @@ def test_a_backend_says_what_it_takes(
     )
     assert chosen.native_tools is native
     assert chosen.takes_images is images
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [("qwen3_coder", "qwen3-coder"), ("xml_tags", "xml-tags"), ("HERMES", "hermes")],
+)
+def test_tool_format_takes_vllm_spellings(tmp_path: Path, written: str, canonical: str) -> None:
+    # vLLM names its parsers with underscores; a config written for it works unchanged.
+    path = _file(
+        tmp_path, f"[backends.x]\nprovider = 'openai-chat'\nmodel = 'm'\ntool_format = '{written}'"
+    )
+    assert load_config(path, environ={}).backends["x"].tool_format == canonical
+
+
+@pytest.mark.parametrize(
+    ("table", "mode"),
+    [
+        ({"provider": "openai-chat", "base_url": "http://localhost:11434/v1"}, "auto"),
+        ({"provider": "openai-chat", "base_url": "https://openrouter.ai/api/v1"}, "auto"),
+        ({"provider": "openai-chat"}, "off"),
+        ({"provider": "openai-chat", "base_url": "https://api.openai.com/v1"}, "off"),
+        ({"provider": "anthropic", "base_url": "https://api.anthropic.com"}, "off"),
+        (
+            {"provider": "openai-chat", "base_url": "http://x:1/v1", "tool_format": "hermes"},
+            "off",
+        ),
+        ({"provider": "openai-chat", "base_url": "http://x:1/v1", "rescue": "off"}, "off"),
+        ({"provider": "openai-chat", "rescue": "auto"}, "auto"),
+    ],
+)
+def test_rescue_is_on_for_servers_that_are_not_the_providers_own(
+    table: dict[str, str], mode: str
+) -> None:
+    assert BackendConfig(name="x", model="m", **table).rescue_mode == mode  # type: ignore[arg-type]
+
+
+def test_rescue_with_a_text_tool_format_is_refused(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path,
+        "[backends.x]\nprovider = 'openai-chat'\nmodel = 'm'\ntool_format = 'hermes'\n"
+        "rescue = 'auto'\n",
+    )
+    with pytest.raises(ConfigError, match=r'rescue = "auto" applies to native tool calls'):
+        load_config(path, environ={})
+
+
+def test_toolwire_config_shows_each_backends_rescue_and_why(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolwire.cli import app
+
+    path = _file(
+        tmp_path,
+        "[backends.local]\nprovider = 'openai-chat'\nmodel = 'm'\n"
+        "base_url = 'http://127.0.0.1:11434/v1'\n"
+        "[backends.strict]\nprovider = 'openai-chat'\nmodel = 'm'\n"
+        "base_url = 'http://127.0.0.1:8000/v1'\nrescue = 'off'\n",
+    )
+    shown = CliRunner().invoke(app, ["config", "--config", str(path)])
+    assert shown.exit_code == 0, shown.output
+    lines = [" ".join(ln.split()) for ln in shown.output.splitlines() if ln.startswith("rescue")]
+    assert lines[0].startswith("rescue = auto (default: a base_url server")
+    assert lines[1] == f"rescue = off ({path})"

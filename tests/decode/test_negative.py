@@ -8,8 +8,7 @@ after a special token (documentation's ``get_weather``, ``NAME``) are counted ap
 rescue ignores them, and a backend that uses the format reports them to the model as
 unknown tools.
 
-Formats join by their name in ``toolwire.decode``'s registry (``TEXT_FORMATS``); until the
-registry names the ones this branch adds, ``_ON_BRANCH`` does.
+Formats join by their name in ``toolwire.decode``'s registry (``TEXT_FORMATS``).
 """
 
 from __future__ import annotations
@@ -17,47 +16,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import pytest
 
 from tests.decode.negative.corpus import TOOLS, WHOLE_CALLS, corpus
 from tests.helpers import feed_pieces, split_at
-from toolwire.decode import TEXT_FORMATS, Decoder, TextDecoder, TextStream, decoder_for
-from toolwire.decode.tags import (
-    Glm45Decoder,
-    HarmonyDecoder,
-    KimiK2Decoder,
-    MiniMaxM2Decoder,
-    Qwen3CoderDecoder,
-    SeedOssDecoder,
-)
+from toolwire.decode import TEXT_FORMATS, Decoder, decoder_for
 from toolwire.events import Event, ToolCallEnd, ToolCallStart
 
-_ON_BRANCH = {
-    "glm45": Glm45Decoder,
-    "kimi_k2": KimiK2Decoder,
-    "minimax_m2": MiniMaxM2Decoder,
-    "openai_harmony": HarmonyDecoder,
-    "seed_oss": SeedOssDecoder,
-    "qwen3_xml": Qwen3CoderDecoder,
+FORMATS: dict[str, Callable[[], Decoder]] = {
+    name: partial(decoder_for, name, TOOLS) for name in TEXT_FORMATS
 }
-
-
-def _formats() -> dict[str, Callable[[], Decoder]]:
-    out: dict[str, Callable[[], Decoder]] = {
-        name: partial(decoder_for, name, TOOLS) for name in TEXT_FORMATS
-    }
-    for name, cls in _ON_BRANCH.items():
-        out.setdefault(name, partial(_stream, cls))
-    return out
-
-
-def _stream(cls: Callable[[dict[str, Any]], TextDecoder]) -> Decoder:
-    return TextStream(cls(TOOLS))
-
-
-FORMATS = _formats()
 
 
 def _ok_calls(events: list[Event]) -> list[str]:

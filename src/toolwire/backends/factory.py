@@ -56,6 +56,7 @@ def create_backend(
             cassette=config.cassette,
             tool_format=config.tool_format,
             model=config.model,
+            rescue=config.rescue_mode == "auto",
         )
     else:
         backend = _http_backend(config, limits or LimitsConfig(), key, http_class, client)
@@ -87,6 +88,7 @@ def _http_backend(
         settings=settings,
         client=client,
         vision=config.vision,
+        rescue=config.rescue_mode == "auto",
     )
 
 

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from toolwire.backends._adapt import Adapter, adapter_for
 from toolwire.backends._failures import (
     one_line,
     provider_code,
@@ -40,7 +41,6 @@ from toolwire.backends._names import NameRule, rewritten
 from toolwire.backends._text import encodable
 from toolwire.backends._wire import body_chunks, http_client
 from toolwire.backends.base import HTTPSettings, ModelRequest, Tap
-from toolwire.backends.textformat import TagAdapter
 from toolwire.config.choices import ToolFormat, WireFormat, native_tools
 from toolwire.decode import Decoder, decoder_for
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
@@ -83,6 +83,7 @@ class HTTPBackend(ABC):
         settings: HTTPSettings | None = None,
         client: httpx2.AsyncClient | None = None,
         vision: bool = True,
+        rescue: bool = False,
     ) -> None:
         self.name = name
         self.model = model
@@ -90,6 +91,8 @@ class HTTPBackend(ABC):
         self.vision = vision and native_tools(tool_format)
         """Images go to the model (else each becomes a note: ``history.images``)."""
         self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.rescue = rescue
+        """Calls the server leaked into the text become calls (``decode.rescue``)."""
         self.settings = settings or HTTPSettings()
         self._api_key = api_key
         self._api_key_env = api_key_env
@@ -147,9 +150,10 @@ class HTTPBackend(ABC):
         body = self.body_text(request).encode()
         self._body = None  # sent from here on: a long-lived backend need not hold it
         native = native_tools(self.tool_format)
-        adapter = None if native else TagAdapter(self.tool_format, request.tools)
         # Names the builder rewrote for this provider come back as the ones offered.
         names = rewritten(request.tools, self.name_rule) if native else None
+        source = f"backend {self.name!r} at {self._host()}"
+        adapter = adapter_for(self.tool_format, request, names, rescue=self.rescue, source=source)
         async with AsyncExitStack() as stack:
             client = self._client
             if client is None:  # a private one, for this response only (module doc)
@@ -197,7 +201,7 @@ class HTTPBackend(ABC):
         response: httpx2.Response,
         decoder: Decoder,
         tap: Tap | None,
-        adapter: TagAdapter | None,
+        adapter: Adapter | None,
     ) -> AsyncGenerator[Event, None]:
         received = False
         failure: str | None = None

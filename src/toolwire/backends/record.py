@@ -37,6 +37,8 @@ class RecordingBackend(BackendWrapper):
         """Stream from the inner backend, recording the body as it passes."""
         wire_format = self.inner.wire_format  # before the request: a replay moves on after
         tool_format = self.inner.tool_format
+        # Only the HTTP backends and the replay rescue (no protocol asks every backend).
+        rescue = getattr(self.inner, "rescue", False) is True
         body = bytearray()
 
         def record(chunk: bytes) -> None:
@@ -51,13 +53,17 @@ class RecordingBackend(BackendWrapper):
                     yield event
         finally:
             if body:
-                self._append(wire_format, tool_format, bytes(body))
+                self._append(wire_format, tool_format, bytes(body), rescue=rescue)
 
-    def _append(self, wire_format: WireFormat, tool_format: ToolFormat, body: bytes) -> None:
+    def _append(
+        self, wire_format: WireFormat, tool_format: ToolFormat, body: bytes, *, rescue: bool
+    ) -> None:
         text = scrub(body.decode("utf-8", errors="replace"), self._secrets)
         row: dict[str, str] = {"provider": wire_format, "body": text}
         if not native_tools(tool_format):
             row["tool_format"] = tool_format
+        elif rescue:
+            row["rescue"] = "auto"  # replayed as it ran: the leaked calls rescued
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")

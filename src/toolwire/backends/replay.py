@@ -8,8 +8,11 @@ request (docs/design.md, "Replay cassettes")::
 ``provider`` is the wire format of ``body`` (anthropic | openai-chat | openai-responses |
 gemini). ``chunk_size`` / ``chunk_delay_ms`` pace the replay so early detection and
 cancellation can be watched and tested; without them the body is fed whole. An optional
-``tool_format`` (xml-tags | hermes | qwen3-coder) says the body's text carries tool calls
-in that markup; it defaults to the backend's own ``tool_format``. This is how tests, the
+``tool_format`` (a text format, ``toolwire.decode.textformats``) says the body's text
+carries tool calls in that markup; it defaults to the backend's own ``tool_format``. An
+optional ``rescue``
+(auto | off) says whether the recorded backend rescued calls its server leaked into the
+text (docs/decoding.md, "Rescue"); it defaults to the backend's own choice. This is how tests, the
 demo and anyone without an API key run the agent.
 """
 
@@ -22,10 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolwire.backends._adapt import adapter_for
 from toolwire.backends._names import rewritten, rule_for
 from toolwire.backends.base import TOOL_FORMATS, WIRE_FORMATS, ModelRequest, Tap
-from toolwire.backends.textformat import TagAdapter
-from toolwire.config.choices import ToolFormat, WireFormat, native_tools
+from toolwire.config.choices import (
+    RESCUE_MODES,
+    RescueMode,
+    ToolFormat,
+    WireFormat,
+    known_tool_format,
+    native_tools,
+)
 from toolwire.decode import decoder_for
 from toolwire.errors import ProtocolError, TransportError
 from toolwire.events import Event
@@ -46,6 +56,8 @@ class CassetteEntry:
     chunk_size: int | None = None
     chunk_delay_ms: float = 0.0
     tool_format: ToolFormat | None = None
+    rescue: RescueMode | None = None
+    """Whether the recorded backend rescued leaked calls (None: the replay's own choice)."""
 
     def chunks(self) -> list[bytes]:
         size = self.chunk_size or len(self.body) or 1
@@ -82,9 +94,14 @@ def _entry(line: str, where: str) -> CassetteEntry:
         raise ProtocolError(f"{where}: chunk_size must be a positive integer")
     if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
         raise ProtocolError(f"{where}: chunk_delay_ms must be a number >= 0")
-    if fmt is not None and fmt not in TOOL_FORMATS:
-        raise ProtocolError(f"{where}: tool_format must be one of {', '.join(TOOL_FORMATS)}")
-    return CassetteEntry(provider, body.encode("utf-8"), size, float(delay), fmt)
+    if fmt is not None:
+        fmt = known_tool_format(fmt)
+        if fmt is None:
+            raise ProtocolError(f"{where}: tool_format must be one of {', '.join(TOOL_FORMATS)}")
+    rescue = row.get("rescue")
+    if rescue is not None and rescue not in RESCUE_MODES:
+        raise ProtocolError(f"{where}: rescue must be one of {', '.join(RESCUE_MODES)}")
+    return CassetteEntry(provider, body.encode("utf-8"), size, float(delay), fmt, rescue)
 
 
 class ReplayBackend:
@@ -103,11 +120,14 @@ class ReplayBackend:
         cassette: str | Path,
         tool_format: ToolFormat = "native",
         model: str = "",
+        rescue: bool = False,
     ) -> None:
         self.name = name
         self.cassette = Path(cassette)
         self.model = model or self.cassette.name
         self.tool_format = tool_format
+        self.rescue = rescue
+        """Rescue leaked calls where a cassette line does not say (``decode.rescue``)."""
         self.requests: list[ModelRequest] = []
         self._entries: list[CassetteEntry] | None = None
         self._served = 0
@@ -143,9 +163,11 @@ class ReplayBackend:
         decoder = decoder_for(entry.provider)
         fmt = entry.tool_format or self.tool_format
         native = native_tools(fmt)
-        adapter = None if native else TagAdapter(fmt, request.tools)
         # A recording holds the wire names the provider was offered (``_names``).
         names = rewritten(request.tools, rule_for(entry.provider)) if native else None
+        rescue = self.rescue if entry.rescue is None else entry.rescue == "auto"
+        source = f"the cassette {self.cassette.name}"
+        adapter = adapter_for(fmt, request, names, rescue=rescue, source=source)
         for i, chunk in enumerate(entry.chunks()):
             if i and entry.chunk_delay_ms:
                 await asyncio.sleep(entry.chunk_delay_ms / 1000)

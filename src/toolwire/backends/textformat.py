@@ -1,11 +1,12 @@
 """Tool calls as text, for models served without native tool calling.
 
-With ``tool_format`` = ``xml-tags`` | ``hermes`` | ``qwen3-coder`` a backend sends no
-native tool definitions: the tools and the exact markup to call them are described in
-the system prompt, past calls are written back into the assistant's text in that markup,
-results go back as user text, and the model's reply runs through the matching tag
-decoder (``toolwire.decode.tags``), so callers get the same ``ToolCallStart`` /
-``ToolCallDelta`` / ``ToolCallEnd`` events as from a native backend.
+With ``tool_format`` set to a text format (``toolwire.decode.textformats``: ``hermes``,
+``qwen3-coder``, ``llama3_json``...) a backend sends no native tool definitions: the tools
+and the exact markup to call them are described in the system prompt, past calls are
+written back into the assistant's text in that markup (the format's ``render``), results
+go back as user text, and the model's reply runs through the format's decoder, so callers
+get the same ``ToolCallStart`` / ``ToolCallDelta`` / ``ToolCallEnd`` events as from a
+native backend.
 """
 
 from __future__ import annotations
@@ -13,41 +14,18 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable
-from typing import Any
 
 from toolwire.config.choices import ToolFormat
-from toolwire.decode import TextDecoder
-from toolwire.decode.tags import HermesDecoder, Qwen3CoderDecoder, XmlTagsDecoder
+from toolwire.decode.textformats import TextDecoder, renderer, text_decoder, text_format
 from toolwire.events import Event, MessageEnd, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from toolwire.history import Message, TextPart, ToolCallPart, ToolResultPart, ToolSpec
 from toolwire.history.pairing import as_object, repair
 
-_SYNTAX = {
-    "xml-tags": (
-        "<tool><tool_name>NAME</tool_name><arguments>"
-        "<ARGUMENT>value</ARGUMENT>...</arguments></tool>",
-        "Each argument is an element named after it. Write a value as plain text; put a "
-        "value holding <, & or meaningful surrounding whitespace (code, file contents) in "
-        "<![CDATA[...]]>. An object argument is an element with child elements; a list "
-        "repeats its element once per item.",
-    ),
-    "hermes": (
-        '<tool_call>\n{"name": "NAME", "arguments": {"ARGUMENT": value, ...}}\n</tool_call>',
-        "The arguments are one JSON object matching the tool's parameter schema.",
-    ),
-    "qwen3-coder": (
-        "<tool_call>\n<function=NAME>\n<parameter=ARGUMENT>\nvalue\n</parameter>\n"
-        "</function>\n</tool_call>",
-        "Write one <parameter=...> block per argument. A string value is written as is, "
-        "on its own lines; any other value as JSON.",
-    ),
-}
-_RESULT_TAG = {"xml-tags": "tool_result", "hermes": "tool_response", "qwen3-coder": "tool_response"}
-
 
 def tool_prompt(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> str:
     """The system-prompt section that describes the tools and how to call them."""
-    syntax, rules = _SYNTAX[fmt]
+    spec = text_format(fmt)
+    syntax = renderer(fmt)("NAME", {"ARGUMENT": "value"})
     lines = [
         "# Tools",
         "",
@@ -55,9 +33,9 @@ def tool_prompt(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> str:
         "",
         syntax,
         "",
-        rules,
+        spec.rules,
         "You may make several calls in a row. After your calls, stop and wait: each result "
-        f"comes back in the next user message inside <{_RESULT_TAG[fmt]}> tags. "
+        f"comes back in the next user message inside <{spec.result_tag}> tags. "
         "Never write a result yourself.",
         "",
         "## Available tools",
@@ -70,36 +48,12 @@ def tool_prompt(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> str:
 
 def render_call(fmt: ToolFormat, call: ToolCallPart) -> str:
     """A past call written back in the markup the model was told to use."""
-    args = as_object(call.arguments)
-    if fmt == "hermes":
-        body = json.dumps({"name": call.name, "arguments": args}, ensure_ascii=False)
-        return f"<tool_call>\n{body}\n</tool_call>"
-    if fmt == "qwen3-coder":
-        params = "".join(
-            f"<parameter={k}>\n{v if isinstance(v, str) else json.dumps(v)}\n</parameter>\n"
-            for k, v in args.items()
-        )
-        return f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>"
-    inner = "".join(_xml_element(k, v) for k, v in args.items())
-    return f"<tool><tool_name>{call.name}</tool_name><arguments>{inner}</arguments></tool>"
-
-
-def _xml_element(name: str, value: Any) -> str:
-    if isinstance(value, list):
-        return "".join(_xml_element(name, item) for item in value)
-    if isinstance(value, dict):
-        inner = "".join(_xml_element(k, v) for k, v in value.items())
-        return f"<{name}>{inner}</{name}>"
-    text = value if isinstance(value, str) else json.dumps(value)
-    if any(c in text for c in "<&") or text != text.strip():
-        # CDATA keeps code verbatim; a "]]>" inside is split across two sections.
-        text = "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
-    return f"<{name}>{text}</{name}>"
+    return renderer(fmt)(call.name, as_object(call.arguments))
 
 
 def render_result(fmt: ToolFormat, result: ToolResultPart) -> str:
     """A tool result as user text."""
-    tag = _RESULT_TAG[fmt]
+    tag = text_format(fmt).result_tag
     status = "error" if result.is_error else "ok"
     return f'<{tag} name="{result.name}" status="{status}">\n{result.content}\n</{tag}>'
 
@@ -123,12 +77,7 @@ def to_text_history(messages: Iterable[Message], fmt: ToolFormat) -> list[Messag
 
 def tag_decoder(fmt: ToolFormat, tools: Iterable[ToolSpec]) -> TextDecoder:
     """A fresh tag decoder for ``fmt``, given the offered tools (docs/decoding.md)."""
-    schemas = {t.name: t.input_schema for t in tools}
-    if fmt == "hermes":
-        return HermesDecoder(schemas)
-    if fmt == "qwen3-coder":
-        return Qwen3CoderDecoder(schemas)
-    return XmlTagsDecoder()
+    return text_decoder(fmt, {t.name: t.input_schema for t in tools})
 
 
 class TagAdapter:

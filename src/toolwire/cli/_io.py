@@ -85,9 +85,13 @@ def provider_input(
     pieces. ``doing`` names the command's work for the note about the bundled sample.
     """
     from toolwire.decode import FORMATS, sniff_format  # not for commands that only fail()
+    from toolwire.decode.textformats import canonical
 
     if fmt is not None and fmt not in FORMATS:
-        fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+        known = canonical(fmt)  # a text format by any of its spellings (vLLM's names)
+        if known is None:
+            fail(f"--format: unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+        fmt = known
     with open_input(path, DEFAULT_SAMPLE) as (stream, name):
         if path is None and fmt is None:
             fmt = "anthropic"

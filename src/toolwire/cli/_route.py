@@ -18,7 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_DECODE = {"--format": "fmt", "-f": "fmt", "--chunk-size": "chunk_size", "--only": "only"}
+_DECODE = {
+    "--format": "fmt",
+    "-f": "fmt",
+    "--chunk-size": "chunk_size",
+    "--only": "only",
+    "--tools": "tools",
+}
 _ACP = {
     "--config": "config_file",
     "--backend": "backend",
@@ -95,7 +101,9 @@ def _whole_number(parsed: tuple[dict[str, Any], list[str]], key: str) -> bool:
 def _decode(values: dict[str, Any]) -> None:
     from toolwire.cli._decode_run import decode_stream
 
-    decode_stream(values["file"], values["fmt"], values["chunk_size"], values["only"])
+    decode_stream(
+        values["file"], values["fmt"], values["chunk_size"], values["only"], values["tools"]
+    )
 
 
 def _acp(values: dict[str, Any]) -> None:

@@ -216,9 +216,18 @@ def _backend_rows(cfg: Config, backend: BackendConfig, environ: Any) -> list[tup
         shown = _show(value) if isinstance(value, bool) else str(value) if value else "(none)"
         rows.append((key, mask_urls(shown) if key == "base_url" else shown, source))
     if backend.provider != "replay":
+        rows.append(("rescue", backend.rescue_mode, _rescue_source(cfg, backend, whole)))
         rows += _window_rows(cfg, backend, whole or "default")
         rows.append(("api_key", *_key(backend, environ)))
     return rows
+
+
+def _rescue_source(cfg: Config, backend: BackendConfig, whole: str | None) -> str:
+    if backend.rescue is not None:
+        return cfg.sources.get(f"backends.{backend.name}.rescue", whole or "default")
+    if backend.rescue_mode == "auto":
+        return "default: a base_url server that is not the provider's own"
+    return "default"
 
 
 def _window_rows(cfg: Config, backend: BackendConfig, whole: str) -> list[tuple[str, str, str]]:

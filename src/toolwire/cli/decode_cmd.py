@@ -24,7 +24,7 @@ def decode(
         typer.Option(
             "--format",
             "-f",
-            help=f"Wire format: {', '.join(FORMATS)}. Guessed for JSON providers if omitted.",
+            help=f"Format: {', '.join(FORMATS)}. Guessed for JSON providers if omitted.",
             show_default=False,
         ),
     ] = None,
@@ -40,9 +40,19 @@ def decode(
         str | None,
         typer.Option("--only", help="Print only these event types, comma-separated."),
     ] = None,
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            metavar="FILE",
+            help="A text format's declared tools: a JSON list of {name, parameters}.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Decode a provider stream; print one JSON object per event with its byte offset."""
-    decode_stream(file, fmt, chunk_size, only)
+    """Decode a provider stream or a model's text; print one JSON object per event with its
+    byte offset."""
+    decode_stream(file, fmt, chunk_size, only, tools)
 
 
 __all__ = ["decode"]

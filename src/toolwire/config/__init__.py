@@ -18,7 +18,7 @@ command-line options. The file is ``$TOOLWIRE_CONFIG``, else
     provider = "openai-chat"
     base_url = "http://127.0.0.1:11434/v1"
     model = "qwen3-coder"
-    tool_format = "qwen3-coder"        # native | xml-tags | hermes | qwen3-coder
+    tool_format = "qwen3-coder"        # native, or a text format (docs/decoding.md)
 
     [limits]                           # see schema.LimitsConfig
     [handoff]                          # see schema.HandoffConfig

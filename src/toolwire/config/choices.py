@@ -1,15 +1,17 @@
 """The fixed sets of toolwire's configuration, each one ``Literal`` type with one owner.
 
 Every other module imports them from here; ``typing.get_args`` gives the tuple where
-one is needed. This module imports nothing but ``typing`` and the provider profiles'
-wire formats (``toolwire.providers``, pure data), so the pure update engine
-(``toolwire.updates``) can use it without loading the config file's schema.
+one is needed. This module imports nothing but ``typing``, the provider profiles' wire
+formats (``toolwire.providers``, pure data) and the text formats' registry
+(``toolwire.decode.textformats``, names only until one is used), so the pure update
+engine (``toolwire.updates``) can use it without loading the config file's schema.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
+from toolwire.decode.textformats import TEXT_FORMATS, canonical
 from toolwire.providers import WIRE_FORMATS, WireFormat
 
 _C = TypeVar("_C", bound=str)
@@ -35,14 +37,26 @@ PassthroughLevel: TypeAlias = Literal["full", "core", "off"]
 """How ``toolwire proxy`` forwards a client's Messages body (``toolwire.proxy.passthrough``)."""
 PASSTHROUGH_LEVELS: Final[tuple[PassthroughLevel, ...]] = get_args(PassthroughLevel)
 
+RescueMode: TypeAlias = Literal["auto", "off"]
+"""Whether tool calls a server leaked into the text become calls (``toolwire.decode.rescue``)."""
+RESCUE_MODES: Final[tuple[RescueMode, ...]] = get_args(RescueMode)
+
 
 Provider: TypeAlias = Literal[WireFormat, "replay"]
 """A backend's ``provider``: a wire format, or ``replay`` for a recorded cassette."""
 PROVIDERS: Final[tuple[Provider, ...]] = get_args(Provider)
 
-ToolFormat: TypeAlias = Literal["native", "xml-tags", "hermes", "qwen3-coder"]
-"""Where a backend's tool calls are: the API's own fields, or a markup in the text."""
-TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = get_args(ToolFormat)
+ToolFormat: TypeAlias = str
+"""Where a backend's tool calls are: ``native`` (the API's own fields), or the name of a
+markup in the text (``toolwire.decode.textformats``, the registry: vLLM's parser names)."""
+TOOL_FORMATS: Final[tuple[ToolFormat, ...]] = ("native", *TEXT_FORMATS)
+
+
+def known_tool_format(value: object) -> ToolFormat | None:
+    """``value`` as a tool format's canonical name (any alias or spelling), else None."""
+    if not isinstance(value, str):
+        return None
+    return "native" if value.strip().lower() == "native" else canonical(value)
 
 
 def native_tools(tool_format: ToolFormat) -> bool:
@@ -88,6 +102,7 @@ __all__ = [
     "PASSTHROUGH_LEVELS",
     "PROFILES",
     "PROVIDERS",
+    "RESCUE_MODES",
     "SESSION_ONLY_MODES",
     "THOUGHT_LEVELS",
     "TOOL_FORMATS",
@@ -96,9 +111,11 @@ __all__ = [
     "PassthroughLevel",
     "Profile",
     "Provider",
+    "RescueMode",
     "ThoughtLevel",
     "ToolFormat",
     "WireFormat",
+    "known_tool_format",
     "native_tools",
     "one_of",
 ]

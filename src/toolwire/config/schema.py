@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self, TypeVar, cast
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -38,12 +39,15 @@ from toolwire.config.choices import (
     DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_READ_TIMEOUT,
+    TOOL_FORMATS,
     Mode,
     PassthroughLevel,
     Profile,
     Provider,
+    RescueMode,
     ThoughtLevel,
     ToolFormat,
+    known_tool_format,
     native_tools,
 )
 from toolwire.config.errors import ConfigError
@@ -220,6 +224,17 @@ def _known_provider(value: object) -> Provider:
     return cast(Provider, value)
 
 
+def _known_tool_format(value: object) -> ToolFormat:
+    """``native`` or a registered text format (``toolwire.decode.textformats``), by any of
+    its spellings: kept as the canonical name."""
+    known = known_tool_format(value)
+    if known is None:
+        raise ValueError(
+            f"tool_format = {value!r} is not valid; use one of {', '.join(TOOL_FORMATS)}"
+        )
+    return known
+
+
 class BackendTable(Table):
     """One ``[backends.NAME]`` table as the file writes it."""
 
@@ -227,8 +242,10 @@ class BackendTable(Table):
     model: NonEmpty = ""  # left out: only a replay backend may (``_complete``)
     base_url: NonEmpty | None = None
     api_key_env: NonEmpty | None = None
-    tool_format: ToolFormat = "native"
+    tool_format: Annotated[ToolFormat, PlainValidator(_known_tool_format)] = "native"
     cassette: NonEmpty | None = None
+    rescue: RescueMode | None = None
+    """Tool calls the server leaked into the text become calls (None: ``rescue_mode``)."""
     passthrough: PassthroughLevel | None = None
     """``toolwire proxy`` only: ``full``, ``core`` or ``off`` (None: chosen by host)."""
     context_window: PositiveInt | None = None
@@ -291,6 +308,11 @@ class BackendTable(Table):
             raise ValueError('model is missing; set model = "..." (the provider\'s model id)')
         if self.provider == "replay" and self.cassette is None:
             raise ValueError('a replay backend needs cassette = "PATH.jsonl"')
+        if self.rescue == "auto" and not native_tools(self.tool_format):
+            raise ValueError(
+                'rescue = "auto" applies to native tool calls; remove it (tool_format reads '
+                "the text already)"
+            )
         if self.passthrough is not None and self.provider != "anthropic":
             raise ValueError("passthrough applies to anthropic backends only; remove it here")
         return self
@@ -318,6 +340,19 @@ class BackendConfig(BackendTable):
     def native_tools(self) -> bool:
         """Tool calls travel in the API's own fields (else as markup in the text)."""
         return native_tools(self.tool_format)
+
+    @property
+    def rescue_mode(self) -> RescueMode:
+        """``rescue`` as set, else ``auto`` for a native-tools backend on a ``base_url``
+        that is not its provider's own service (a local or third-party server, where a
+        missing tool-call parser leaks calls into the text), else ``off``."""
+        if self.rescue is not None:
+            return self.rescue
+        known = profile(self.provider)
+        if known is None or self.base_url is None or not self.native_tools:
+            return "off"
+        own = urlsplit(known.default_url).hostname
+        return "off" if urlsplit(self.base_url).hostname == own else "auto"
 
     @property
     def native_search(self) -> bool:

@@ -1,7 +1,7 @@
 """Decoders: one module per wire format, each a pure state machine over body bytes.
 
-``decoder_for(name)`` builds a fresh decoder for any supported format. The three text
-formats (tool calls embedded in the model's text) are fed the text itself; here they
+``decoder_for(name)`` builds a fresh decoder for any supported format. The text formats
+ (tool calls embedded in the model's text) are fed the text itself; here they
 are wrapped so that they too take bytes and end with one ``MessageEnd``, and given the
 declared tools when the caller knows them (``tools``).
 """
@@ -11,29 +11,22 @@ from __future__ import annotations
 import codecs
 import importlib
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol, TypeAlias, cast, get_args
+from typing import Any, Protocol, TypeAlias, cast
 
+from toolwire.decode.textformats import TEXT_FORMATS, TextDecoder, canonical, text_decoder
 from toolwire.errors import UsageError
 from toolwire.events import Event, MessageEnd, ToolCallStart
-from toolwire.providers import PROFILES, WireFormat, profile
+from toolwire.providers import PROFILES, WIRE_FORMATS, profile
 
-Format: TypeAlias = Literal[WireFormat, "xml-tags", "hermes", "qwen3-coder"]
-FORMATS: tuple[str, ...] = get_args(Format)
-TEXT_FORMATS: tuple[str, ...] = ("xml-tags", "hermes", "qwen3-coder")
+Format: TypeAlias = str
+"""A wire format (``toolwire.providers``) or a text format (``decode.textformats``)."""
+FORMATS: tuple[str, ...] = (*WIRE_FORMATS, *TEXT_FORMATS)
 
 
 class Decoder(Protocol):
     """What every decoder is: ``feed(bytes) -> events`` and ``close() -> events``."""
 
     def feed(self, data: bytes) -> list[Event]: ...
-
-    def close(self) -> list[Event]: ...
-
-
-class TextDecoder(Protocol):
-    """A decoder of tool calls embedded in text: fed ``str``, emits no ``MessageEnd``."""
-
-    def feed(self, text: str) -> list[Event]: ...
 
     def close(self) -> list[Event]: ...
 
@@ -69,40 +62,24 @@ class TextStream:
         return events
 
 
-# Each text format's module and class, and each wire format's from its profile
-# (``toolwire.providers``), imported on first use: a CLI run that decodes one format does
-# not pay for the others.
-_TEXT_CLASSES: dict[str, str] = {
-    "xml-tags": "toolwire.decode.tags:XmlTagsDecoder",
-    "hermes": "toolwire.decode.tags:HermesDecoder",
-    "qwen3-coder": "toolwire.decode.tags:Qwen3CoderDecoder",
-}
+def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) -> Decoder:
+    """A new decoder for the wire or text format ``name`` (one of ``FORMATS``; a text
+    format also by any of its aliases, ``decode.textformats``).
 
-
-def _class_path(name: str) -> str:
+    ``tools`` maps each declared tool's name to its parameters' JSON schema: the text
+    decoders read more of what models write with it, and type values by it
+    (docs/decoding.md).
+    """
     known = profile(name)
     if known is not None:
-        return known.decoder
-    if name in _TEXT_CLASSES:
-        return _TEXT_CLASSES[name]
-    formats = ", ".join((*PROFILES, *TEXT_FORMATS))
-    raise UsageError(f"unknown format {name!r}; use one of: {formats}")
-
-
-def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) -> Decoder:
-    """A new decoder for the wire format ``name`` (one of ``FORMATS``).
-
-    ``tools`` maps each declared tool's name to its parameters' JSON schema: the Hermes and
-    Qwen3-Coder decoders read more of what models write with it (docs/decoding.md).
-    """
-    module, _, cls = _class_path(name).partition(":")
-    factory = getattr(importlib.import_module(module), cls)
-    if name in ("hermes", "qwen3-coder"):
-        return TextStream(factory(tools))
-    decoder = factory()
-    if name in TEXT_FORMATS:
-        return TextStream(decoder)
-    return cast(Decoder, decoder)
+        # A wire format's decoder, imported on first use: a CLI run that decodes one
+        # format does not pay for the others.
+        module, _, cls = known.decoder.partition(":")
+        return cast(Decoder, getattr(importlib.import_module(module), cls)())
+    if canonical(name) is None:
+        formats = ", ".join((*PROFILES, *TEXT_FORMATS))
+        raise UsageError(f"unknown format {name!r}; use one of: {formats}")
+    return TextStream(text_decoder(name, tools))
 
 
 def sniff_format(head: bytes) -> str | None:

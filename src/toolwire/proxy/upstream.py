@@ -52,7 +52,9 @@ class PassthroughBackend(AnthropicBackend):
         attach: Callable[[AnthropicDecoder], None] | None = None,
         **options: Any,
     ) -> None:
-        super().__init__(**options)
+        # The raw relay sends the upstream's own bytes: events changed by a rescue would
+        # no longer match them (docs/decoding.md, "Rescue").
+        super().__init__(**{**options, "rescue": False})
         self.prepared = prepared
         self._attach = attach
 

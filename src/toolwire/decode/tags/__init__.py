@@ -18,6 +18,10 @@ stream around them does.
 All but the XML-tags decoder take the declared tools (name -> parameters schema): the
 markup formats type their string values by them, and the Hermes and Qwen3-Coder decoders
 also read the forms other servers accept for those tools (docs/decoding.md).
+
+Every format, these and the JSON families' (``llama``, ``pythonic``, ``mistral``,
+``deepseek``, ``jsonlist``), is listed in ``toolwire.decode.textformats``, which imports
+its module on first use.
 """
 
 from __future__ import annotations

@@ -51,6 +51,13 @@ _UNREAD = object()
 _LITERAL_START = tuple("{['\"")
 
 
+def read_literal(text: str) -> Any:
+    """``text`` as JSON or a Python literal of JSON's kinds (nothing is run); None when it
+    is neither (a literal ``None`` is None too: the caller tells them apart)."""
+    value = _read(text)
+    return None if value is _UNREAD else value
+
+
 def _read(text: str) -> Any:
     """``text`` as JSON, else as a Python literal of JSON's kinds; ``_UNREAD`` if neither."""
     try:
@@ -121,4 +128,4 @@ def _fits(value: Any, types: frozenset[str]) -> bool:
     return any(_FITS.get(t, lambda _: False)(value) for t in types)
 
 
-__all__ = ["convert"]
+__all__ = ["convert", "read_literal"]

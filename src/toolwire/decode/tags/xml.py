@@ -31,7 +31,7 @@ States, in order::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolwire.decode.tags._holdback import SPACE, TagSet, expect, skip_space
@@ -62,7 +62,9 @@ class XmlTagsDecoder(TagDecoder):
     _OPEN = TagSet("<tool>")
     _AFTER_OPEN = _HEAD
 
-    def __init__(self) -> None:
+    def __init__(self, schemas: Mapping[str, Any] | None = None) -> None:
+        """``schemas`` is accepted like every text format's and unused: values are text."""
+        del schemas
         super().__init__()
         self._name: list[str] = []
         self._name_len = 0
