@@ -1,5 +1,5 @@
-"""The OpenAI encoders on their own: text framed on the fast path reads back exactly,
-whatever it holds, and the whole answer holds every piece."""
+"""The dialects' encoders on their own (OpenAI's and Gemini's): text framed on the fast
+path reads back exactly, whatever it holds, and the whole answer holds every piece."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from toolwire.events import MessageEnd, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from toolwire.proxy.dialects.gemini_encode import GeminiEncoder
 from toolwire.proxy.dialects.openai_chat import ChatEncoder
 from toolwire.proxy.dialects.responses_stream import ResponsesEncoder
 from toolwire.proxy.relay import Answering
@@ -22,14 +23,15 @@ def _data(stream: bytes) -> list[Any]:
     return [json.loads(line[6:]) for line in lines if line.startswith("data: {")]
 
 
-def _encoders() -> list[ChatEncoder | ResponsesEncoder]:
+def _encoders() -> list[ChatEncoder | ResponsesEncoder | GeminiEncoder]:
     return [
         ChatEncoder(ANSWERING, usage=True),
         ResponsesEncoder({"id": "resp_1", "model": "m"}, frozenset(), ANSWERING),
+        GeminiEncoder(ANSWERING),
     ]
 
 
-@pytest.mark.parametrize("kind", [0, 1], ids=["chat", "responses"])
+@pytest.mark.parametrize("kind", [0, 1, 2], ids=["chat", "responses", "gemini"])
 def test_text_reads_back_exactly_from_the_stream_and_the_whole_answer(kind: int) -> None:
     encoder = _encoders()[kind]
     stream = encoder.start() + b"".join(encoder.feed(TextDelta(p)) for p in PIECES)
@@ -39,6 +41,10 @@ def test_text_reads_back_exactly_from_the_stream_and_the_whole_answer(kind: int)
     if kind == 0:
         deltas = [p["choices"][0]["delta"].get("content") or "" for p in payloads if p["choices"]]
         whole = encoder.result()["choices"][0]["message"]["content"]
+    elif kind == 2:
+        parts = [p["candidates"][0]["content"]["parts"][0] for p in payloads]
+        deltas = [part["text"] for part in parts]
+        whole = encoder.result()["candidates"][0]["content"]["parts"][0]["text"]
     else:
         deltas = [p["delta"] for p in payloads if p["type"] == "response.output_text.delta"]
         whole = encoder.result()["output"][0]["content"][0]["text"]

@@ -1,16 +1,17 @@
 """The proxy's ASGI app (Starlette): the Anthropic Messages API in front of any backend.
 
 Routes: ``POST /v1/messages`` (streamed or not), ``POST /v1/messages/count_tokens``,
-the other dialects' routes (``proxy.dialects``: OpenAI Chat Completions and Responses),
-``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, and the control endpoint
-``POST /control/switch`` that ``toolwire proxy switch`` calls. Every error is answered
-in Anthropic's shape with a one-line message (refusals.py); keys never appear in one.
+``GET /v1/models``, ``GET /healthz``, ``GET /metrics``, the control endpoint
+``POST /control/switch`` that ``toolwire proxy switch`` calls, and every route of the
+other dialects (``proxy.dialects``: OpenAI Chat Completions and Responses, Gemini),
+served by the same plan and relay. Every error is answered in the client's dialect's
+shape with a one-line message (refusals.py); keys never appear in one.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, TypeVar
@@ -23,7 +24,7 @@ from starlette.routing import Route as Endpoint
 
 from toolwire.backends import http_client
 from toolwire.context import is_context_overflow
-from toolwire.proxy.dialects import DIALECTS, Dialect, Keeper
+from toolwire.proxy.dialects import Imported, Keeper, dialect_routes
 from toolwire.proxy.endpoints import Endpoints
 from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
@@ -97,7 +98,7 @@ class Proxy:
                 Endpoint("/healthz", small.healthz, methods=["GET"]),
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
-                *[Endpoint(d.path, self._dialect(d), methods=["POST"]) for d in DIALECTS],
+                *dialect_routes(self),
             ],
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
@@ -118,28 +119,30 @@ class Proxy:
 
     async def messages(self, request: Request) -> Response:
         """``POST /v1/messages``: route, translate (or pass through), relay."""
-        body = await self.intake.body(request)
+        return await self._serve(await self.intake.body(request), request)
+
+    async def serve(self, imported: Imported, request: Request) -> Response:
+        """A request of another dialect (``dialects``), served as ``/v1/messages``."""
+        request.state.imported = imported
+        return await self._serve(imported.body, request)
+
+    async def count(self, imported: Imported, request: Request) -> int:
+        """The input tokens of another dialect's request as its backend would be sent
+        it (unscaled: ``scale_usage`` is for Claude Code's window)."""
+        request.state.imported = imported
+        return (await self._plan(imported.body, request, record=False)).input_tokens
+
+    async def _serve(self, body: Any, request: Request) -> Response:
         try:
             return await self._messages(body, request)
         finally:
             # Cooldowns this request started reach the other replicas before it answers.
             await self.sharing.push()
 
-    def _dialect(self, dialect: Dialect) -> Callable[[Request], Awaitable[Response]]:
-        """The endpoint of another dialect: its request imported into the planner's form,
-        then the very path of ``/v1/messages`` with its relay (``proxy.dialects``)."""
-
-        async def endpoint(request: Request) -> Response:
-            request.state.error_shape = dialect.error  # refusals answer in its shape
-            body = await self.intake.body(request)
-            imported = await dialect.imported(body, request, Keeper(self.store, self._with_store))
-            request.state.dialect = imported.relay
-            try:
-                return await self._messages(imported.body, request)
-            finally:
-                await self.sharing.push()
-
-        return endpoint
+    @property
+    def keeper(self) -> Keeper:
+        """The dialects' own records in the session store (``dialects.Keeper``)."""
+        return Keeper(self.store, self._with_store)
 
     async def _messages(self, body: Any, request: Request) -> Response:
         p = await self._plan(body, request, record=True)
@@ -286,7 +289,7 @@ class Proxy:
             failover=failover,
             choose_key=self.pools.choose,
             owner=None if caller is None else caller.key.owner,
-            dialect=getattr(request.state, "dialect", None),
+            imported=getattr(request.state, "imported", None),
         )
 
         def pulled() -> Plan:

@@ -34,19 +34,12 @@ class Endpoints:
         """``GET /v1/models``: the ``[proxy.aliases]`` (Claude Code's picker lists those),
         then each backend as ``backend,model`` (what ``/model`` accepts)."""
         await self.intake.authorize(request)
-        config = self.settings.config
-        aliases = [
-            (alias, f"{model or config.backend(name).model} ({name})")
-            for alias, (name, _, model) in (
-                (a, t.partition(",")) for a, t in self.settings.aliases.items()
-            )
-        ]
-        backends = [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
+        served = served_models(self.settings)
         # One listing both families read: Anthropic's fields and OpenAI's side by side.
         data = [
             {"type": "model", "id": i, "display_name": shown, "object": "model"}
             | {"created": 0, "owned_by": "toolwire"}
-            for i, shown in aliases + backends
+            for i, shown in served
         ]
         return JSONResponse({"object": "list", "data": data, "has_more": False})
 
@@ -104,6 +97,17 @@ class Endpoints:
         return user, team
 
 
+def served_models(settings: ProxySettings) -> list[tuple[str, str]]:
+    """The model ids a client may name, with what each is in words: the aliases, then
+    each backend as ``backend,model`` (every dialect's listing)."""
+    config = settings.config
+    aliases = [
+        (alias, f"{model or config.backend(name).model} ({name})")
+        for alias, (name, _, model) in ((a, t.partition(",")) for a, t in settings.aliases.items())
+    ]
+    return aliases + [(f"{n},{b.model}", f"{b.model} ({n})") for n, b in config.backends.items()]
+
+
 def _teams_refusal(user: str, teams: set[str | None]) -> str:
     if not teams:
         return f"no key names user {user!r}: `toolwire proxy keys list` shows who has one"
@@ -115,4 +119,4 @@ def _force(backend: str, state: SessionState) -> None:
     state.forced = backend
 
 
-__all__ = ["Endpoints"]
+__all__ = ["Endpoints", "served_models"]

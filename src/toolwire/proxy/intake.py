@@ -100,7 +100,9 @@ class Intake:
             return Access(caller, record.admin, f"the {kind} {record.id} of {record.user}")
         if self.settings.token or await self.people.required():
             if not offered:
-                raise UnauthorizedError("no proxy key sent (x-api-key or Authorization: Bearer)")
+                raise UnauthorizedError(
+                    "no proxy key sent (x-api-key, Authorization: Bearer or x-goog-api-key)"
+                )
             raise UnauthorizedError("the proxy key sent is wrong or revoked")
         return Access(None, admin=False, sent="no key (an open proxy)")
 
@@ -122,10 +124,13 @@ class Intake:
 
 
 def _offered(request: Request) -> list[str]:
-    """The credentials a request carries: ``x-api-key`` and a Bearer token."""
+    """The credentials a request carries: ``x-api-key``, a Bearer token, and Google's
+    ``x-goog-api-key`` or ``?key=`` (what the Gemini SDKs send)."""
     # The auth scheme is case-insensitive (RFC 9110, section 11.1).
     scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
-    offered = [request.headers.get("x-api-key", "")]
+    headers = request.headers
+    offered = [headers.get("x-api-key", ""), headers.get("x-goog-api-key", "")]
+    offered.append(request.query_params.get("key", ""))
     if scheme.lower() == "bearer":
         offered.append(bearer.strip())
     return [o for o in offered if o]

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx2
 
-from toolwire.backends.anthropic import build_body as anthropic_body
 from toolwire.backends.base import ModelRequest, TappableBackend
 from toolwire.config.choices import PassthroughLevel
 from toolwire.context import Budget, Window, estimate_request
@@ -31,18 +30,19 @@ from toolwire.proxy.compaction import (
     route_window,
     too_long,
 )
+from toolwire.proxy.dialects.base import Imported
 from toolwire.proxy.errors import BadRequestError
-from toolwire.proxy.passthrough import Prepared, default_level, prepare
-from toolwire.proxy.provenance import turn_owner
+from toolwire.proxy.forward import passthrough_body, passthrough_level
+from toolwire.proxy.passthrough import Prepared
 from toolwire.proxy.raw_relay import RawRelay
-from toolwire.proxy.relay import Answering, Relay, RelayFactory, TranslatedRelay
+from toolwire.proxy.relay import Answering, Relay, TranslatedRelay
 from toolwire.proxy.rewrite import View, rewrite
 from toolwire.proxy.routing import Route, route
 from toolwire.proxy.scale import Scale, client_window, scale_for
 from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState, owned_session, session_id
 from toolwire.proxy.stores import ProxyStore
-from toolwire.proxy.translate import import_history, parse_request, raw_index, to_model_request
+from toolwire.proxy.translate import import_history, parse_request, to_model_request
 from toolwire.proxy.upstream import estimate_tokens, make_backend
 
 KeyChoice = Callable[[str, str], str | None]
@@ -115,7 +115,8 @@ class _Request:
     client_window: int
     failover: Failover | None = None
     choose_key: KeyChoice | None = None
-    dialect: RelayFactory | None = None  # another dialect's relay: never passed through
+    imported: Imported | None = None
+    """The request of another dialect this one was read from (None: Anthropic's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +157,7 @@ def plan(
     failover: Failover | None = None,
     choose_key: KeyChoice | None = None,
     owner: str | None = None,
-    dialect: RelayFactory | None = None,
+    imported: Imported | None = None,
 ) -> Plan:
     """The plan of a request; with ``record``, the session's state is updated with it.
 
@@ -169,9 +170,9 @@ def plan(
     from the backend that produced the history, not from the one that failed).
     ``choose_key``: (backend, session) -> the pool key's variable (``pools.py``).
     ``owner``: the person whose session it is (``state.owned_session``; None: no person).
-    ``dialect``: the relay of the client's dialect when it is not Anthropic's."""
-    r = _read(body, headers, settings, client, failover, choose_key, owner)
-    r = r if dialect is None else replace(r, dialect=dialect)
+    ``imported``: the request read from another dialect (``dialects``; ``body`` is then
+    its Anthropic form): it answers through the dialect's relay, never passed through."""
+    r = _read(body, headers, settings, client, failover, choose_key, owner, imported)
     decide = partial(_decide, r, record=record)
     d = store.update(r.session, decide) if record else decide(store.load(r.session))
     built, now = _fit(r, d, store, record=record, squeeze=squeeze)
@@ -209,20 +210,17 @@ def _read(
     failover: Failover | None,
     choose_key: KeyChoice | None = None,
     owner: str | None = None,
+    imported: Imported | None = None,
 ) -> _Request:
     """The request's inputs: its body checked, its session (its store key: the owner's),
     history and client window."""
     body = parse_request(raw)
+    neutral = None if imported is None else imported.request
+    history = import_history(body) if neutral is None else neutral.messages
+    sid = owned_session(session_id(body, headers), owner)
+    window = client_window(str(body["model"]), headers)
     return _Request(
-        body,
-        headers,
-        settings,
-        client,
-        owned_session(session_id(body, headers), owner),
-        import_history(body),
-        client_window(str(body["model"]), headers),
-        failover,
-        choose_key,
+        body, headers, settings, client, sid, history, window, failover, choose_key, imported
     )
 
 
@@ -240,7 +238,8 @@ def _decide(r: _Request, state: SessionState, *, record: bool) -> _Decision:
             f"model {r.body['model']!r} routes to unknown backend {chosen.backend!r}"
         )
     switched = record and state.record(chosen.backend, len(history))
-    level = "off" if r.dialect else passthrough_level(settings, chosen.backend)
+    # The pass-through relays an Anthropic upstream's bytes: for Anthropic clients only.
+    level = "off" if r.imported else passthrough_level(settings, chosen.backend)
     window = route_window(settings, chosen, level=level, client=r.client_window)
     produced = dict(state.produced)
     point = continued(state, chosen.backend, history) if settings.compaction else None
@@ -291,7 +290,7 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
     """The upstream request for ``view``: the prepared body, the backend, the estimate."""
     prepared = None
     if d.level != "off":
-        prepared = _passthrough(r.body, r.headers, d.chosen, view, d.level, d.produced)
+        prepared = passthrough_body(r.body, r.headers, d.chosen, view, d.level, d.produced)
     # A pass-through relays the upstream's own bytes; anything else is encoded back.
     raw = None if prepared is None else RawRelay()
     key = r.headers.get("x-api-key") or None
@@ -301,7 +300,11 @@ def _build(r: _Request, d: _Decision, view: View) -> _Built:
         d.chosen, r.settings, key, prepared=prepared, attach=attach, client=r.client, key_env=env
     )
     search = None if prepared is not None else r.settings.search is not None
-    request = to_model_request(r.body, view.messages, search=search)
+    neutral = None if r.imported is None else r.imported.request
+    if neutral is None:
+        request = to_model_request(r.body, view.messages, search=search)
+    else:
+        request = replace(neutral, messages=tuple(view.messages))
     return _Built(prepared, raw, backend, request, estimate_tokens(backend, request), env)
 
 
@@ -309,59 +312,20 @@ def _compacted(backend: str, point: ConversationRecord, state: SessionState) -> 
     state.compactions[backend] = point
 
 
-def passthrough_level(settings: ProxySettings, name: str) -> PassthroughLevel:
-    """``full``, ``core`` or ``off`` for backend ``name`` (``off`` unless Anthropic)."""
-    config = settings.config.backend(name)
-    if config.provider != "anthropic" or not config.native_tools:
-        return "off"
-    return config.passthrough or default_level(config.base_url)
-
-
 def _relay(r: _Request, d: _Decision, built: _Built) -> tuple[Relay, Scale | None]:
-    """What streams the answer back (the raw relay, or a translation into Anthropic's
-    stream), and the usage scale from the backend's window to the client's."""
+    """What streams the answer back (the raw relay, or an encoding into the client's
+    dialect: Anthropic's or another's), and the usage scale from the backend's window
+    to the client's."""
     scale = scale_for(r.client_window, d.window) if r.settings.scale_usage else None
     if built.raw is not None:
         built.raw.scale = scale
         return built.raw, scale
-    return _translated(r, d.chosen, built, scale), scale
-
-
-def _translated(r: _Request, chosen: Route, built: _Built, scale: Scale | None) -> Relay:
-    """A relay encoding the backend's events back: in the client's dialect, or Anthropic's."""
-    json_args = r.settings.config.backend(chosen.backend).native_tools
+    json_args = r.settings.config.backend(d.chosen.backend).native_tools
     model, wire = str(r.body["model"]), built.backend.wire_format
-    if r.dialect is not None:
-        return r.dialect(Answering(model, built.tokens, json_args, scale, wire))
-    return TranslatedRelay(model, input_tokens=built.tokens, json_args=json_args, scale=scale)
-
-
-def _passthrough(
-    body: Mapping[str, Any],
-    headers: Mapping[str, str],
-    chosen: Route,
-    view: View,
-    level: PassthroughLevel,
-    produced: Mapping[str, str],
-) -> Prepared:
-    start = raw_index(body, view.start) if view.prefix else 0
-    prefix_messages = view.prefix
-    if start is None:  # the switch point is not a message boundary: send it all rebuilt
-        prefix_messages, start = view.messages, len(body["messages"])
-    prefix: list[dict[str, Any]] = []
-    if prefix_messages:
-        neutral = to_model_request(body, prefix_messages)
-        prefix = anthropic_body(neutral, model=chosen.model, backend=chosen.backend)["messages"]
-    return prepare(
-        body,
-        level=level,
-        model=chosen.model,
-        target=chosen.backend,
-        owner=lambda content: turn_owner(content, produced),
-        headers=headers,
-        prefix=prefix,
-        start=start,
-    )
+    if r.imported is not None:
+        return r.imported.relay(Answering(model, built.tokens, json_args, scale, wire)), scale
+    tokens = built.tokens
+    return TranslatedRelay(model, input_tokens=tokens, json_args=json_args, scale=scale), scale
 
 
 __all__ = ["Before", "Failover", "KeyChoice", "Plan", "passthrough_level", "plan"]

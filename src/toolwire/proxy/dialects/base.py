@@ -1,34 +1,37 @@
-"""What every client dialect is: an importer and an encoder around the one plan/relay path.
+"""What every client dialect is: routes, an importer and an encoder around the one
+plan/relay path.
 
-A dialect's importer turns its request into the planner's form (an Anthropic Messages
-body: the form ``translate.py`` reads into the neutral history), and names the relay that
-encodes the backend's normalized events (``toolwire.events``) into its own stream or
-JSON body. Routing, failover, people's keys, budgets, the ledger, metrics and the session
-store are the Anthropic route's own code (``app.py``), run with that body and that relay.
+A dialect declares its routes (path, methods, handler: ``DialectRoute``); a handler reads
+the request, imports it into the planner's form (``Imported``: an Anthropic Messages body,
+which ``translate.py`` reads into the neutral request, and the relay that encodes the
+normalized events, ``toolwire.events``, into the dialect's stream or JSON body) and hands
+it to the ``Host``. Routing, failover, people's keys, budgets, the ledger, metrics and the
+session store are the Anthropic route's own code (``app.py``), run with that import.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolwire.backends.base import Tap
+from toolwire.backends.base import ModelRequest, Tap
 from toolwire.events import Event
 from toolwire.proxy.asgi_stream import EventStreamResponse
 from toolwire.proxy.errors import BadRequestError, ProxyError, UpstreamError
+from toolwire.proxy.intake import Intake
 from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.relay import RelayFactory
+from toolwire.proxy.settings import ProxySettings
 from toolwire.proxy.state import SessionState
 from toolwire.proxy.stores import ProxyStore
 from toolwire.proxy.upstream import Opened
 
 Payload = dict[str, Any]
 Finish = Callable[[Payload], Awaitable[None]]
-_T = TypeVar("_T")
 
 
 class DialectError(BadRequestError):
@@ -48,10 +51,14 @@ class NotFoundError(DialectError):
 @dataclass(frozen=True, slots=True)
 class Imported:
     """A dialect's request as the planner takes it: ``body`` (the Anthropic Messages
-    form), and the ``relay`` that answers in the dialect."""
+    form: what routing rules, telemetry, budgets and the session read), the ``relay``
+    that answers in the dialect, and the neutral ``request`` when the body cannot hold
+    all of it (Gemini's call signatures): its ``messages`` are then the history, sent on
+    as planned (None: ``translate.py`` reads the body)."""
 
     body: Payload
     relay: RelayFactory
+    request: ModelRequest | None = None
 
 
 class Keeper:
@@ -71,17 +78,57 @@ class Keeper:
         await self._run(lambda: self._store.update(key, put))
 
 
-class Dialect(Protocol):
-    """One client dialect: its route, its importer, its error shape."""
+class Host(Protocol):
+    """What a dialect's handlers call on the proxy (``app.Proxy``)."""
+
+    intake: Intake
+    settings: ProxySettings
+
+    @property
+    def keeper(self) -> Keeper: ...
+
+    async def serve(self, imported: Imported, request: Request) -> Response:
+        """Plan, send (with failover), meter and relay ``imported``, as ``/v1/messages``."""
+        ...
+
+    async def count(self, imported: Imported, request: Request) -> int:
+        """The input tokens of ``imported`` as its backend would be sent it (unscaled)."""
+        ...
+
+
+Handler = Callable[[Host, Request], Awaitable[Response]]
+Importer = Callable[[Any, Request, Keeper], Awaitable[Imported]]
+
+
+@dataclass(frozen=True, slots=True)
+class DialectRoute:
+    """One route of a dialect: its path (Starlette's syntax), methods and handler."""
 
     path: str
+    handle: Handler
+    methods: tuple[str, ...] = ("POST",)
+
+
+def importing(importer: Importer) -> Handler:
+    """The handler of a route that only imports its body and serves it."""
+
+    async def handle(host: Host, request: Request) -> Response:
+        body = await host.intake.body(request)
+        return await host.serve(await importer(body, request, host.keeper), request)
+
+    return handle
+
+
+class Dialect(Protocol):
+    """One client dialect: its routes and its error shape (every refusal on its routes)."""
+
+    name: str
+
+    @property
+    def routes(self) -> tuple[DialectRoute, ...]: ...
 
     def error(self, exc: ProxyError) -> Payload:
         """``exc`` as this dialect's error body."""
-        ...
-
-    async def imported(self, body: Any, request: Request, keeper: Keeper) -> Imported:
-        """The request in the planner's form; ``DialectError`` when it is malformed."""
         ...
 
 
@@ -165,10 +212,15 @@ __all__ = [
     "Dialect",
     "DialectError",
     "DialectRelay",
+    "DialectRoute",
     "Encoder",
     "Finish",
+    "Handler",
+    "Host",
     "Imported",
+    "Importer",
     "Keeper",
     "NotFoundError",
     "Payload",
+    "importing",
 ]

@@ -28,7 +28,15 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from toolwire.proxy.dialects.base import DialectError, DialectRelay, Imported, Keeper, Payload
+from toolwire.proxy.dialects.base import (
+    DialectError,
+    DialectRelay,
+    DialectRoute,
+    Imported,
+    Keeper,
+    Payload,
+    importing,
+)
 from toolwire.proxy.dialects.openai_common import (
     append,
     arguments,
@@ -270,7 +278,11 @@ class ChatEncoder:
 class OpenAIChat:
     """The Chat Completions dialect."""
 
-    path = "/v1/chat/completions"
+    name = "chat"
+
+    @property
+    def routes(self) -> tuple[DialectRoute, ...]:
+        return (DialectRoute("/v1/chat/completions", importing(self.imported)),)
 
     def error(self, exc: ProxyError) -> Payload:
         return error_body(exc)

@@ -23,11 +23,13 @@ from starlette.requests import Request
 from toolwire.proxy.dialects.base import (
     DialectError,
     DialectRelay,
+    DialectRoute,
     Finish,
     Imported,
     Keeper,
     NotFoundError,
     Payload,
+    importing,
 )
 from toolwire.proxy.dialects.openai_common import (
     append,
@@ -194,7 +196,11 @@ def _freeform(tool: Payload, param: str) -> Payload:
 class OpenAIResponses:
     """The Responses dialect."""
 
-    path = "/v1/responses"
+    name = "responses"
+
+    @property
+    def routes(self) -> tuple[DialectRoute, ...]:
+        return (DialectRoute("/v1/responses", importing(self.imported)),)
 
     def error(self, exc: ProxyError) -> Payload:
         return error_body(exc)
