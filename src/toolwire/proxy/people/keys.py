@@ -98,13 +98,27 @@ class KeyRecord:
     """The ``--budget`` it was made with, as written (the budget itself is the user's)."""
     admin: bool = False
     """Made with ``keys add --admin``: may switch anyone's session and read ``/metrics``."""
+    expires: float | None = None
+    """Unix time from which the key is refused (``--expires``, or a rotation's grace)."""
 
     def to_json(self) -> str:
         data = asdict(self)
         data["models"] = list(self.models)
-        if not self.admin:  # absent: a person's record reads the same in older versions
-            del data["admin"]
+        # Absent when unset: a record reads the same in older versions.
+        for name in ("admin", "expires"):
+            if not data[name]:
+                del data[name]
         return json.dumps(data)
+
+    def usable(self, now: float) -> bool:
+        """Neither revoked nor expired at ``now``."""
+        return not self.revoked and (self.expires is None or now < self.expires)
+
+    def state(self, now: float) -> str:
+        """``active``, ``revoked`` or ``expired``, as ``keys list`` shows it."""
+        if self.revoked:
+            return "revoked"
+        return "active" if self.usable(now) else "expired"
 
     @property
     def owner(self) -> str:
