@@ -53,7 +53,7 @@ proxy = typer.Typer(
 )
 
 proxy.add_typer(keys, name="keys")
-proxy.command("budget")(budget)
+proxy.add_typer(budget, name="budget")
 proxy.command("spend")(spend)
 
 

@@ -27,6 +27,7 @@ from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
 from toolwire.proxy.intake import Intake
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.operator import operator_middleware, operator_routes
 from toolwire.proxy.people import Caller, People, metered
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.pools import open_pooled
@@ -95,7 +96,11 @@ class Proxy:
                 Endpoint("/healthz", small.healthz, methods=["GET"]),
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
+                *operator_routes(
+                    self.intake, self.cooldowns
+                ),  # the admin API and /ui (operator.py)
             ],
+            middleware=operator_middleware(self.intake),
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
         )

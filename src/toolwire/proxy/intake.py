@@ -84,7 +84,9 @@ class Intake:
     async def authorize(self, request: Request) -> Caller | None:
         """The person whose key the request carries (None: the ``token``, the admin token
         or an open proxy); ``UnauthorizedError`` when it carries none and one is required."""
-        return (await self.access(request)).caller
+        access = await self.access(request)
+        request.state.caller, request.state.access = access.caller, access
+        return access.caller
 
     async def access(self, request: Request) -> Access:
         """``authorize``, with whether the request is an admin's and what it sent."""
