@@ -8,14 +8,17 @@ from __future__ import annotations
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from toolwire.proxy.admin_api import AdminAPI
 from toolwire.proxy.budget_headers import BudgetHeaders
 from toolwire.proxy.failover import Cooldowns
 from toolwire.proxy.intake import Intake
+from toolwire.proxy.operator_data import OperatorData
 
 
 def operator_routes(intake: Intake, cooldowns: Cooldowns) -> list[BaseRoute]:
     """The admin API's and the page's routes."""
-    return []
+    data = OperatorData(intake, cooldowns)
+    return AdminAPI(intake, data).routes()
 
 
 def operator_middleware(intake: Intake) -> list[Middleware]:

@@ -76,6 +76,17 @@ def parse_budget(text: str, start: float) -> Budget:
     return Budget(limit, int(count) * _UNIT[unit.lower()], start)
 
 
+_AGE = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)
+
+
+def parse_age(text: str) -> int:
+    """``90d``, ``12h``, ``30m``, ``45s`` in seconds; ``ValueError`` in plain words."""
+    found = _AGE.fullmatch(text.strip())
+    if found is None or int(found.group(1)) == 0:
+        raise ValueError(f"{text!r} is not an age such as 90d, 12h or 30m")
+    return int(found.group(1)) * _UNIT[found.group(2).lower()]
+
+
 def dollars(micros: float) -> str:
     """``$1.25`` (cents; fractions of a cent when that is all there is)."""
     value = micros / MICROS
@@ -191,5 +202,6 @@ __all__ = [
     "new_key_id",
     "new_secret",
     "owner_of",
+    "parse_age",
     "parse_budget",
 ]
