@@ -132,9 +132,10 @@ def test_spend_by_person_team_model_and_day_matches_the_ledger(tmp_path: Path) -
 def test_a_persons_key_the_token_and_no_credential_are_refused(tmp_path: Path) -> None:
     with proxied(tmp_path, answering(USAGE, OUTPUT), _extra(tmp_path)) as (url, proxy, _up):
         record, person = issue(proxy.people.accounts, "carol", team="eng")
+        key = f"/admin/keys/{record.id}"
         routes = [("GET", "/admin/keys"), ("POST", "/admin/keys"), ("GET", "/admin/spend"),
-                  ("POST", f"/admin/keys/{record.id}/revoke"), ("PUT", "/admin/budgets"),
-                  ("GET", "/admin/budgets?user=carol"), ("POST", f"/admin/keys/{record.id}/rotate")]  # fmt: skip
+                  ("POST", f"{key}/revoke"), ("PUT", "/admin/budgets"),
+                  ("GET", "/admin/budgets?user=carol"), ("POST", f"{key}/rotate")]  # fmt: skip
         for method, path in routes:
             said = _call(url, method, path, person, json={"user": "carol", "budget": "1usd/1d"})
             assert said.status_code == 403, (method, path)
