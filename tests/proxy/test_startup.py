@@ -13,9 +13,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from tests.proxy.people_support import priced_config
 from toolwire.proxy.people.accounts import SQLiteAccounts, issue
+
+pytestmark = pytest.mark.e2e  # real `toolwire proxy serve` processes
 
 
 def _serve(config: Path, *args: str) -> subprocess.Popen[str]:

@@ -90,7 +90,10 @@ class Intake:
 
     async def access(self, request: Request) -> Access:
         """``authorize``, with whether the request is an admin's and what it sent."""
-        offered = _offered(request)
+        return await self.access_of(_offered(request))
+
+    async def access_of(self, offered: Sequence[str]) -> Access:
+        """Who ``offered`` credentials are (a request's, or a key typed into ``/ui``)."""
         if _matches(offered, self.settings.admin_token):
             return Access(None, admin=True, sent="the admin token")
         if _matches(offered, self.settings.token):

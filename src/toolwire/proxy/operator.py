@@ -13,12 +13,13 @@ from toolwire.proxy.budget_headers import BudgetHeaders
 from toolwire.proxy.failover import Cooldowns
 from toolwire.proxy.intake import Intake
 from toolwire.proxy.operator_data import OperatorData
+from toolwire.proxy.ui import TeamPage
 
 
 def operator_routes(intake: Intake, cooldowns: Cooldowns) -> list[BaseRoute]:
     """The admin API's and the page's routes."""
     data = OperatorData(intake, cooldowns)
-    return AdminAPI(intake, data).routes()
+    return AdminAPI(intake, data).routes() + TeamPage(intake, data).routes()
 
 
 def operator_middleware(intake: Intake) -> list[Middleware]:
