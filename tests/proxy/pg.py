@@ -142,7 +142,7 @@ def postgres_url(postgres_server: str) -> str:
     while True:
         try:
             with psycopg.connect(postgres_server, autocommit=True) as db:
-                db.execute("DROP TABLE IF EXISTS toolwire_ledger")
+                db.execute("DROP TABLE IF EXISTS toolwire_ledger, toolwire_ledger_days")
             return postgres_server
         except psycopg.OperationalError:
             if time.monotonic() > deadline:

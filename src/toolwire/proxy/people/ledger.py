@@ -29,13 +29,13 @@ from toolwire.config.schema import ConfigError
 from toolwire.proxy.people.spending import (
     POSTGRES,
     SQLITE,
+    Engine,
     Question,
     Spend,
-    day_rows,
+    backfill,
     merged,
     queries,
-    steps,
-    upsert,
+    tables,
 )
 from toolwire.proxy.stores.schema import postgres_schema, sqlite_schema
 
@@ -125,6 +125,12 @@ class Ledger(Protocol):
     def close(self) -> None: ...
 
 
+def _steps(engine: Engine) -> list[list[str]]:
+    """The ledger's schema: its table (with the day table, index and trigger, made again
+    if missing at every start), then the day table filled once (``spending.py``)."""
+    return [[_schema(_q), *tables(engine)], backfill(engine)]
+
+
 def _insert(mark: str) -> str:
     marks = ", ".join(mark for _ in COLUMNS)
     return f"INSERT INTO toolwire_ledger ({', '.join(_q(c) for c in COLUMNS)}) VALUES ({marks})"
@@ -142,12 +148,11 @@ class SQLiteLedger:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         with self._lock:  # made once however many processes open it at once
-            sqlite_schema(self._db, "ledger", [[_schema(_q)], steps(SQLITE)])
+            sqlite_schema(self._db, "ledger", _steps(SQLITE))
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
         with self._lock, _unavailable(sqlite3.OperationalError), self._db:
             self._db.executemany(_insert("?"), [astuple(r) for r in rows])
-            self._db.executemany(upsert(SQLITE), day_rows(rows))
 
     def spend(self, question: Question) -> list[Spend]:
         with self._lock:
@@ -175,14 +180,13 @@ class PostgresLedger:
         self._lock = threading.Lock()
         self._db = psycopg.connect(url, autocommit=True)
         with self._lock:  # made once however many replicas start at once
-            postgres_schema(self._db, "ledger", [[_schema(_q)], steps(POSTGRES)])
+            postgres_schema(self._db, "ledger", _steps(POSTGRES))
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
         pg: Any = importlib.import_module("psycopg")  # loaded by __init__ already
         lost = _unavailable(pg.OperationalError, pg.InterfaceError)
         with self._lock, lost, self._db.transaction(), self._db.cursor() as cursor:
             cursor.executemany(_insert("%s"), [astuple(r) for r in rows])
-            cursor.executemany(upsert(POSTGRES), day_rows(rows))
 
     def spend(self, question: Question) -> list[Spend]:
         with self._lock:

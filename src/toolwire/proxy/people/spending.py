@@ -1,13 +1,14 @@
 """What the ledger answers: spend grouped by person, team, model or day, and the last
 requests, fast over millions of rows.
 
-Every write also adds its rows to ``toolwire_ledger_days``, one row per UTC day, user,
-team, model and outcome (served or refused) holding the request count, the four token
-counts and the cost: a month of a team of fifty on four models is a few thousand rows,
-whatever the traffic. A question reads the days that lie wholly after ``since`` from
-there, and only the part of a day before them from the ledger itself, through its
-index on ``at``; the two are added up here. The schema step that makes the table fills
-it from the rows already in the ledger (``steps``).
+A trigger on the ledger adds each row to ``toolwire_ledger_days``, one row per UTC day,
+user, team, model and outcome (served or refused) holding the request count, the four
+token counts and the cost: a month of a team of fifty on four models is a few thousand
+rows, whatever the traffic. The database keeps it, so rows written by any writer (an
+older replica during an upgrade, an operator's import) are counted. A question reads
+the days that lie wholly after ``since`` from there, and only the part of a day before
+them from the ledger itself, through its index on ``at``; the two are added up here.
+The schema step that adds the table fills it from the rows already in the ledger.
 """
 
 from __future__ import annotations
@@ -31,14 +32,24 @@ def _q(name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    """What differs between SQLite and PostgreSQL: the placeholder and ``at``'s day."""
+    """What differs between SQLite and PostgreSQL: the placeholder, ``at``'s day, and
+    how a trigger is written around its one statement."""
 
     mark: str
     day_of_at: str
+    trigger: tuple[str, ...]
 
 
-SQLITE = Engine("?", "CAST(at / 86400 AS INTEGER)")
-POSTGRES = Engine("%s", "CAST(FLOOR(at / 86400) AS BIGINT)")
+SQLITE = Engine("?", "CAST(at / 86400 AS INTEGER)", (
+    "CREATE TRIGGER IF NOT EXISTS toolwire_ledger_day AFTER INSERT ON toolwire_ledger "
+    "BEGIN {upsert}; END",
+))  # fmt: skip
+POSTGRES = Engine("%s", "CAST(FLOOR(at / 86400) AS BIGINT)", (
+    "CREATE OR REPLACE FUNCTION toolwire_ledger_day() RETURNS trigger AS $$ BEGIN {upsert}; "
+    "RETURN NULL; END $$ LANGUAGE plpgsql",
+    "CREATE OR REPLACE TRIGGER toolwire_ledger_day AFTER INSERT ON toolwire_ledger "
+    "FOR EACH ROW EXECUTE FUNCTION toolwire_ledger_day()",
+))  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,47 +74,47 @@ class Spend:
 _FIELDS = ("served", "refused", *_SUMS)
 
 
-def steps(engine: Engine) -> list[str]:
-    """The schema step that adds the day table and the index on ``at``, filled from the
-    rows already written."""
+def tables(engine: Engine) -> list[str]:
+    """The day table, the index on ``at`` and the trigger (each made only if missing:
+    the first schema step runs at every start)."""
     columns = ", ".join(
         f"{_q(c)} {'TEXT' if c in _TEXT else 'BIGINT'} NOT NULL"
         for c in (*_KEY, "requests", *_SUMS[:-1])
     )
     key = ", ".join(_q(c) for c in _KEY)
-    sums = ", ".join(f"SUM({c})" for c in _SUMS)
-    refused = "CASE WHEN status = 'refused' THEN 1 ELSE 0 END"
     return [
         f"CREATE TABLE IF NOT EXISTS {DAYS} ({columns}, cost DOUBLE PRECISION NOT NULL, "
         f"PRIMARY KEY ({key}))",
         "CREATE INDEX IF NOT EXISTS toolwire_ledger_at ON toolwire_ledger (at)",
+        *(t.format(upsert=_upsert(engine)) for t in engine.trigger),
+    ]
+
+
+def backfill(engine: Engine) -> list[str]:
+    """The step that fills the day table from rows written before it existed."""
+    key = ", ".join(_q(c) for c in _KEY)
+    sums = ", ".join(f"SUM({c})" for c in _SUMS)
+    refused = "CASE WHEN status = 'refused' THEN 1 ELSE 0 END"
+    return [
+        f"DELETE FROM {DAYS}",
         f"INSERT INTO {DAYS} ({key}, requests, {', '.join(_SUMS)}) "
         f'SELECT {engine.day_of_at}, "user", team, model, {refused}, COUNT(*), {sums} '
         f'FROM toolwire_ledger GROUP BY {engine.day_of_at}, "user", team, model, {refused}',
     ]
 
 
-def day_rows(rows: Iterable[Any]) -> list[tuple[Any, ...]]:
-    """Ledger rows added up per key of the day table, as its upsert's parameters."""
-    found: dict[tuple[Any, ...], list[Any]] = {}
-    for r in rows:
-        key = (int(r.at // DAY), r.user, r.team, r.model, int(r.status == "refused"))
-        totals = found.setdefault(key, [0, 0, 0, 0, 0, 0.0])
-        for i, value in enumerate((1, *(getattr(r, c) for c in _SUMS))):
-            totals[i] += value
-    return [(*key, *totals) for key, totals in found.items()]
-
-
-def upsert(engine: Engine) -> str:
-    """The statement that adds ``day_rows`` to the day table."""
+def _upsert(engine: Engine) -> str:
+    """One new ledger row (``NEW``) added to its day."""
+    day = engine.day_of_at.replace("at", "NEW.at")
+    values = [day, 'NEW."user"', "NEW.team", "NEW.model",
+              "CASE WHEN NEW.status = 'refused' THEN 1 ELSE 0 END", "1",
+              *(f"NEW.{c}" for c in _SUMS)]  # fmt: skip
     names = ("requests", *_SUMS)
     columns = ", ".join(_q(c) for c in (*_KEY, *names))
-    marks = ", ".join(engine.mark for _ in (*_KEY, *names))
     added = ", ".join(f"{c} = {DAYS}.{c} + excluded.{c}" for c in names)
     key = ", ".join(_q(c) for c in _KEY)
-    return (
-        f"INSERT INTO {DAYS} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {added}"
-    )
+    return (f"INSERT INTO {DAYS} ({columns}) VALUES ({', '.join(values)}) "
+            f"ON CONFLICT ({key}) DO UPDATE SET {added}")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +200,8 @@ __all__ = [
     "Engine",
     "Question",
     "Spend",
-    "day_rows",
+    "backfill",
     "merged",
     "queries",
-    "steps",
-    "upsert",
+    "tables",
 ]
