@@ -12,6 +12,8 @@ from toolwire.proxy.admin_api import AdminAPI
 from toolwire.proxy.budget_headers import BudgetHeaders
 from toolwire.proxy.failover import Cooldowns
 from toolwire.proxy.intake import Intake
+from toolwire.proxy.latencies import Latencies
+from toolwire.proxy.metrics import Metrics
 from toolwire.proxy.operator_data import OperatorData
 from toolwire.proxy.ui import TeamPage
 
@@ -22,9 +24,12 @@ def operator_routes(intake: Intake, cooldowns: Cooldowns) -> list[BaseRoute]:
     return AdminAPI(intake, data).routes() + TeamPage(intake, data).routes()
 
 
-def operator_middleware(intake: Intake) -> list[Middleware]:
-    """The budget headers on every keyed response."""
-    return [Middleware(BudgetHeaders, people=intake.people)]
+def operator_middleware(intake: Intake, metrics: Metrics) -> list[Middleware]:
+    """The latency histograms, and the budget headers on every keyed response."""
+    return [
+        Middleware(Latencies, metrics=metrics),
+        Middleware(BudgetHeaders, people=intake.people),
+    ]
 
 
 __all__ = ["operator_middleware", "operator_routes"]

@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Route
 from toolwire.proxy.errors import ProxyError
 from toolwire.proxy.intake import Intake
 from toolwire.proxy.operator_data import OperatorData
-from toolwire.proxy.people.spending import Question
+from toolwire.proxy.people.spending import Question, regrouped
 from toolwire.proxy.ui_page import Page, login_page, render
 
 COOKIE = "toolwire_ui"
@@ -101,17 +101,17 @@ class TeamPage:
         """Everything the page shows, read in one go (blocking)."""
         since = time.time() - WINDOW_DAYS * 86400
         notes: list[str] = []
-        spends: dict[str, Any] = {}
+        # One question, seen four ways: the ledger is read once.
+        every = self._spend(Question(("day", "user", "team", "model"), since=since), notes)
+        ways = (("people", (1, 2)), ("teams", (2,)), ("models", (3,)), ("days", (0,)))
+        views = {name: regrouped(every, keep) for name, keep in ways}
         recent: list[Any] = []
-        for name, by in (("people", ("user", "team")), ("teams", ("team",)),
-                         ("models", ("model",)), ("days", ("day",))):  # fmt: skip
-            spends[name] = self._spend(Question(by, since=since), notes)
         if self.data.settings.ledger:
             recent = self._safely(lambda: self.data.recent(RECENT), notes, [])
         keys = self.data.keys()
         subjects = {f"user:{k['user']}" for k in keys} | {f"team:{k['team']}" for k in keys
                                                           if k["team"]}  # fmt: skip
-        return Page(spends["people"], spends["teams"], spends["models"], spends["days"],
+        return Page(views["people"], views["teams"], views["models"], views["days"],
                     self.data.budgets(subjects), keys, self.data.backends(), recent, since,
                     bool(self.data.settings.ledger), notes)  # fmt: skip
 

@@ -182,6 +182,16 @@ def merged(question: Question, results: Iterable[Sequence[Any]]) -> list[Spend]:
     return sorted(found, key=lambda s: (-s.cost, s.key))
 
 
+def regrouped(found: Iterable[Spend], keep: Sequence[int]) -> list[Spend]:
+    """``found`` added up again by the key parts at ``keep`` (one question, many views)."""
+    totals: dict[tuple[str, ...], list[Any]] = {}
+    for s in found:
+        values = totals.setdefault(tuple(s.key[i] for i in keep), [0, 0, 0, 0, 0, 0, 0.0])
+        for i, value in enumerate(astuple(s)[1:]):
+            values[i] += value
+    return sorted((_spend(k, v) for k, v in totals.items()), key=lambda s: (-s.cost, s.key))
+
+
 def _spend(key: tuple[str, ...], v: list[Any]) -> Spend:
     return Spend(key, int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), int(v[5]), float(v[6]))
 
@@ -203,5 +213,6 @@ __all__ = [
     "backfill",
     "merged",
     "queries",
+    "regrouped",
     "tables",
 ]
