@@ -14,7 +14,7 @@ The schema step that adds the table fills it from the rows already in the ledger
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,9 +65,14 @@ class Spend:
     cache_write_tokens: int
     cost: float
 
+    def totals(self) -> tuple[int, int, int, int, int, int, float]:
+        """Everything but the key, in field order."""
+        return (self.served, self.refused, self.input_tokens, self.output_tokens,
+                self.cache_read_tokens, self.cache_write_tokens, self.cost)  # fmt: skip
+
     def to_json(self, by: Sequence[str]) -> dict[str, Any]:
         data: dict[str, Any] = dict(zip(by, self.key, strict=True))
-        data.update(zip(_FIELDS, astuple(self)[1:], strict=True))
+        data.update(zip(_FIELDS, self.totals(), strict=True))
         return data
 
 
@@ -173,8 +178,12 @@ def merged(question: Question, results: Iterable[Sequence[Any]]) -> list[Spend]:
     """The groups of every query's rows added up, largest cost first."""
     width = len(question.by)
     totals: dict[tuple[str, ...], list[Any]] = {}
+    shown: dict[tuple[str, Any], str] = {}  # a day's text made once, not per row
     for row in results:
-        key = tuple(_shown(b, v) for b, v in zip(question.by, row[:width], strict=True))
+        key = tuple(
+            shown.get((b, v)) or shown.setdefault((b, v), _shown(b, v))
+            for b, v in zip(question.by, row[:width], strict=True)
+        )
         values = totals.setdefault(key, [0, 0, 0, 0, 0, 0, 0.0])
         for i, value in enumerate(row[width:]):
             values[i] += value or 0
@@ -187,7 +196,7 @@ def regrouped(found: Iterable[Spend], keep: Sequence[int]) -> list[Spend]:
     totals: dict[tuple[str, ...], list[Any]] = {}
     for s in found:
         values = totals.setdefault(tuple(s.key[i] for i in keep), [0, 0, 0, 0, 0, 0, 0.0])
-        for i, value in enumerate(astuple(s)[1:]):
+        for i, value in enumerate(s.totals()):
             values[i] += value
     return sorted((_spend(k, v) for k, v in totals.items()), key=lambda s: (-s.cost, s.key))
 
