@@ -21,7 +21,7 @@ import redis
 
 from tests.fakes.http import FakeServer
 from tests.proxy.people_support import answering, priced_config, replicas, wait_for
-from tests.proxy.pg import postgres_server, postgres_url  # noqa: F401 (fixtures)
+from tests.proxy.pg import DROP_LEDGER, postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.proxy.support import request_body
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.people import open_accounts, open_ledger
@@ -64,7 +64,7 @@ def _at_once(open_one: Callable[[], Any]) -> list[str]:
 
 def _drop_all(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute("DROP TABLE IF EXISTS toolwire_ledger, toolwire_ledger_days, toolwire_schema")
+        db.execute(DROP_LEDGER + ", toolwire_schema")
 
 
 @pytest.mark.xdist_group("redis-server")
