@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql
+	node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql chromium
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -143,7 +143,22 @@ postgresql:
 # redis-server, bubblewrap, the sandbox tests' ordinary user and PostgreSQL. `make check`
 # installs them first; `make test` never does (it installs no system package), and a
 # test whose tool is missing skips, saying which target installs it.
-deps: node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql
+# Debian's Chromium, headless, for the team page's browser test (tests/proxy/test_ui.py),
+# installed only as root where apt-get exists; otherwise that test skips.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then \
+		:; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends chromium; } \
+		|| echo "could not install chromium: the /ui browser test will be skipped"; \
+	else \
+		echo "chromium not found (as root: apt-get install chromium):" \
+			"the /ui browser test will be skipped"; \
+	fi
+
+deps: node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql \
+	chromium
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)

@@ -15,6 +15,7 @@ SUITES = [
     "acp_updates.py",
     "handoff.py",
     "proxy.py",
+    "ledger.py",
     "context.py",
     "checkpoints.py",
     "sandbox.py",

@@ -24,6 +24,10 @@ from pathlib import Path
 import pytest
 
 _START_TIMEOUT = 30
+# The ledger's tables: rows, and the per-day tables its trigger keeps.
+DROP_LEDGER = (
+    "DROP TABLE IF EXISTS toolwire_ledger, toolwire_ledger_days, toolwire_ledger_people_days"
+)
 
 
 def _binary(name: str) -> str | None:
@@ -142,7 +146,7 @@ def postgres_url(postgres_server: str) -> str:
     while True:
         try:
             with psycopg.connect(postgres_server, autocommit=True) as db:
-                db.execute("DROP TABLE IF EXISTS toolwire_ledger")
+                db.execute(DROP_LEDGER)
             return postgres_server
         except psycopg.OperationalError:
             if time.monotonic() > deadline:

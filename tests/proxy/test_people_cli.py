@@ -86,16 +86,17 @@ def test_spend_prints_one_row_per_user_and_team(tmp_path: Path) -> None:
     row = LedgerRow(now, "alice", "eng", "s1", "claude", "m", 100, 20, 300, 40, 0.25, "ok")
     old = LedgerRow(now - 10 * 86400, "alice", "eng", "s0", "claude", "m", 1, 1, 1, 1, 9.0, "ok")
     bob = LedgerRow(now, "bob", "ops", "s2", "glm", "m", 5, 6, 0, 0, 0.75, "ok")
-    ledger.write([row, row, old, bob])
+    refused = LedgerRow(now, "alice", "eng", "s1", "", "", 0, 0, 0, 0, 0.0, "refused")
+    ledger.write([row, row, old, bob, refused])
     ledger.close()
     code, out = _run("spend", "--since", "7d", "--config", config)
     assert code == 0, out
     lines = out.splitlines()
-    assert lines[0].split()[:3] == ["user", "team", "requests"]
-    # The largest spender first.
-    assert lines[1].split() == ["bob", "ops", "1", "5", "6", "0", "0", "$0.750000"]
-    assert lines[2].split() == ["alice", "eng", "2", "200", "40", "600", "80", "$0.500000"]
+    assert lines[0].split()[:4] == ["user", "team", "served", "refused"]
+    # The largest spender first; a request refused over budget is counted apart.
+    assert lines[1].split() == ["bob", "ops", "1", "0", "5", "6", "0", "0", "$0.750000"]
+    assert lines[2].split() == ["alice", "eng", "2", "1", "200", "40", "600", "80", "$0.500000"]
     _, alice = _run("spend", "--user", "alice", "--config", config)
-    assert alice.splitlines()[1].split()[2] == "3"
+    assert alice.splitlines()[1].split()[2:4] == ["3", "1"]
     _, ops = _run("spend", "--team", "ops", "--config", config)
     assert len(ops.splitlines()) == 2

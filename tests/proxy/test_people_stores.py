@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -169,7 +170,10 @@ class _SlowLedger:
         time.sleep(0.05)
         self.rows += rows
 
-    def spend(self, **_: object) -> list[tuple[object, ...]]:
+    def spend(self, question: object) -> list[Any]:
+        return []
+
+    def recent(self, count: int) -> list[LedgerRow]:
         return []
 
     def close(self) -> None:
@@ -189,3 +193,23 @@ def test_the_writer_settles_and_writes_everything_queued_before_it_stops() -> No
     writer.close()
     assert len(ledger.rows) == 1200
     assert accounts.spent("user:alice:0") == 3 * sum(range(400))
+
+
+def test_a_rotation_expires_the_old_key_and_another_handle_sees_it(pair: Pair) -> None:
+    from toolwire.proxy.people.accounts import rotate
+
+    first, second = pair()
+    old, _ = issue(first, "alice", team="eng", admin=True)
+    new, secret, expiring = rotate(first, old.id, 60.0)
+    seen_old, seen_new = second.find(old.digest), second.find(digest(secret))
+    assert seen_old is not None
+    assert seen_new is not None
+    assert seen_old.expires == expiring.expires
+    assert seen_old.usable(time.time())
+    assert not seen_old.usable(time.time() + 61)
+    assert (seen_new.id, seen_new.user, seen_new.team, seen_new.admin) == (
+        new.id, "alice", "eng", True,
+    )  # fmt: skip
+    assert seen_new.expires is None
+    with pytest.raises(KeyError):
+        rotate(first, "key_unknown", 60.0)

@@ -21,7 +21,7 @@ import redis
 
 from tests.fakes.http import FakeServer
 from tests.proxy.people_support import answering, priced_config, replicas, wait_for
-from tests.proxy.pg import postgres_server, postgres_url  # noqa: F401 (fixtures)
+from tests.proxy.pg import DROP_LEDGER, postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.proxy.support import request_body
 from tests.proxy.test_redis import redis_server, redis_url  # noqa: F401 (fixtures)
 from toolwire.proxy.people import open_accounts, open_ledger
@@ -64,7 +64,7 @@ def _at_once(open_one: Callable[[], Any]) -> list[str]:
 
 def _drop_all(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute("DROP TABLE IF EXISTS toolwire_ledger, toolwire_schema")
+        db.execute(DROP_LEDGER + ", toolwire_schema")
 
 
 @pytest.mark.xdist_group("redis-server")
@@ -76,7 +76,7 @@ def test_ledgers_opened_at_once_on_an_empty_postgresql_all_open(
         assert _at_once(lambda: open_ledger(postgres_url)) == []
     with psycopg.connect(postgres_url) as db:
         versions = db.execute("SELECT component, version FROM toolwire_schema").fetchall()
-    assert versions == [("ledger", 1)]
+    assert versions == [("ledger", 2)]  # 2: the per-day table (spending.py)
 
 
 def test_stores_opened_at_once_on_an_empty_sqlite_file_all_open(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_stores_opened_at_once_on_an_empty_sqlite_file_all_open(tmp_path: Path) 
         assert _at_once(everything) == []
     with sqlite3.connect(tmp_path / "store0.db") as db:
         versions = dict(db.execute("SELECT component, version FROM toolwire_schema").fetchall())
-    assert versions == {"sessions": 1, "accounts": 1, "shared": 1, "ledger": 1}
+    assert versions == {"sessions": 1, "accounts": 1, "shared": 1, "ledger": 2}
 
 
 @contextmanager

@@ -139,7 +139,11 @@ def test_models_health_and_metrics(upstream: FakeServer, proxy_url: str) -> None
     assert "# TYPE toolwire_proxy_requests_total counter" in text
     assert 'toolwire_proxy_requests_total{backend="local",route="default"} 1' in text
     assert "toolwire_proxy_streams_total 1" in text
-    assert "toolwire_proxy_upstream_latency_seconds_count 1" in text
+    # The latencies are histograms per backend and dialect (prometheus_client).
+    labels = '{backend="local",dialect="anthropic"}'
+    for name in ("upstream_latency", "time_to_first_byte", "added_latency"):
+        assert f"toolwire_proxy_{name}_seconds_count{labels} 1.0" in text
+    assert "# TYPE toolwire_proxy_time_to_first_byte_seconds histogram" in text
 
 
 def test_events_are_relayed_as_they_arrive(upstream: FakeServer, proxy_url: str) -> None:

@@ -11,6 +11,7 @@ session's next requests to BACKEND (the control endpoint ``POST /control/switch`
 from __future__ import annotations
 
 import ipaddress
+from functools import partial
 from typing import Annotated, Any
 
 import typer
@@ -52,7 +53,7 @@ proxy = typer.Typer(
 )
 
 proxy.add_typer(keys, name="keys")
-proxy.command("budget")(budget)
+proxy.add_typer(budget, name="budget")
 proxy.command("spend")(spend)
 
 
@@ -67,7 +68,8 @@ def serve(
 
     from toolwire.config.schema import ConfigError
     from toolwire.proxy import create_app, load_settings
-    from toolwire.proxy.serving import uvicorn_options
+    from toolwire.proxy.serving import uvicorn_config
+    from toolwire.proxy.startup import PortError, listen, startup_block
 
     try:
         settings = load_settings(config)
@@ -84,10 +86,27 @@ def serve(
             "reach it can spend your backends' keys",
             err=True,
         )
+    try:
+        sock = listen(host, port)  # before anything starts: a bad port is one line
+    except PortError as e:
+        fail(str(e))
+    typer.echo(startup_block(settings, host, port, partial(_active_keys, settings.store)), err=True)
     # Access logs would carry nothing secret, but request bodies and keys never reach them.
     # Read deadlines and the connection cap come from [proxy] (toolwire.proxy.serving).
-    limits = uvicorn_options(settings)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", **limits)
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, log_level="warning"))
+    server.run(sockets=[sock])
+
+
+def _active_keys(store: str) -> int:
+    """The people's keys in ``store`` that are neither revoked nor expired."""
+    import time
+
+    from toolwire.proxy.people import open_accounts
+
+    if store == "memory":
+        return 0
+    now = time.time()
+    return sum(r.usable(now) for r in open_accounts(store).records())
 
 
 @proxy.command("switch")

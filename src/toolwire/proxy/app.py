@@ -29,7 +29,9 @@ from toolwire.proxy.endpoints import Endpoints
 from toolwire.proxy.errors import ProxyError, UpstreamError
 from toolwire.proxy.failover import chain
 from toolwire.proxy.intake import Intake
+from toolwire.proxy.latencies import upstream_timing
 from toolwire.proxy.metrics import Metrics
+from toolwire.proxy.operator import operator_middleware, operator_routes
 from toolwire.proxy.people import Caller, People, metered
 from toolwire.proxy.plan import Failover, Plan, plan
 from toolwire.proxy.pools import open_pooled
@@ -99,7 +101,9 @@ class Proxy:
                 Endpoint("/metrics", small.render_metrics, methods=["GET"]),
                 Endpoint("/control/switch", small.switch, methods=["POST"]),
                 *dialect_routes(self),
+                *operator_routes(self.intake, self.cooldowns),  # the admin API and /ui
             ],
+            middleware=operator_middleware(self.intake, self.metrics),
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
         )
@@ -187,6 +191,7 @@ class Proxy:
         """The client's response: the relayed stream, or the whole message as JSON."""
         sid = client_session(p.session)
         headers = {"x-toolwire-session": sid, "x-toolwire-backend": p.route.backend}
+        headers["server-timing"] = upstream_timing(opened.latency)  # latencies.py
         if streamed:
             return p.relay.stream(opened, self.metrics, headers)
         data = json_bytes(await p.relay.collect(opened))
@@ -307,8 +312,6 @@ class Proxy:
             add("toolwire_proxy_thinking_stripped_total", p.passthrough.stripped_thinking)
         if p.passthrough is not None and p.passthrough.dropped_thinking_param:
             add("toolwire_proxy_thinking_param_dropped_total")
-        add("toolwire_proxy_upstream_latency_seconds_sum", opened.latency)
-        add("toolwire_proxy_upstream_latency_seconds_count")
         add("toolwire_proxy_requests_total", route=p.route.reason, backend=p.route.backend)
         if streamed:
             add("toolwire_proxy_streams_total")

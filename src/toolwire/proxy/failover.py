@@ -75,6 +75,13 @@ class Cooldowns:
         entry = self._table.get(name)
         return entry is not None and self.clock() < entry.until
 
+    def standing(self, name: str) -> tuple[float, int]:
+        """Seconds ``name`` is still skipped for (0: it is not) and its failures in a row."""
+        entry = self._table.get(name)
+        if entry is None:
+            return 0.0, 0
+        return max(0.0, entry.until - self.clock()), entry.streak
+
     def order(self, names: Sequence[str]) -> list[str]:
         """``names`` to try, in order: those not cooling; when every one is cooling, all
         of them, the soonest back first (a request is never refused untried)."""

@@ -84,11 +84,16 @@ class Intake:
     async def authorize(self, request: Request) -> Caller | None:
         """The person whose key the request carries (None: the ``token``, the admin token
         or an open proxy); ``UnauthorizedError`` when it carries none and one is required."""
-        return (await self.access(request)).caller
+        access = await self.access(request)
+        request.state.caller, request.state.access = access.caller, access
+        return access.caller
 
     async def access(self, request: Request) -> Access:
         """``authorize``, with whether the request is an admin's and what it sent."""
-        offered = _offered(request)
+        return await self.access_of(_offered(request))
+
+    async def access_of(self, offered: Sequence[str]) -> Access:
+        """Who ``offered`` credentials are (a request's, or a key typed into ``/ui``)."""
         if _matches(offered, self.settings.admin_token):
             return Access(None, admin=True, sent="the admin token")
         if _matches(offered, self.settings.token):

@@ -41,6 +41,10 @@ class Accounts(Protocol):
     def add(self, record: KeyRecord) -> None: ...
     def records(self) -> list[KeyRecord]: ...
     def revoke(self, key_id: str) -> bool: ...
+    def update(self, record: KeyRecord) -> None:
+        """Replace the stored record of ``record.id`` (an expiry set by a rotation)."""
+        ...
+
     def find(self, digest: str) -> KeyRecord | None: ...
     def any_key(self) -> bool: ...
     def set_budget(self, subject: str, budget: Budget) -> None: ...
@@ -90,6 +94,10 @@ class MemoryAccounts:
                     self._keys[d] = _revoked(record)
                     return True
         return False
+
+    def update(self, record: KeyRecord) -> None:
+        with self._lock:
+            self._keys[record.digest] = record
 
     def find(self, digest: str) -> KeyRecord | None:
         with self._lock:
@@ -174,6 +182,12 @@ class SQLiteAccounts:
                 "UPDATE proxy_keys SET record = ? WHERE id = ?", (record.to_json(), key_id)
             )
         return True
+
+    def update(self, record: KeyRecord) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE proxy_keys SET record = ? WHERE id = ?", (record.to_json(), record.id)
+            )
 
     def find(self, digest: str) -> KeyRecord | None:
         with self._lock:
@@ -264,20 +278,44 @@ def issue(
     models: Sequence[str] = (),
     now: float | None = None,
     admin: bool = False,
+    expires: float | None = None,
 ) -> tuple[KeyRecord, str]:
     """A new key for ``user`` stored (hashed) in ``accounts``, and its secret; ``budget``
     (``50usd/30d``: ``ValueError`` if not) becomes the user's, its windows from now;
-    ``admin``: a named admin's key."""
+    ``admin``: a named admin's key; ``expires``: Unix time it stops working."""
     now = time.time() if now is None else now
     parsed = parse_budget(budget, now) if budget else None
     secret = new_secret()
     record = KeyRecord(
-        new_key_id(), digest(secret), user, team, tuple(models), now, budget=budget, admin=admin
-    )
+        new_key_id(), digest(secret), user, team, tuple(models), now, budget=budget,
+        admin=admin, expires=expires,
+    )  # fmt: skip
     accounts.add(record)
     if parsed is not None:
         accounts.set_budget(f"user:{user}", parsed)
     return record, secret
+
+
+def rotate(
+    accounts: Accounts, key_id: str, grace: float, *, expires: float | None = None
+) -> tuple[KeyRecord, str, KeyRecord]:
+    """A new key like ``key_id`` (same user, team, models and role; the budget stays the
+    user's, untouched), its secret, and the old record, which now expires ``grace``
+    seconds from now (sooner if it already did); ``KeyError`` if no usable key has that id."""
+    now = time.time()
+    old = next((r for r in accounts.records() if r.id == key_id), None)
+    if old is None or not old.usable(now):
+        raise KeyError(key_id)
+    until = now + grace if old.expires is None else min(old.expires, now + grace)
+    old = replace(old, expires=until)
+    accounts.update(old)
+    record, secret = issue(
+        accounts, old.user, team=old.team, models=old.models, now=now, admin=old.admin,
+        expires=expires,
+    )  # fmt: skip
+    record = replace(record, budget=old.budget)
+    accounts.update(record)
+    return record, secret, old
 
 
 def open_accounts(spec: str) -> Accounts:
@@ -293,4 +331,4 @@ def open_accounts(spec: str) -> Accounts:
     return SQLiteAccounts(spec)
 
 
-__all__ = ["Accounts", "MemoryAccounts", "SQLiteAccounts", "issue", "open_accounts"]
+__all__ = ["Accounts", "MemoryAccounts", "SQLiteAccounts", "issue", "open_accounts", "rotate"]

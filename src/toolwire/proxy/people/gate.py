@@ -183,7 +183,8 @@ class People:
 
     def _load(self, key_digest: str) -> Caller | None:
         record = self.accounts.find(key_digest)
-        if record is None or record.revoked:
+        # An expired key is refused like a revoked one (its record stays for ``keys list``).
+        if record is None or not record.usable(self._clock()):
             return None
         caller = Caller(record)
         caller.budgets.update(self.accounts.budgets(caller.subjects))

@@ -76,6 +76,17 @@ def parse_budget(text: str, start: float) -> Budget:
     return Budget(limit, int(count) * _UNIT[unit.lower()], start)
 
 
+_AGE = re.compile(r"(\d+)\s*([smhd])", re.IGNORECASE)
+
+
+def parse_age(text: str) -> int:
+    """``90d``, ``12h``, ``30m``, ``45s`` in seconds; ``ValueError`` in plain words."""
+    found = _AGE.fullmatch(text.strip())
+    if found is None or int(found.group(1)) == 0:
+        raise ValueError(f"{text!r} is not an age such as 90d, 12h or 30m")
+    return int(found.group(1)) * _UNIT[found.group(2).lower()]
+
+
 def dollars(micros: float) -> str:
     """``$1.25`` (cents; fractions of a cent when that is all there is)."""
     value = micros / MICROS
@@ -98,13 +109,27 @@ class KeyRecord:
     """The ``--budget`` it was made with, as written (the budget itself is the user's)."""
     admin: bool = False
     """Made with ``keys add --admin``: may switch anyone's session and read ``/metrics``."""
+    expires: float | None = None
+    """Unix time from which the key is refused (``--expires``, or a rotation's grace)."""
 
     def to_json(self) -> str:
         data = asdict(self)
         data["models"] = list(self.models)
-        if not self.admin:  # absent: a person's record reads the same in older versions
-            del data["admin"]
+        # Absent when unset: a record reads the same in older versions.
+        for name in ("admin", "expires"):
+            if not data[name]:
+                del data[name]
         return json.dumps(data)
+
+    def usable(self, now: float) -> bool:
+        """Neither revoked nor expired at ``now``."""
+        return not self.revoked and (self.expires is None or now < self.expires)
+
+    def state(self, now: float) -> str:
+        """``active``, ``revoked`` or ``expired``, as ``keys list`` shows it."""
+        if self.revoked:
+            return "revoked"
+        return "active" if self.usable(now) else "expired"
 
     @property
     def owner(self) -> str:
@@ -177,5 +202,6 @@ __all__ = [
     "new_key_id",
     "new_secret",
     "owner_of",
+    "parse_age",
     "parse_budget",
 ]

@@ -26,6 +26,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from toolwire.config.schema import ConfigError
+from toolwire.proxy.people.spending import (
+    POSTGRES,
+    SQLITE,
+    Engine,
+    Question,
+    Spend,
+    backfill,
+    merged,
+    queries,
+    tables,
+)
 from toolwire.proxy.stores.schema import postgres_schema, sqlite_schema
 
 PG_SCHEMES = ("postgresql://", "postgres://")
@@ -103,35 +114,31 @@ class Ledger(Protocol):
 
     def write(self, rows: Sequence[LedgerRow]) -> None: ...
 
-    def spend(
-        self, *, user: str | None = None, team: str | None = None, since: float | None = None
-    ) -> list[tuple[Any, ...]]:
-        """Per user and team: requests, the four token counts, cost (largest cost first)."""
+    def spend(self, question: Question) -> list[Spend]:
+        """The spend ``question`` asks for, largest cost first (``spending.py``)."""
+        ...
+
+    def recent(self, count: int) -> list[LedgerRow]:
+        """The last ``count`` rows, newest first."""
         ...
 
     def close(self) -> None: ...
 
 
-def _spend_query(mark: str, user: str | None, team: str | None, since: float | None) -> Any:
-    where: list[str] = []
-    args: list[Any] = []
-    for column, value in (("user", user), ("team", team)):
-        if value is not None:
-            where.append(f"{_q(column)} = {mark}")
-            args.append(value)
-    if since is not None:
-        where.append(f"at >= {mark}")
-        args.append(since)
-    sums = ", ".join(
-        f"CAST(SUM({c}) AS BIGINT)"
-        for c in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-    )
-    text = (
-        f'SELECT "user", team, COUNT(*), {sums}, SUM(cost) FROM toolwire_ledger'
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + ' GROUP BY "user", team ORDER BY SUM(cost) DESC, "user"'
-    )
-    return text, args
+def _steps(engine: Engine) -> list[list[str]]:
+    """The ledger's schema: its table (with the day table, index and trigger, made again
+    if missing at every start), then the day table filled once (``spending.py``)."""
+    return [[_schema(_q), *tables(engine)], backfill(engine)]
+
+
+def _insert(mark: str) -> str:
+    marks = ", ".join(mark for _ in COLUMNS)
+    return f"INSERT INTO toolwire_ledger ({', '.join(_q(c) for c in COLUMNS)}) VALUES ({marks})"
+
+
+_RECENT = (
+    f"SELECT {', '.join(_q(c) for c in COLUMNS)} FROM toolwire_ledger ORDER BY at DESC LIMIT %s"
+)
 
 
 class SQLiteLedger:
@@ -141,23 +148,21 @@ class SQLiteLedger:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         with self._lock:  # made once however many processes open it at once
-            sqlite_schema(self._db, "ledger", [[_schema(_q)]])
+            sqlite_schema(self._db, "ledger", _steps(SQLITE))
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
-        marks = ", ".join("?" for _ in COLUMNS)
-        names = ", ".join(_q(c) for c in COLUMNS)
         with self._lock, _unavailable(sqlite3.OperationalError), self._db:
-            self._db.executemany(
-                f"INSERT INTO toolwire_ledger ({names}) VALUES ({marks})",
-                [astuple(r) for r in rows],
-            )
+            self._db.executemany(_insert("?"), [astuple(r) for r in rows])
 
-    def spend(
-        self, *, user: str | None = None, team: str | None = None, since: float | None = None
-    ) -> list[tuple[Any, ...]]:
-        text, args = _spend_query("?", user, team, since)
+    def spend(self, question: Question) -> list[Spend]:
         with self._lock:
-            return [tuple(r) for r in self._db.execute(text, args).fetchall()]
+            found = [self._db.execute(t, a).fetchall() for t, a in queries(SQLITE, question)]
+        return merged(question, (row for rows in found for row in rows))
+
+    def recent(self, count: int) -> list[LedgerRow]:
+        with self._lock:
+            rows = self._db.execute(_RECENT.replace("%s", "?"), (count,)).fetchall()
+        return [LedgerRow(*r) for r in rows]
 
     def close(self) -> None:
         self._db.close()
@@ -175,25 +180,23 @@ class PostgresLedger:
         self._lock = threading.Lock()
         self._db = psycopg.connect(url, autocommit=True)
         with self._lock:  # made once however many replicas start at once
-            postgres_schema(self._db, "ledger", [[_schema(_q)]])
+            postgres_schema(self._db, "ledger", _steps(POSTGRES))
 
     def write(self, rows: Sequence[LedgerRow]) -> None:
-        marks = ", ".join("%s" for _ in COLUMNS)
-        names = ", ".join(_q(c) for c in COLUMNS)
         pg: Any = importlib.import_module("psycopg")  # loaded by __init__ already
         lost = _unavailable(pg.OperationalError, pg.InterfaceError)
         with self._lock, lost, self._db.transaction(), self._db.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO toolwire_ledger ({names}) VALUES ({marks})",
-                [astuple(r) for r in rows],
-            )
+            cursor.executemany(_insert("%s"), [astuple(r) for r in rows])
 
-    def spend(
-        self, *, user: str | None = None, team: str | None = None, since: float | None = None
-    ) -> list[tuple[Any, ...]]:
-        text, args = _spend_query("%s", user, team, since)
+    def spend(self, question: Question) -> list[Spend]:
         with self._lock:
-            return [tuple(r) for r in self._db.execute(text, args).fetchall()]
+            found = [self._db.execute(t, a).fetchall() for t, a in queries(POSTGRES, question)]
+        return merged(question, (row for rows in found for row in rows))
+
+    def recent(self, count: int) -> list[LedgerRow]:
+        with self._lock:
+            rows = self._db.execute(_RECENT, (count,)).fetchall()
+        return [LedgerRow(*r) for r in rows]
 
     def close(self) -> None:
         self._db.close()

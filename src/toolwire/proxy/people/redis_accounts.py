@@ -110,6 +110,9 @@ class RedisAccounts:
         self._redis.hset(PREFIX + "keys", record.digest, replace(record, revoked=True).to_json())
         return True
 
+    def update(self, record: KeyRecord) -> None:
+        self._redis.hset(PREFIX + "keys", record.digest, record.to_json())
+
     def find(self, digest: str) -> KeyRecord | None:
         raw = self._redis.hget(PREFIX + "keys", digest)
         return KeyRecord.from_json(raw) if raw else None
