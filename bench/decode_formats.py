@@ -30,9 +30,12 @@ TOOLS: dict[str, Any] = {
 
 
 def code_text(size: int) -> str:
-    """Deterministic code-like text: toolwire's sources, with non-ASCII comment lines."""
+    """Deterministic code-like text: toolwire's sources, with non-ASCII comment lines.
+    Not the decoders' own: they spell the formats' markup, which a format without escapes
+    (GLM's ``</arg_value>`` then ``<arg_key>``) cannot carry inside a value."""
     root = Path(__file__).parents[1] / "src" / "toolwire"
-    bodies = [p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))]
+    paths = [p for p in sorted(root.rglob("*.py")) if "decode" not in p.parts]
+    bodies = [p.read_text(encoding="utf-8") for p in paths]
     extra = '# café «naïve» — 日本語 ✓ "quoted"\t\\ back\\slash\n'
     text = "".join(body + extra for body in bodies)
     return (text * (size // len(text) + 1))[:size]
