@@ -102,11 +102,9 @@ class JsonCallsDecoder(TagDecoder):
         self._pos = end
         if self._call is None and not self._may_call(wrapper):
             return True
-        # A bare object is a call once its second member is the arguments: a tool's
-        # definition (``"description"`` after the name) is no call.
-        known = not self._bare or wrapper.second_key is not None
-        if self._call is None and wrapper.name is not None and known:
-            self._begin(wrapper.name, json_args=True)
+        known = wrapper.call_known if self._bare else wrapper.name is not None
+        if self._call is None and known:
+            self._begin(wrapper.name or "", json_args=True)
         if self._call is not None:
             for piece in wrapper.args:
                 self._delta(piece)
@@ -123,15 +121,10 @@ class JsonCallsDecoder(TagDecoder):
         """An object with no special token stays a candidate while it may name a tool."""
         if not self._bare:
             return True
-        if wrapper.first_key not in (None, "name"):
-            self._revert("a JSON object that does not start with a name")
-        elif wrapper.name is not None and self._tools and wrapper.name not in self._tools:
-            self._revert("not a declared tool")
-        elif wrapper.second_key not in (None, "arguments", "parameters"):
-            self._revert("a JSON object with members other than a call's")
-        else:
-            return True
-        return False
+        why = wrapper.not_a_call(self._tools or None)
+        if why is not None:
+            self._revert(why)
+        return why is None
 
     def _broken(self, error: str) -> None:
         if self._call is None:

@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from toolwire.decode._calls import ToolCalls
 from toolwire.decode.tags._holdback import TagSet
+from toolwire.decode.tags._wrapper import Wrapper
 from toolwire.errors import UsageError
 from toolwire.events import Event, StreamError, TextDelta
 
@@ -188,6 +189,21 @@ class TagDecoder(ABC):
         self._out.append(self._calls.fail(self._call, error))
         self._call = None
         self._error = None
+
+    def _json_arguments(self, wrapper: Wrapper, then: str) -> bool:
+        """Stream a call's JSON arguments through ``wrapper``; once the object is whole,
+        go to state ``then`` (a format's end-of-call token); broken: skip (``_malformed``)."""
+        self._pos = wrapper.run(self._buf, self._pos)
+        for piece in wrapper.args:
+            self._delta(piece)
+        wrapper.args.clear()
+        if wrapper.error is not None:
+            self._malformed(wrapper.error)
+        elif wrapper.between_members:
+            self._state = then
+        else:
+            return False
+        return True
 
     def _malformed(self, why: str) -> None:
         """The open call's markup is broken: skip to its closing tag, then fail it."""

@@ -77,6 +77,23 @@ class Wrapper:
         """A member value just ended: the object is whole but for ``}`` (lenient end)."""
         return self._mode == _AFTER
 
+    def not_a_call(self, tools: frozenset[str] | None) -> str | None:
+        """Why an object without a special token before it is no call (of ``tools``; None:
+        any name), or None while it may still be one: its name first, then its arguments
+        (a tool's definition, ``"description"`` after the name, is no call)."""
+        if self.first_key not in (None, "name"):
+            return "a JSON object that does not start with a name"
+        if self.name is not None and tools is not None and self.name not in tools:
+            return "not a declared tool"
+        if self.second_key not in (None, "arguments", "parameters"):
+            return "a JSON object with members other than a call's"
+        return None
+
+    @property
+    def call_known(self) -> bool:
+        """An object without a special token is a call once its second member began."""
+        return self.name is not None and self.second_key is not None
+
     def run(self, buf: str, i: int) -> int:
         """Consume from ``i``; return where it stopped (see the module docstring)."""
         n = len(buf)

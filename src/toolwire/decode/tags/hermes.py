@@ -169,11 +169,9 @@ class HermesDecoder(TagDecoder):
         self._pos = end
         if self._bare and self._call is None and not self._named(wrapper):
             return True
-        # A bare object is a call once its second member is the arguments: a tool's
-        # definition (``"description"`` after the name) is no call.
-        known = not self._bare or wrapper.second_key is not None
-        if self._call is None and wrapper.name is not None and known:
-            self._begin(wrapper.name, json_args=True)
+        known = wrapper.call_known if self._bare else wrapper.name is not None
+        if self._call is None and known:
+            self._begin(wrapper.name or "", json_args=True)
         if self._call is not None:
             for piece in wrapper.args:
                 self._delta(piece)
@@ -187,17 +185,12 @@ class HermesDecoder(TagDecoder):
         return True
 
     def _named(self, wrapper: Wrapper) -> bool:
-        """A bare object stays a candidate while it may still be a call of a declared tool:
-        its name first, then its arguments."""
-        if wrapper.first_key not in (None, "name"):
-            self._revert("a JSON object that does not start with a name")
-        elif wrapper.name is not None and wrapper.name not in self._tools:
-            self._revert("not a declared tool")
-        elif wrapper.second_key not in (None, "arguments", "parameters"):
-            self._revert("a JSON object with members other than a call's")
-        else:
-            return True
-        return False
+        """A bare object stays a candidate while it may still be a call of a declared tool
+        (``Wrapper.not_a_call``)."""
+        why = wrapper.not_a_call(self._tools)
+        if why is not None:
+            self._revert(why)
+        return why is None
 
     def _broken(self, error: str) -> None:
         if self._call is None:

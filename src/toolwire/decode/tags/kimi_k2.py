@@ -168,18 +168,7 @@ class KimiK2Decoder(TagDecoder):
         return True
 
     def _on_wrap(self) -> bool:
-        wrapper = self._wrapper
-        self._pos = wrapper.run(self._buf, self._pos)
-        for piece in wrapper.args:
-            self._delta(piece)
-        wrapper.args.clear()
-        if wrapper.error is not None:
-            self._malformed(wrapper.error)
-        elif wrapper.between_members:
-            self._state = _CALL_END
-        else:
-            return False
-        return True
+        return self._json_arguments(self._wrapper, _CALL_END)
 
     def _on_call_end(self) -> bool:
         at = skip_space(self._buf, self._pos)
