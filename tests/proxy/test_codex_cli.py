@@ -1,0 +1,142 @@
+"""Codex CLI itself, run headless (``codex exec``) through ``toolwire proxy``'s Responses
+route (docs/proxy.md, "Codex CLI and opencode end to end").
+
+The real ``codex`` (``@openai/codex``, pinned in ``tests/codex/package-lock.json``;
+``make codex-cli`` installs it, or this test on first run) gets a throwaway
+``CODEX_HOME`` whose ``config.toml`` names one model provider, the proxy's ``/v1`` with
+``wire_api = "responses"`` and a fake key; it makes no other connection. The model it asks
+for is ``gpt-5.5``, one whose metadata it ships, so it offers ``apply_patch`` as a
+freeform (``custom``) tool; the proxy routes the name it does not know to its default
+backend.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.scripted import Call, problems_seen
+from tests.npm import npm_installed
+from tests.proxy.cli_support import BACKENDS, ledger_rows, proxied
+from tests.proxy.support import switch_cli
+
+pytestmark = pytest.mark.e2e
+
+CODEX_DIR = Path(__file__).parents[1] / "codex"
+PACKAGE = CODEX_DIR / "node_modules" / "@openai" / "codex"
+RUN_TIMEOUT = 60
+APP = "def greet():\n    return 'hi'\n"
+PATCH = (
+    "*** Begin Patch\n*** Update File: app.py\n@@\n def greet():\n"
+    "-    return 'hi'\n+    return 'hello'\n*** End Patch\n"
+)
+RUN = "python3 -c 'import app; print(app.greet())'"
+TASK: list[Call] = [
+    ("call_read", "exec_command", {"cmd": "cat app.py"}),
+    ("call_edit", "apply_patch", {"input": PATCH}),
+    ("call_run", "exec_command", {"cmd": RUN}),
+]
+DONE = "Done: greet() now says hello."
+
+
+def _codex() -> list[str]:
+    """The command that runs the installed Codex CLI, installing it first if needed."""
+    npm_installed(CODEX_DIR, PACKAGE / "package.json", "make codex-cli")
+    command = [str(CODEX_DIR / "node_modules" / ".bin" / "codex")]
+    probe = subprocess.run(
+        [*command, "--version"], capture_output=True, text=True, timeout=30, check=False
+    )
+    if probe.returncode != 0 or "0.171.0" not in probe.stdout:
+        pytest.fail(f"the installed Codex CLI does not run:\n{probe.stdout}{probe.stderr}")
+    return command
+
+
+def _home(tmp: Path, url: str) -> Path:
+    home = tmp / "codex-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        f"""model = "gpt-5.5"
+model_provider = "toolwire"
+[model_providers.toolwire]
+name = "toolwire"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "TOOLWIRE_TEST_KEY"
+""",
+        encoding="utf-8",
+    )
+    return home
+
+
+def _exec(command: list[str], home: Path, project: Path, *args: str) -> list[dict[str, Any]]:
+    """One ``codex exec --json`` run (or ``exec resume``); its JSONL events."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "CODEX_HOME": str(home),
+        "TOOLWIRE_TEST_KEY": "sk-test-codex",
+    }
+    flags = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json"]
+    done = subprocess.run(
+        [*command, "exec", *flags, "-C", str(project), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, f"codex exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def _items(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        e["item"] for e in events if e["type"] == "item.completed" and e["item"]["type"] == kind
+    ]
+
+
+def _tool_names(family: str, body: dict[str, Any]) -> list[str]:
+    tools = body["tools"]
+    return [t["name"] if family == "anthropic" else t["function"]["name"] for t in tools]
+
+
+def _project(tmp: Path) -> Path:
+    project = tmp / "project"
+    project.mkdir()
+    (project / "app.py").write_text(APP, encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("family", ["anthropic", "openai"])
+def test_codex_reads_patches_and_runs_through_the_proxy(tmp_path: Path, family: str) -> None:
+    command = _codex()
+    project = _project(tmp_path)
+    with proxied(tmp_path, family, TASK, DONE) as proxy:
+        events = _exec(command, _home(tmp_path, proxy.url), project, "Make greet() say hello.")
+    upstream = proxy.upstreams[family]
+    assert (project / "app.py").read_text(encoding="utf-8") == APP.replace("'hi'", "'hello'")
+    runs = _items(events, "command_execution")
+    assert [c in r["command"] for r, c in zip(runs, ["cat app.py", RUN], strict=True)] == [True] * 2
+    assert [r["exit_code"] for r in runs] == [0, 0]
+    assert "return 'hi'" in runs[0]["aggregated_output"]
+    assert runs[1]["aggregated_output"].strip() == "hello"
+    assert [c["path"] for f in _items(events, "file_change") for c in f["changes"]] == [
+        str(project / "app.py")
+    ]
+    assert [m["text"] for m in _items(events, "agent_message")] == [DONE]
+    posts = [r for r in upstream.requests if r.method == "POST"]
+    assert len(posts) == 4
+    assert problems_seen(family, upstream.requests) == []
+    assert proxy.upstreams["anthropic" if family == "openai" else "openai"].requests == []
+    assert "apply_patch" in _tool_names(family, posts[0].json())  # the freeform tool, offered
+    last = json.dumps(posts[-1].json())
+    assert "return 'hi'" in last and "hello" in last  # the file read, the command's output
+    rows = ledger_rows(proxy.ledger, 4)
+    assert [(r["backend"], r["status"]) for r in rows] == [(BACKENDS[family], "ok")] * 4
+    assert len({r["session"] for r in rows}) == 1
