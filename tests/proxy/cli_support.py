@@ -19,6 +19,7 @@ from toolwire.proxy import create_app, load_settings
 
 # The backend of each family in ``write_config``: ``local`` speaks OpenAI Chat.
 BACKENDS = {"anthropic": "claude", "openai": "local"}
+Script = tuple[list[Call], str]  # the tool calls an upstream makes, one a request; its answer
 
 
 @dataclass
@@ -30,13 +31,17 @@ class Proxied:
 
 
 @contextmanager
-def proxied(tmp: Path, family: str, calls: list[Call], done: str) -> Iterator[Proxied]:
+def proxied(
+    tmp: Path, family: str, calls: list[Call], done: str, other: Script | None = None
+) -> Iterator[Proxied]:
     """The proxy, its default backend the one of ``family``, in front of an Anthropic and
-    an OpenAI Chat upstream that both play the task; the ledger is flushed on exit."""
+    an OpenAI Chat upstream that both play the task (the one not of ``family`` plays
+    ``other`` when given); the ledger is flushed on exit."""
     ledger = tmp / "ledger.db"
+    plays = {f: (calls, done) if f == family or other is None else other for f in BACKENDS}
     with (
-        FakeServer(task("anthropic", calls, done)) as anthropic,
-        FakeServer(task("openai", calls, done)) as openai,
+        FakeServer(task("anthropic", *plays["anthropic"])) as anthropic,
+        FakeServer(task("openai", *plays["openai"])) as openai,
     ):
         config = write_config(tmp, openai.url, anthropic.url, f'ledger = "{ledger}"')
         text = config.read_text().replace('"local"', f'"{BACKENDS[family]}"')

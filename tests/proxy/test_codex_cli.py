@@ -84,6 +84,7 @@ def _exec(command: list[str], home: Path, project: Path, *args: str) -> list[dic
     flags = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json"]
     done = subprocess.run(
         [*command, "exec", *flags, "-C", str(project), *args],
+        cwd=project,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -136,7 +137,52 @@ def test_codex_reads_patches_and_runs_through_the_proxy(tmp_path: Path, family: 
     assert proxy.upstreams["anthropic" if family == "openai" else "openai"].requests == []
     assert "apply_patch" in _tool_names(family, posts[0].json())  # the freeform tool, offered
     last = json.dumps(posts[-1].json())
-    assert "return 'hi'" in last and "hello" in last  # the file read, the command's output
+    assert "return 'hi'" in last  # the file read
+    assert "hello" in last  # the command's output
     rows = ledger_rows(proxy.ledger, 4)
     assert [(r["backend"], r["status"]) for r in rows] == [(BACKENDS[family], "ok")] * 4
     assert len({r["session"] for r in rows}) == 1
+
+
+NOTES = "alpha = 7\nbeta = 9\n"
+# The first run reads the notes on the first backend and stops; the resumed one, after
+# the switch, runs one more command on the second and answers (each upstream counts the
+# tool results a request carries to know its step).
+SWITCH_TASK: list[Call] = [
+    ("call_read", "exec_command", {"cmd": "cat notes.txt"}),
+    ("call_count", "exec_command", {"cmd": "wc -l notes.txt"}),
+]
+
+
+def test_a_codex_session_switched_mid_task_keeps_what_it_read_and_ran(tmp_path: Path) -> None:
+    command = _codex()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text(NOTES, encoding="utf-8")
+    with proxied(tmp_path, "openai", SWITCH_TASK[:1], "Read.", (SWITCH_TASK, "beta = 9")) as proxy:
+        home = _home(tmp_path, proxy.url)
+        first = _exec(command, home, project, "Read notes.txt.")
+        (thread,) = [e["thread_id"] for e in first if e["type"] == "thread.started"]
+        (session,) = {r["session"] for r in ledger_rows(proxy.ledger, 2)}
+        switched = switch_cli(proxy.url, proxy.config, "claude", session)
+        assert switched.returncode == 0, switched.stderr
+        second = _exec(command, home, project, "resume", thread, "What is beta?")
+    chat, anthropic = proxy.upstreams["openai"].requests, proxy.upstreams["anthropic"].requests
+    assert (len(chat), len(anthropic)) == (2, 2)
+    assert problems_seen("openai", chat) == []
+    assert problems_seen("anthropic", anthropic) == []
+    # The new backend's first request holds the read: Codex's call and the file's text.
+    history = anthropic[0].json()["messages"]
+    uses = [b for m in history if isinstance(m["content"], list) for b in m["content"]]
+    (read,) = [b for b in uses if b["type"] == "tool_use"]
+    assert read["name"] == "exec_command"
+    assert "cat notes.txt" in json.dumps(read["input"])
+    (result,) = [b for b in uses if b["type"] == "tool_result"]
+    assert result["tool_use_id"] == read["id"]
+    assert all(line in json.dumps(result["content"]) for line in NOTES.splitlines())
+    runs = _items(second, "command_execution")
+    assert ["wc -l notes.txt" in r["command"] for r in runs] == [True]
+    assert [m["text"] for m in _items(second, "agent_message")] == ["beta = 9"]
+    rows = ledger_rows(proxy.ledger, 4)
+    assert [r["backend"] for r in rows] == ["local", "local", "claude", "claude"]
+    assert {r["session"] for r in rows} == {session}
