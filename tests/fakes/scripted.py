@@ -4,7 +4,8 @@ would refuse: a body the official SDK's request type rejects, a tool definition 
 provider refuses (``tests/backends/tool_rules.py``), or a tool call left unanswered or an
 answer to no call.
 
-The task is a list of tool calls, one per request, then a closing text. Which step a
+The task is a list of tool calls, one per request, then a closing text; a request that
+offers no tools (opencode asks for a session title so) gets a short text instead. Which step a
 request is at is the number of tool results it carries, so the fake keeps no state and a
 client that retries or resends its history gets the same answer.
 """
@@ -26,6 +27,7 @@ from tests.fakes.http import Received, Reply
 from tests.fakes.leaky import results_in
 from tests.proxy.dialect_support import calls_reply, text_reply
 
+TITLE = "A title"  # the answer to a request offering no tools (a CLI's side request)
 Call = tuple[str, str, dict[str, Any]]  # id, tool name, arguments
 # A request type's ``Iterable`` fields are checked only when iterated: each message too.
 _ANTHROPIC = pydantic.TypeAdapter(MessageCreateParamsStreaming)
@@ -96,6 +98,8 @@ def task(family: str, calls: list[Call], done: str) -> Callable[[Received], Repl
         problems = check(received.json())
         if problems:
             return _refusal(family, "; ".join(problems))
+        if not received.json().get("tools"):
+            return text_reply(family, TITLE)
         step = results_in(received)
         if step < len(calls):
             return calls_reply(family, [calls[step]])
