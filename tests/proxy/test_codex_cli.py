@@ -164,6 +164,7 @@ def test_a_codex_session_switched_mid_task_keeps_what_it_read_and_ran(tmp_path: 
         first = _exec(command, home, project, "Read notes.txt.")
         (thread,) = [e["thread_id"] for e in first if e["type"] == "thread.started"]
         (session,) = {r["session"] for r in ledger_rows(proxy.ledger, 2)}
+        assert session == thread  # Codex names its thread in prompt_cache_key
         switched = switch_cli(proxy.url, proxy.config, "claude", session)
         assert switched.returncode == 0, switched.stderr
         second = _exec(command, home, project, "resume", thread, "What is beta?")

@@ -2,11 +2,11 @@
 Completions route (docs/proxy.md, "Codex CLI and opencode end to end").
 
 The real ``opencode`` (``opencode-ai``, pinned in ``tests/opencode/package-lock.json``;
-``make opencode-cli`` installs it) gets a throwaway ``HOME`` and XDG folders whose
-``opencode.json`` names one OpenAI-compatible provider, the proxy's ``/v1`` with a fake
-key, with the auto-updater, the models.dev fetch, LSP downloads and sharing off. It still
-looks up ``registry.npmjs.org`` at start-up, and runs on when that fails (it does without
-a network: the test passes with no network at all).
+``make opencode-cli`` installs it, or this test on first run) gets a throwaway ``HOME``
+and XDG folders whose ``opencode.json`` names one OpenAI-compatible provider, the
+proxy's ``/v1`` with a fake key, with the auto-updater, the models.dev fetch, LSP
+downloads and sharing off. It still looks ``registry.npmjs.org`` up at start-up and runs
+on when that fails: the test passes with no network at all.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from typing import Any
 import pytest
 
 from tests.fakes.scripted import Call, problems_seen
+from tests.npm import npm_installed
 from tests.proxy.cli_support import BACKENDS, ledger_rows, proxied
 
 pytestmark = pytest.mark.e2e
 
-OPENCODE = Path(__file__).parents[1] / "opencode" / "node_modules" / ".bin" / "opencode"
+OPENCODE_DIR = Path(__file__).parents[1] / "opencode"
+OPENCODE = OPENCODE_DIR / "node_modules" / ".bin" / "opencode"
 RUN_TIMEOUT = 60
 APP = "def greet():\n    return 'hi'\n"
 RUN = "python3 -c 'import app; print(app.greet())'"
@@ -32,9 +34,8 @@ DONE = "Done: greet() now says hello."
 
 
 def _opencode() -> list[str]:
-    """The command that runs the installed opencode; a skip when it is not installed."""
-    if not OPENCODE.exists():
-        pytest.skip("opencode is not installed: run `make opencode-cli`")
+    """The command that runs the installed opencode, installing it first if needed."""
+    npm_installed(OPENCODE_DIR, OPENCODE, "make opencode-cli", ci=False)
     probe = subprocess.run(
         [str(OPENCODE), "--version"], capture_output=True, text=True, timeout=30, check=False
     )
