@@ -59,8 +59,6 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
         blocks = message.get("content")
         blocks = blocks if isinstance(blocks, list) else []
         out += [p for b in blocks for p in _sdk(_ANTHROPIC_BLOCK, b)]
-        if n and message.get("role") == messages[n - 1].get("role"):
-            out.append(f"messages.{n}: two {message.get('role')} messages in a row")
         answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"}
         if message.get("role") == "user" and answered != asked and (answered or asked):
             out.append(f"messages.{n}: tool_use ids {sorted(asked)} answered by {answered}")
