@@ -4,10 +4,12 @@ route (docs/proxy.md, "Codex CLI and opencode end to end").
 The real ``codex`` (``@openai/codex``, pinned in ``tests/codex/package-lock.json``;
 ``make codex-cli`` installs it, or this test on first run) gets a throwaway
 ``CODEX_HOME`` whose ``config.toml`` names one model provider, the proxy's ``/v1`` with
-``wire_api = "responses"`` and a fake key; it makes no other connection. The model it asks
-for is ``gpt-5.5``, one whose metadata it ships, so it offers ``apply_patch`` as a
-freeform (``custom``) tool; the proxy routes the name it does not know to its default
-backend.
+``wire_api = "responses"`` and a fake key, the update check and analytics off. It makes
+no other connection (it still looks up ``github.com``, ``api.github.com`` and
+``chatgpt.com``, and connects to none): the test passes with no network at all. The
+model it asks for is ``gpt-5.5``, one whose metadata it ships, so it offers
+``apply_patch`` as a freeform (``custom``) tool; the proxy routes the name it does not
+know to its default backend.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def _home(tmp: Path, url: str) -> Path:
     (home / "config.toml").write_text(
         f"""model = "gpt-5.5"
 model_provider = "toolwire"
+check_for_update_on_startup = false
+[analytics]
+enabled = false
 [model_providers.toolwire]
 name = "toolwire"
 base_url = "{url}/v1"
