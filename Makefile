@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql chromium
+	node-deps claude-code codex-cli opencode-cli mcp-deps acpx-deps redis-server bubblewrap \
+	sandbox-user postgresql chromium
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -59,6 +60,27 @@ claude-code:
 	elif [ ! -x tests/claude/node_modules/.bin/claude ] \
 		|| [ tests/claude/package-lock.json -nt tests/claude/node_modules ]; then \
 		npm ci --prefix tests/claude --no-audit --no-fund; \
+	fi
+
+# Codex CLI and opencode, pinned by their lock files (reinstalled when the lock changes),
+# for the proxy tests that run them (tests/proxy/test_codex_cli.py, test_opencode_cli.py).
+# Without npm nothing is installed here; those tests skip then. opencode by
+# `npm install --no-save`, as acpx below: its optional platform builds the registry does
+# not serve make `npm ci` count the lock out of sync.
+codex-cli:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the Codex CLI proxy test will be skipped"; \
+	elif [ ! -d tests/codex/node_modules/@openai/codex ] || \
+		[ tests/codex/package-lock.json -nt tests/codex/node_modules/.package-lock.json ]; then \
+		npm ci --prefix tests/codex --no-audit --no-fund; \
+	fi
+
+opencode-cli:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the opencode proxy test will be skipped"; \
+	elif [ ! -d tests/opencode/node_modules/opencode-ai ] || \
+		[ tests/opencode/package-lock.json -nt tests/opencode/node_modules/.package-lock.json ]; then \
+		npm install --no-save --prefix tests/opencode --no-audit --no-fund; \
 	fi
 
 # acpx 0.19.1 (a real headless ACP client) and the Node 22 it needs, both from npm, for
@@ -157,8 +179,8 @@ chromium:
 			"the /ui browser test will be skipped"; \
 	fi
 
-deps: node-deps claude-code mcp-deps acpx-deps redis-server bubblewrap sandbox-user postgresql \
-	chromium
+deps: node-deps claude-code codex-cli opencode-cli mcp-deps acpx-deps redis-server bubblewrap \
+	sandbox-user postgresql chromium
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)
