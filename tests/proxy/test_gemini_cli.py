@@ -4,9 +4,11 @@ routes (docs/proxy.md, "Codex CLI, opencode and gemini-cli end to end").
 The real ``gemini`` (``@google/gemini-cli``, pinned in ``tests/gemini/package-lock.json``;
 ``make gemini-cli`` installs it, or this test on first run) gets a throwaway ``HOME``
 whose ``.gemini/settings.json`` picks API-key auth and turns off the update check,
-telemetry and usage statistics, and also the side requests it would make without tools
-and read back as JSON (the next-speaker check, loop detection, edit correction): the
-proxy serves no ``responseSchema``, so their answers would be whatever the backend says.
+telemetry and usage statistics, and also (most are off by default) the side requests it
+would make without tools and read back as JSON (the next-speaker check, loop detection,
+edit correction): the proxy serves no ``responseJsonSchema``, so the scripted upstream
+answers them with a line of text, and a run with the next-speaker check on did not end
+in two minutes.
 ``GOOGLE_GEMINI_BASE_URL`` points it at the proxy, ``GEMINI_API_KEY`` holds the proxy's
 token (sent as ``x-goog-api-key``) and ``GEMINI_CLI_CUSTOM_HEADERS`` names the session.
 It makes no other connection: the test passes with no network at all.
