@@ -5,8 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo lint format typecheck deps test test-quick test-bare check bench clean \
-	node-deps claude-code codex-cli opencode-cli mcp-deps acpx-deps redis-server bubblewrap \
-	sandbox-user postgresql chromium
+	node-deps claude-code codex-cli opencode-cli gemini-cli mcp-deps acpx-deps redis-server \
+	bubblewrap sandbox-user postgresql chromium
 
 # uv installs the project and its dependencies in about 2 s where pip takes about 15 s
 # (fresh venv, 2 cores); pip is the fallback where uv cannot be had or cannot install
@@ -81,6 +81,16 @@ opencode-cli:
 	elif [ ! -d tests/opencode/node_modules/opencode-ai ] || \
 		[ tests/opencode/package-lock.json -nt tests/opencode/node_modules/.package-lock.json ]; then \
 		npm install --no-save --prefix tests/opencode --no-audit --no-fund; \
+	fi
+
+# gemini-cli, pinned by its lock file (reinstalled when the lock changes), for
+# tests/proxy/test_gemini_cli.py. Without npm nothing is installed here; the test skips then.
+gemini-cli:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: the gemini-cli proxy test will be skipped"; \
+	elif [ ! -d tests/gemini/node_modules/@google/gemini-cli ] || \
+		[ tests/gemini/package-lock.json -nt tests/gemini/node_modules/.package-lock.json ]; then \
+		npm ci --prefix tests/gemini --no-audit --no-fund; \
 	fi
 
 # acpx 0.19.1 (a real headless ACP client) and the Node 22 it needs, both from npm, for
@@ -179,8 +189,8 @@ chromium:
 			"the /ui browser test will be skipped"; \
 	fi
 
-deps: node-deps claude-code codex-cli opencode-cli mcp-deps acpx-deps redis-server bubblewrap \
-	sandbox-user postgresql chromium
+deps: node-deps claude-code codex-cli opencode-cli gemini-cli mcp-deps acpx-deps redis-server \
+	bubblewrap sandbox-user postgresql chromium
 
 # On every core; tests that share one resource (the redis-server) carry one xdist_group.
 test: $(STAMP)

@@ -1,6 +1,6 @@
-"""What the tests of the real coding CLIs through the proxy share (Codex, opencode): a proxy
-with its ledger in front of two fake upstreams of different families, each playing one
-scripted task (``tests/fakes/scripted.py``), and the ledger's rows."""
+"""What the tests of the real coding CLIs through the proxy share (Codex, opencode,
+gemini-cli): a proxy with its ledger in front of two fake upstreams of different families,
+each playing one scripted task (``tests/fakes/scripted.py``), and the ledger's rows."""
 
 from __future__ import annotations
 
@@ -32,18 +32,24 @@ class Proxied:
 
 @contextmanager
 def proxied(
-    tmp: Path, family: str, calls: list[Call], done: str, other: Script | None = None
+    tmp: Path,
+    family: str,
+    calls: list[Call],
+    done: str,
+    other: Script | None = None,
+    extra: str = "",
 ) -> Iterator[Proxied]:
     """The proxy, its default backend the one of ``family``, in front of an Anthropic and
     an OpenAI Chat upstream that both play the task (the one not of ``family`` plays
-    ``other`` when given); the ledger is flushed on exit."""
+    ``other`` when given); ``extra`` adds lines to its ``[proxy]`` table (a ``token``);
+    the ledger is flushed on exit."""
     ledger = tmp / "ledger.db"
     plays = {f: (calls, done) if f == family or other is None else other for f in BACKENDS}
     with (
         FakeServer(task("anthropic", *plays["anthropic"])) as anthropic,
         FakeServer(task("openai", *plays["openai"])) as openai,
     ):
-        config = write_config(tmp, openai.url, anthropic.url, f'ledger = "{ledger}"')
+        config = write_config(tmp, openai.url, anthropic.url, f'ledger = "{ledger}"\n{extra}')
         text = config.read_text().replace('"local"', f'"{BACKENDS[family]}"')
         config.write_text(text)
         settings = load_settings(config)

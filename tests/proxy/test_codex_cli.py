@@ -1,5 +1,5 @@
 """Codex CLI itself, run headless (``codex exec``) through ``toolwire proxy``'s Responses
-route (docs/proxy.md, "Codex CLI and opencode end to end").
+route (docs/proxy.md, "Codex CLI, opencode and gemini-cli end to end").
 
 The real ``codex`` (``@openai/codex``, pinned in ``tests/codex/package-lock.json``;
 ``make codex-cli`` installs it, or this test on first run) gets a throwaway

@@ -1,5 +1,5 @@
 """opencode itself, run headless (``opencode run``) through ``toolwire proxy``'s Chat
-Completions route (docs/proxy.md, "Codex CLI and opencode end to end").
+Completions route (docs/proxy.md, "Codex CLI, opencode and gemini-cli end to end").
 
 The real ``opencode`` (``opencode-ai``, pinned in ``tests/opencode/package-lock.json``;
 ``make opencode-cli`` installs it, or this test on first run) gets a throwaway ``HOME``
