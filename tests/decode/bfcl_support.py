@@ -166,3 +166,39 @@ def miss(fmt: str, case: Case, seed: int, *, every_cut: bool) -> str | None:
 def _short(calls: list[Call]) -> str:
     text = json.dumps(calls, ensure_ascii=False, default=repr)
     return text if len(text) < 160 else text[:157] + "..."
+
+
+_UNTYPED = (
+    "an object argument whose schema lists no members: XML writes each member as text, "
+    "and nothing says 90 is a number"
+)
+_STRING_FOR_ARRAY = (
+    "BFCL's ground truth breaks its schema (a string for an array of numbers): XML's one "
+    "element of an array parameter is a one-item list"
+)
+_UNDECLARED = (
+    "BFCL's ground truth gives an argument its tool does not declare (`type` of "
+    "bank.calculate_balance): a `</parameter>` counts only before a declared key, so the "
+    "value runs on"
+)
+KNOWN: dict[str, tuple[str, frozenset[tuple[str, str]]]] = {
+    "untyped object": (
+        _UNTYPED,
+        frozenset(
+            ("xml-tags", case) for case in ("multiple_9", "parallel_29", "parallel_multiple_66")
+        ),
+    ),
+    "string for array": (_STRING_FOR_ARRAY, frozenset({("xml-tags", "parallel_multiple_21")})),
+    "undeclared argument": (
+        _UNDECLARED,
+        frozenset(
+            (fmt, "parallel_multiple_26") for fmt in ("qwen3-coder", "qwen3_xml", "seed_oss")
+        ),
+    ),
+}
+"""Every miss, by a short label: why, and the (format, case id) pairs it explains."""
+
+
+def known_reason(fmt: str, case_id: str) -> str | None:
+    """The label of the documented reason for this miss, or None."""
+    return next((label for label, (_, pairs) in KNOWN.items() if (fmt, case_id) in pairs), None)
