@@ -5,7 +5,8 @@ multiple (``bfcl-eval``'s data, read where pip installed it: ``uv pip install --
 bfcl-eval``) is written in each format of the registry as that model family's template
 writes it, several calls as the format writes several (``render_many``), then decoded with
 the case's tools declared: whole, cut at every byte boundary (every case, or every Nth with
-``--every-cut-step N``), and in five random chunkings. A case agrees when every way gives
+``--every-cut-step N``; every case takes about 12 minutes of one core), and in five
+random chunkings. A case agrees when every way gives
 the ground truth. The table is agree / total per format and category; then every miss, by
 its documented reason (docs/decoding.md), and the negative corpus's count of false calls
 (tests/decode/negative: whole, byte by byte, three random chunkings).
