@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml
 		echo "uv could not install the project: pip installs it instead"; \
 		$(BIN)/pip install --quiet -e '.[dev]'; \
 	fi
+	# BFCL's data for tests/decode/test_bfcl.py and bench/bfcl_formats.py, read in place;
+	# its own dependencies (torch, CUDA, its model clients) are not needed to read it.
+	$(BIN)/pip install --quiet --no-deps bfcl-eval==2026.3.23 \
+		|| echo "bfcl-eval could not be installed: tests/decode/test_bfcl.py will skip"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from toolwire.backends import anthropic, openai_chat
@@ -79,10 +77,8 @@ def test_a_rendered_call_decodes_back_to_its_arguments(fmt: ToolFormat) -> None:
     starts = [e for e in events if isinstance(e, ToolCallStart)]
     ends = [e for e in events if isinstance(e, ToolCallEnd)]
     assert [s.name for s in starts] == ["Edit"]
-    expected: dict[str, Any] = dict(ARGS)
-    if fmt == "xml-tags":
-        expected["replace_all"] = "true"  # the XML format carries text only
-    assert ends[0].arguments == expected
+    # Every format, XML's text too, is typed by the tool's schema: replace_all is True.
+    assert ends[0].arguments == dict(ARGS)
     assert not [e for e in events if isinstance(e, TextDelta) and e.text.strip()]
 
 

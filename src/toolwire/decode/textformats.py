@@ -19,7 +19,7 @@ docs/decoding.md.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -53,6 +53,10 @@ class TextFormat:
     render: str = ""
     """``module:function`` under ``toolwire.decode.tags`` writing a call (default:
     ``render`` in ``module``)."""
+    several: tuple[str, str, str] = ("", "\n", "")
+    """How the template writes several calls in one answer: the section's opening and
+    closing markup (which one call's ``render`` carries too, and several calls share), and
+    what goes between two calls."""
 
 
 _XML = (
@@ -79,23 +83,25 @@ _PYTHONIC = (
     "(strings quoted, True, False, None, lists and dicts)."
 )
 
+_DS_OPEN, _DS_CLOSE = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+
 # One line per format, long as it may be: an added format is one line here.
 # fmt: off
 _FORMATS: Final[tuple[TextFormat, ...]] = (
     TextFormat("xml-tags", "xml", "XmlTagsDecoder", ("xml_tags",), "tool_result", _XML, "_render:xml"),  # noqa: E501
     TextFormat("hermes", "hermes", "HermesDecoder", render="_render:hermes"),
     TextFormat("qwen3-coder", "qwen", "Qwen3CoderDecoder", ("qwen3_coder",), rules=_QWEN, render="_render:qwen3_coder"),  # noqa: E501
-    TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",)),
-    TextFormat("pythonic", "pythonic", "PythonicDecoder", ("llama4_pythonic",), rules=_PYTHONIC),
-    TextFormat("mistral", "mistral", "MistralDecoder"),
-    TextFormat("deepseek_v3", "deepseek", "DeepSeekV3Decoder"),
-    TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31"),
-    TextFormat("granite", "jsonlist", "GraniteDecoder", render="jsonlist:render_granite"),
-    TextFormat("phi4_mini", "jsonlist", "Phi4MiniDecoder", ("phi4_mini_json",), render="jsonlist:render_phi4_mini"),  # noqa: E501
+    TextFormat("llama3_json", "llama", "Llama3JsonDecoder", ("llama4_json",), several=("", "; ", "")),  # noqa: E501
+    TextFormat("pythonic", "pythonic", "PythonicDecoder", ("llama4_pythonic",), rules=_PYTHONIC, several=("[", ", ", "]")),  # noqa: E501
+    TextFormat("mistral", "mistral", "MistralDecoder", several=("", "", "")),
+    TextFormat("deepseek_v3", "deepseek", "DeepSeekV3Decoder", several=(_DS_OPEN, "\n", _DS_CLOSE)),
+    TextFormat("deepseek_v31", "deepseek", "DeepSeekV31Decoder", render="deepseek:render_v31", several=(_DS_OPEN, "", _DS_CLOSE)),  # noqa: E501
+    TextFormat("granite", "jsonlist", "GraniteDecoder", render="jsonlist:render_granite", several=("<|tool_call|>[", ", ", "]")),  # noqa: E501
+    TextFormat("phi4_mini", "jsonlist", "Phi4MiniDecoder", ("phi4_mini_json",), render="jsonlist:render_phi4_mini", several=("functools[", ", ", "]")),  # noqa: E501
     TextFormat("glm45", "glm45", "Glm45Decoder", ("glm47",), rules=_KEYS, render="_render:glm45"),
-    TextFormat("kimi_k2", "kimi_k2", "KimiK2Decoder", render="_render:kimi_k2"),
-    TextFormat("minimax_m2", "minimax_m2", "MiniMaxM2Decoder", rules=_NAMED, render="_render:minimax_m2"),  # noqa: E501
-    TextFormat("openai_harmony", "harmony", "HarmonyDecoder", ("harmony", "gpt_oss"), render="_render:harmony"),  # noqa: E501
+    TextFormat("kimi_k2", "kimi_k2", "KimiK2Decoder", render="_render:kimi_k2", several=("<|tool_calls_section_begin|>", "", "<|tool_calls_section_end|>")),  # noqa: E501
+    TextFormat("minimax_m2", "minimax_m2", "MiniMaxM2Decoder", rules=_NAMED, render="_render:minimax_m2", several=("<minimax:tool_call>\n", "", "</minimax:tool_call>")),  # noqa: E501
+    TextFormat("openai_harmony", "harmony", "HarmonyDecoder", ("harmony", "gpt_oss"), render="_render:harmony", several=("", "<|start|>assistant", "")),  # noqa: E501
     TextFormat("seed_oss", "seed_oss", "SeedOssDecoder", rules=_QWEN, render="_render:seed_oss"),
     TextFormat("qwen3_xml", "qwen", "Qwen3CoderDecoder", rules=_QWEN, render="_render:qwen3_coder"),
 )
@@ -141,12 +147,28 @@ def renderer(name: str) -> Callable[[str, Mapping[str, Any]], str]:
     return render
 
 
+def render_many(name: str) -> Callable[[Sequence[tuple[str, Mapping[str, Any]]]], str]:
+    """``render([(tool name, arguments), ...]) -> text`` for ``name``: several calls in one
+    answer, as its model writes them (one section around them all where the format has one)."""
+    fmt = text_format(name)
+    one = renderer(name)
+    opening, between, closing = fmt.several
+
+    def render(calls: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        bodies = [one(tool, arguments) for tool, arguments in calls]
+        inner = [body.removeprefix(opening).removesuffix(closing) for body in bodies]
+        return opening + between.join(inner) + closing
+
+    return render
+
+
 __all__ = [
     "FORMATS",
     "TEXT_FORMATS",
     "TextDecoder",
     "TextFormat",
     "canonical",
+    "render_many",
     "renderer",
     "text_decoder",
     "text_format",

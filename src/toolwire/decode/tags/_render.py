@@ -76,6 +76,12 @@ def xml(name: str, arguments: Mapping[str, Any]) -> str:
 
 
 def _xml_element(name: str, value: Any) -> str:
+    if isinstance(value, list | dict) and not value:
+        # No repeat or child could say "empty": JSON does, and the tool's schema reads it.
+        return f"<{name}>{json.dumps(value)}</{name}>"
+    if isinstance(value, list) and any(isinstance(item, list) for item in value):
+        # Repeats of repeats would flatten: a list of lists is written as JSON.
+        return f"<{name}>{json.dumps(value, ensure_ascii=False)}</{name}>"
     if isinstance(value, list):
         return "".join(_xml_element(name, item) for item in value)
     if isinstance(value, dict):

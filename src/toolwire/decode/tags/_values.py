@@ -128,4 +128,25 @@ def _fits(value: Any, types: frozenset[str]) -> bool:
     return any(_FITS.get(t, lambda _: False)(value) for t in types)
 
 
-__all__ = ["convert", "read_literal"]
+def typed_element(value: Any, schema: Any) -> Any:
+    """An XML element's value (text, a list of repeats, or an object of children) typed by
+    its JSON schema: text as ``convert`` types it, a single element of an array as a
+    one-item list, an object's members and an array's items by their own schemas."""
+    types = _types(schema)
+    if not types or "string" in types:
+        return value
+    if isinstance(value, str):
+        converted = convert(value, schema)
+        if converted is not value or "array" not in types:
+            return converted
+    if "array" in types:
+        items = schema.get("items") if isinstance(schema, Mapping) else None
+        return [typed_element(v, items) for v in (value if isinstance(value, list) else [value])]
+    if isinstance(value, dict) and isinstance(schema, Mapping):
+        props = schema.get("properties")
+        props = props if isinstance(props, Mapping) else {}
+        return {k: typed_element(v, props.get(k)) for k, v in value.items()}
+    return value
+
+
+__all__ = ["convert", "read_literal", "typed_element"]

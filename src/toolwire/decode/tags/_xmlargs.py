@@ -10,6 +10,9 @@ Rules (docs/design.md, "Tool calls embedded in text"):
 * a name repeated among siblings is an array, in order (one occurrence is just a value:
   the format cannot tell a one-element array apart);
 * attributes are ignored (``<path type="string">`` is the element ``path``);
+* with the tool's parameters schema, a value is typed by its property's schema
+  (``_values.typed_element``): ``5`` for an integer is 5, one ``<tags>`` for an array is
+  a one-item list;
 * the root ``<arguments>`` holds elements, or nothing (``{}``), or, leniently, a JSON
   object as text (some models write that).
 
@@ -23,9 +26,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from toolwire.decode.tags._holdback import SPACE
+from toolwire.decode.tags._values import typed_element
 
 _ENTITY = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
@@ -98,9 +103,11 @@ class Element:
 class ArgumentTree:
     """The stack of open elements under ``<arguments>``, and the fields to report."""
 
-    __slots__ = ("_pending", "_reported", "_stack", "done", "value")
+    __slots__ = ("_pending", "_properties", "_reported", "_stack", "done", "value")
 
-    def __init__(self) -> None:
+    def __init__(self, schema: Any = None) -> None:
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        self._properties: Mapping[str, Any] = properties if isinstance(properties, Mapping) else {}
         self._stack = [Element("arguments")]
         self._pending: str | None = None  # a closed top-level name not reported yet
         self._reported: set[str] = set()
@@ -119,8 +126,14 @@ class ArgumentTree:
 
     def values(self, fields: tuple[str, ...]) -> tuple[Any, ...]:
         """The values of reported top-level fields (``ToolCallDelta.values``)."""
-        source = self.value if self.done else (self._stack[0].children or {})
-        return tuple(source[name] for name in fields)
+        if self.done:
+            return tuple(self.value[name] for name in fields)
+        source = self._stack[0].children or {}
+        return tuple(self._typed(name, source[name]) for name in fields)
+
+    def _typed(self, name: str, value: Any) -> Any:
+        schema = self._properties.get(name)
+        return value if schema is None else typed_element(value, schema)
 
     def text(self, text: str, *, cdata: bool = False) -> None:
         self._stack[-1].add_text(text, cdata=cdata)
@@ -138,7 +151,7 @@ class ArgumentTree:
         if name != top.name:
             raise ValueError(f"</{name}> closes <{top.name}>")
         if len(self._stack) == 1:
-            self.value = _root_value(top)
+            self.value = {k: self._typed(k, v) for k, v in _root_value(top).items()}
             self.done = True
             return self._report()
         self._stack.pop()

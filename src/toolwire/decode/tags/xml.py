@@ -63,9 +63,9 @@ class XmlTagsDecoder(TagDecoder):
     _AFTER_OPEN = _HEAD
 
     def __init__(self, schemas: Mapping[str, Any] | None = None) -> None:
-        """``schemas`` is accepted like every text format's and unused: values are text."""
-        del schemas
+        """``schemas``: the declared tools' parameters, which type their values."""
         super().__init__()
+        self._schemas: Mapping[str, Any] = schemas or {}
         self._name: list[str] = []
         self._name_len = 0
         self._tag: list[str] = []
@@ -125,7 +125,7 @@ class XmlTagsDecoder(TagDecoder):
             self._revert(f"{name!r} is not a tool name")
         else:
             self._begin(name, json_args=False)
-            self._tree = ArgumentTree()
+            self._tree = ArgumentTree(self._schemas.get(name))
             self._state = _BODY
         return True
 
