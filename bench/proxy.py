@@ -825,7 +825,10 @@ async def dialect_targets(
         probe = await one_stream(target)
         if probe.error:
             why = probe.error.split(":", 1)[0]
-            notes.append(f"{name}: skipped, toolwire does not serve it here ({why})")
+            if why in ("HTTP 404", "HTTP 405"):
+                notes.append(f"{name}: skipped, this toolwire does not serve it ({why})")
+            else:
+                notes.append(f"{name}: skipped, its first stream failed: {probe.error[:200]}")
             continue
         served.append(name)
         targets.append(target)
@@ -922,18 +925,25 @@ async def memory_per_stream(
 ) -> dict[str, float]:
     """KiB of toolwire's resident memory per open stream, for each dialect: a fresh proxy
     (so that no earlier run's freed memory is reused), warmed up by two streams, then
-    ``--memory-streams`` streams paced slowly enough to stay open while it is sampled."""
-    out: dict[str, float] = {}
-    n = args.memory_streams
-    for name in dialects:
-        proc, anthropic = start_toolwire(tmp, up_port, label=f"memory-{name}")
-        try:
-            base = anthropic.url.removesuffix("/v1/messages")
-            target = dialect_target(name, base, DIALECTS[name], "local", "", proc.pid)
-            out[name] = await _held(target, proc.pid, n, up_port, args)
-        finally:
-            stop(proc)
-        print(f"  memory toolwire/{name}: {out[name]:.1f} KiB per open stream", flush=True)
+    ``--memory-streams`` streams paced slowly enough to stay open while it is sampled.
+    One sample can move by half from one fresh process to the next, so the figure is the
+    median of ``--memory-rounds``, the dialects taking turns."""
+    samples: dict[str, list[float]] = {name: [] for name in dialects}
+    for _ in range(args.memory_rounds):
+        for name in dialects:
+            proc, anthropic = start_toolwire(tmp, up_port, label=f"memory-{name}")
+            try:
+                base = anthropic.url.removesuffix("/v1/messages")
+                target = dialect_target(name, base, DIALECTS[name], "local", "", proc.pid)
+                samples[name].append(
+                    await _held(target, proc.pid, args.memory_streams, up_port, args)
+                )
+            finally:
+                stop(proc)
+    out = {name: statistics.median(xs) for name, xs in samples.items()}
+    for name, xs in samples.items():
+        each = ", ".join(f"{x:.1f}" for x in xs)
+        print(f"  memory toolwire/{name}: {out[name]:.1f} KiB per open stream ({each})", flush=True)
     return out
 
 
@@ -1252,6 +1262,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--memory-streams", type=int, default=200, help="open streams of the memory phase"
+    )
+    parser.add_argument(
+        "--memory-rounds", type=int, default=3, help="fresh proxies per dialect, memory phase"
     )
     parser.add_argument(
         "--quick",
