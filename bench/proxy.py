@@ -60,6 +60,19 @@ one toolwire proxy per path (this file with ``--serve-toolwire``: the proxy as
 all interleaved in every round, the unpaced runs too; the table then gives each path and
 the ratios. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
 LiteLLM's events/s; a clean soak.
+
+``--dialects anthropic,chat,responses`` is the dialect axis instead (issue 34): one
+toolwire proxy asked on each client dialect it serves (``DIALECTS``: Anthropic
+``/v1/messages``, OpenAI Chat ``/v1/chat/completions``, OpenAI Responses
+``/v1/responses``, Gemini ``:streamGenerateContent``; one entry each, a dialect this
+toolwire does not serve is skipped with a line), and LiteLLM on each it serves from the
+same upstream (its Responses bridged to chat/completions with ``use_chat_completions_api``),
+all in the same interleaved rounds against one direct baseline; then a soak per dialect,
+and toolwire's memory per open stream on each: the rise of a fresh proxy's RSS with
+``--memory-streams`` slow streams open, over their number. Targets: at least 10x
+LiteLLM's events/s on every dialect it serves; added p99 at most 1 ms at 1 stream and
+2 ms at 100 paced streams; memory per open stream within 1.5x of the Anthropic path's.
+``--quick`` is a reduced size (200 events per stream, 2 rounds, a 100-stream soak).
 """
 
 from __future__ import annotations
@@ -259,20 +272,42 @@ class Stream:
     error: str | None = None
 
 
-def _texts(line: bytes, *, openai: bool) -> str:
+Texts = Callable[[dict[str, Any]], str]
+
+
+def anthropic_text(obj: dict[str, Any]) -> str:
+    if obj.get("type") == "content_block_delta" and obj["delta"].get("type") == "text_delta":
+        return str(obj["delta"]["text"])
+    return ""
+
+
+def chat_text(obj: dict[str, Any]) -> str:
+    return "".join((c.get("delta") or {}).get("content") or "" for c in obj.get("choices", []))
+
+
+def responses_text(obj: dict[str, Any]) -> str:
+    return str(obj["delta"]) if obj.get("type") == "response.output_text.delta" else ""
+
+
+def gemini_text(obj: dict[str, Any]) -> str:
+    parts = [
+        p for c in obj.get("candidates", []) for p in (c.get("content") or {}).get("parts", [])
+    ]
+    return "".join(str(p["text"]) for p in parts if "text" in p and not p.get("thought"))
+
+
+def _texts(line: bytes, texts: Texts) -> str:
     if not line.startswith(b"data:"):
         return ""
     data = line[5:].strip()
     if not data or data == b"[DONE]":
         return ""
     obj = json.loads(data)
-    if openai:
-        return "".join((c.get("delta") or {}).get("content") or "" for c in obj.get("choices", []))
-    if obj.get("type") == "content_block_delta" and obj["delta"].get("type") == "text_delta":
-        return str(obj["delta"]["text"])
-    if obj.get("type") == "error":
+    # Every dialect's error event: Anthropic's and Responses' by type, OpenAI Chat's and
+    # Google's as a top-level ``error`` member.
+    if obj.get("type") in ("error", "response.failed") or obj.get("error"):
         raise RuntimeError(f"error event: {obj}")
-    return ""
+    return texts(obj)
 
 
 class Dechunker:
@@ -328,7 +363,7 @@ async def one_stream(target: Target) -> Stream:
                 raise RuntimeError("the connection closed mid-body")
             pending += body.feed(raw)
             *lines, pending = pending.split(b"\n")
-            text += "".join(_texts(ln, openai=target.openai) for ln in lines)
+            text += "".join(_texts(ln, target.texts) for ln in lines)
             *tokens, text = text.split("|")
             for tok in tokens:
                 seq, _, sent = tok.partition(":")
@@ -348,7 +383,7 @@ class Target:
     url: str
     body: dict[str, Any]
     headers: dict[str, str]
-    openai: bool = False
+    texts: Texts = anthropic_text
     pid: int | None = None  # the proxy's process, whose CPU time is reported
 
     @property
@@ -360,10 +395,15 @@ class Target:
         return urlsplit(self.url).port or 80
 
     @property
+    def path(self) -> str:
+        parts = urlsplit(self.url)
+        return parts.path + (f"?{parts.query}" if parts.query else "")
+
+    @property
     def request(self) -> bytes:
         body = json.dumps(self.body).encode()
         head = [
-            f"POST {urlsplit(self.url).path} HTTP/1.1",
+            f"POST {self.path} HTTP/1.1",
             f"host: {self.host}:{self.port}",
             "content-type: application/json",
             f"content-length: {len(body)}",
@@ -487,11 +527,17 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def start_toolwire(
-    tmp: Path, upstream: int, transport: str | None = None, *, people: bool = False
+    tmp: Path,
+    upstream: int,
+    transport: str | None = None,
+    *,
+    people: bool = False,
+    label: str | None = None,
 ) -> tuple[subprocess.Popen[bytes], Target]:
     """``toolwire proxy``; with ``transport``, this file serving it on that HTTP path;
-    ``people``: with a key, budgets and a ledger (``serve_people``)."""
-    name = "toolwire+keys" if people else transport or "toolwire"
+    ``people``: with a key, budgets and a ledger (``serve_people``); ``label`` names its
+    config and log when several plain ones run."""
+    name = "toolwire+keys" if people else transport or label or "toolwire"
     config = tmp / f"{name}.toml"
     priced = "price_per_mtok = { input = 3.0, output = 15.0 }\n" if people else ""
     ledger = f'ledger = "{tmp / "spend.db"}"\n' if people else ""
@@ -524,8 +570,21 @@ default_backend = "local"
 
 
 def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], Target]:
+    proc, base, key = litellm_process(exe, tmp, upstream)
+    headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+    target = Target(
+        "LiteLLM", f"{base}/v1/messages", anthropic_body("bench"), headers, pid=proc.pid
+    )
+    return proc, target
+
+
+def litellm_process(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], str, str]:
+    """The LiteLLM proxy routing model ``bench`` to the upstream: (process, base URL, key)."""
     key = "sk-bench-" + secrets.token_hex(16)
     config = tmp / "litellm.yaml"
+    # ``use_chat_completions_api``: its /v1/responses sends ``openai/`` models to the
+    # upstream's Responses API otherwise, which the upstream (like most OpenAI-compatible
+    # servers) does not have; this bridges them to chat/completions instead.
     config.write_text(
         f"""model_list:
   - model_name: bench
@@ -533,6 +592,7 @@ def start_litellm(exe: str, tmp: Path, upstream: int) -> tuple[subprocess.Popen[
       model: openai/qwen3
       api_base: http://{HOST}:{upstream}/v1
       api_key: unused
+      use_chat_completions_api: true
 litellm_settings:
   telemetry: false
   request_timeout: 120
@@ -553,10 +613,7 @@ general_settings:
     cmd = [exe, "--config", str(config), "--host", HOST, "--port", str(port)]
     proc = spawn(cmd, tmp / "litellm.log", env)
     wait_ready(proc, port, tmp / "litellm.log", 120)
-    headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
-    url = f"http://{HOST}:{port}/v1/messages"
-    target = Target("LiteLLM", url, anthropic_body("bench"), headers, pid=proc.pid)
-    return proc, target
+    return proc, f"http://{HOST}:{port}", key
 
 
 def anthropic_body(model: str) -> dict[str, Any]:
@@ -570,7 +627,72 @@ def anthropic_body(model: str) -> dict[str, Any]:
 
 def direct_target(upstream: int) -> Target:
     body = {"model": "qwen3", "stream": True, "messages": [{"role": "user", "content": "count"}]}
-    return Target("direct", f"http://{HOST}:{upstream}/v1/chat/completions", body, {}, openai=True)
+    return Target("direct", f"http://{HOST}:{upstream}/v1/chat/completions", body, {}, chat_text)
+
+
+def chat_body(model: str) -> dict[str, Any]:
+    return {
+        "model": model,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "messages": [{"role": "user", "content": "count"}],
+    }
+
+
+def responses_body(model: str) -> dict[str, Any]:
+    # ``store: false`` as Codex sends it: the relay is measured, not the session store.
+    return {"model": model, "stream": True, "store": False, "input": "count"}
+
+
+def gemini_body(model: str) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": "count"}]}]}
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {key}"}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One client dialect of the ``--dialects`` axis: how its clients ask for a stream
+    (``path`` and ``body`` for a model name, ``auth`` for a key) and read its text."""
+
+    path: Callable[[str], str]
+    body: Callable[[str], dict[str, Any]]
+    texts: Texts
+    auth: Callable[[str], dict[str, str]]
+    litellm: bool  # LiteLLM serves it from the OpenAI-Chat upstream
+
+
+# One entry per dialect. A dialect this toolwire does not serve yet is skipped with a line.
+DIALECTS: dict[str, Dialect] = {
+    "anthropic": Dialect(
+        lambda m: "/v1/messages",
+        anthropic_body,
+        anthropic_text,
+        lambda k: {"x-api-key": k, "anthropic-version": "2023-06-01"},
+        litellm=True,
+    ),
+    "chat": Dialect(lambda m: "/v1/chat/completions", chat_body, chat_text, bearer, litellm=True),
+    "responses": Dialect(
+        lambda m: "/v1/responses", responses_body, responses_text, bearer, litellm=True
+    ),
+    "gemini": Dialect(
+        lambda m: f"/v1beta/models/{m}:streamGenerateContent?alt=sse",
+        gemini_body,
+        gemini_text,
+        lambda k: {"x-goog-api-key": k},
+        litellm=False,
+    ),
+}
+
+
+def dialect_target(
+    name: str, base: str, dialect: Dialect, model: str, key: str, pid: int
+) -> Target:
+    headers = dialect.auth(key) if key else {}
+    url = base + dialect.path(model)
+    return Target(name, url, dialect.body(model), headers, dialect.texts, pid=pid)
 
 
 # --------------------------------------------------------------------------- report
@@ -686,6 +808,250 @@ def _cpu(runs: list[Run]) -> list[float]:
     return [r.cpu_us_per_event for r in runs]
 
 
+# --------------------------------------------------------------------------- dialects
+
+
+async def dialect_targets(
+    args: argparse.Namespace, tmp: Path, up_port: int, procs: list[subprocess.Popen[bytes]]
+) -> tuple[list[Target], list[str], list[str]]:
+    """The direct target, toolwire on each dialect it serves and LiteLLM on each dialect
+    it serves; with the dialects toolwire serves and a line per one skipped."""
+    proc, anthropic = start_toolwire(tmp, up_port)
+    procs.append(proc)
+    base = anthropic.url.removesuffix("/v1/messages")
+    targets, served, notes = [direct_target(up_port)], [], []
+    for name in args.dialects.split(","):
+        target = dialect_target(f"toolwire/{name}", base, DIALECTS[name], "local", "", proc.pid)
+        probe = await one_stream(target)
+        if probe.error:
+            why = probe.error.split(":", 1)[0]
+            if why in ("HTTP 404", "HTTP 405"):
+                notes.append(f"{name}: skipped, this toolwire does not serve it ({why})")
+            else:
+                notes.append(f"{name}: skipped, its first stream failed: {probe.error[:200]}")
+            continue
+        served.append(name)
+        targets.append(target)
+    note = await litellm_note(args)
+    if note:
+        return targets, served, [*notes, note]
+    try:
+        lproc, lbase, key = litellm_process(args.litellm, tmp, up_port)
+    except RuntimeError as e:
+        return targets, served, [*notes, f"LiteLLM: failed to start: {e}"]
+    procs.append(lproc)
+    for name in served:
+        if DIALECTS[name].litellm:
+            d = DIALECTS[name]
+            targets.append(dialect_target(f"LiteLLM/{name}", lbase, d, "bench", key, lproc.pid))
+    return targets, served, notes
+
+
+async def litellm_note(args: argparse.Namespace) -> str:
+    """Why LiteLLM is not run ("" when it is)."""
+    if args.no_litellm:
+        return "LiteLLM: skipped (--no-litellm)"
+    if not await asyncio.to_thread(Path(args.litellm).exists):
+        return f"LiteLLM: not run, {args.litellm} does not exist (see --help)"
+    return ""
+
+
+async def dialect_bench(
+    args: argparse.Namespace, tmp: Path, up_port: int, procs: list[subprocess.Popen[bytes]]
+) -> int:
+    levels = [int(x) for x in args.concurrency.split(",")]
+    targets, served, notes = await dialect_targets(args, tmp, up_port, procs)
+    print(
+        f"{args.events} events per stream; latency phase paced at {args.gap_ms} ms per event "
+        f"per stream; events/s phase unpaced; {args.rounds} paced rounds. Each proxy serves "
+        "each dialect from one OpenAI-Chat upstream; direct = that upstream itself. "
+        f"Load average (1, 5, 15 min) at the start: {load_average()}",
+        flush=True,
+    )
+    steal0, total0 = steal_ticks()
+    cells = await measure(targets, up_port, levels, args)
+    steal1, total1 = steal_ticks()
+    problems = [checked(name, n, *c.paced, *c.unpaced_runs) for (name, n), c in cells.items()]
+    memory = await memory_per_stream(args, tmp, up_port, served)
+    problems += await dialect_soaks(args, up_port, targets)
+    print("\n" + dialect_table(cells, served, levels))
+    print("\n" + memory_table(memory))
+    print("\n" + verdicts(cells, served, levels, memory))
+    if total1 > total0:
+        share = 100 * (steal1 - steal0) / (total1 - total0)
+        print(f"\nCPU time stolen by the hypervisor during these runs: {share:.1f}%")
+    print(f"Load average (1, 5, 15 min) at the end: {load_average()}")
+    for note in notes:
+        print(note)
+    problems = [p for p in problems if p]
+    if problems:
+        print("\nIntegrity problems:\n" + "\n".join(problems))
+    else:
+        print("Every stream of every run above: complete and in order.")
+    return 0 if not problems else 1
+
+
+async def dialect_soaks(args: argparse.Namespace, up_port: int, targets: list[Target]) -> list[str]:
+    """``--soak`` concurrent unpaced streams through toolwire on each dialect."""
+    await set_gap(up_port, 0)
+    problems = []
+    for target in (t for t in targets if t.name.startswith("toolwire/")):
+        soak = await drive(target, args.soak, args.events)
+        lost, disordered, errors = soak.bad()
+        print(
+            f"  soak {target.name}: {soak.received:,} of {args.soak * args.events:,} events in "
+            f"{soak.seconds:.1f} s ({soak.per_second:,.0f} ev/s); {lost} incomplete, "
+            f"{disordered} out of order, {len(errors)} errors",
+            flush=True,
+        )
+        problems.append(checked(f"soak {target.name}", args.soak, soak))
+    return problems
+
+
+def status_kib(pid: int, field_name: str) -> int:
+    """A ``kB`` line of /proc/PID/status (VmRSS...)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field_name} for process {pid}")
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+async def memory_per_stream(
+    args: argparse.Namespace, tmp: Path, up_port: int, dialects: list[str]
+) -> dict[str, float]:
+    """KiB of toolwire's resident memory per open stream, for each dialect: a fresh proxy
+    (so that no earlier run's freed memory is reused), warmed up by two streams, then
+    ``--memory-streams`` streams paced slowly enough to stay open while it is sampled.
+    One sample can move by half from one fresh process to the next, so the figure is the
+    median of ``--memory-rounds``, the dialects taking turns."""
+    samples: dict[str, list[float]] = {name: [] for name in dialects}
+    for _ in range(args.memory_rounds):
+        for name in dialects:
+            proc, anthropic = start_toolwire(tmp, up_port, label=f"memory-{name}")
+            try:
+                base = anthropic.url.removesuffix("/v1/messages")
+                target = dialect_target(name, base, DIALECTS[name], "local", "", proc.pid)
+                samples[name].append(
+                    await _held(target, proc.pid, args.memory_streams, up_port, args)
+                )
+            finally:
+                stop(proc)
+    out = {name: statistics.median(xs) for name, xs in samples.items()}
+    for name, xs in samples.items():
+        each = ", ".join(f"{x:.1f}" for x in xs)
+        print(f"  memory toolwire/{name}: {out[name]:.1f} KiB per open stream ({each})", flush=True)
+    return out
+
+
+async def _held(target: Target, pid: int, n: int, up_port: int, args: argparse.Namespace) -> float:
+    """The rise of ``pid``'s RSS per stream with ``n`` streams open (its peak over 1 s)."""
+    await set_gap(up_port, 0)
+    await drive(target, 2, args.events)
+    await set_gap(up_port, max(args.gap_ms, 15_000 / args.events))
+    await asyncio.sleep(0.5)
+    rss0, fds0 = status_kib(pid, "VmRSS"), open_fds(pid)
+    streams = [asyncio.create_task(one_stream(target)) for _ in range(n)]
+    try:
+        # Every stream open: a socket to the client and one to the upstream each, less the
+        # warm-up's two kept in the upstream pool (/proc is polled: the proxy is another
+        # process). At most 10 s.
+        for _ in range(100):
+            if open_fds(pid) - fds0 >= 2 * n - 2:
+                break
+            await asyncio.sleep(0.1)
+        if open_fds(pid) - fds0 < 2 * n - 2:
+            raise RuntimeError(f"only {(open_fds(pid) - fds0) // 2} of {n} streams opened")
+        peak = 0
+        for _ in range(10):
+            peak = max(peak, status_kib(pid, "VmRSS"))
+            await asyncio.sleep(0.1)
+    finally:
+        for stream in streams:
+            stream.cancel()  # each closes its connection
+        await asyncio.gather(*streams, return_exceptions=True)
+    return (peak - rss0) / n
+
+
+def dialect_table(cells: dict[tuple[str, int], Cell], served: list[str], levels: list[int]) -> str:
+    """The plain table (toolwire beside LiteLLM) once per dialect, a column naming it."""
+    rows: list[str] = []
+    for name in served:
+        sub = {("direct", n): cells[("direct", n)] for n in levels}
+        for who in ("toolwire", "LiteLLM"):
+            sub.update(
+                {
+                    (who, n): cells[(f"{who}/{name}", n)]
+                    for n in levels
+                    if (f"{who}/{name}", n) in cells
+                }
+            )
+        lines = table(sub, ["direct", "toolwire", "LiteLLM"], levels).splitlines()
+        if not rows:
+            rows = [lines[0].replace("| streams", "| dialect | streams"), "|---" + lines[1]]
+        rows += [f"| {name} " + line for line in lines[2:]]
+    return "\n".join(rows)
+
+
+def memory_table(memory: dict[str, float]) -> str:
+    rows = ["| dialect | toolwire KiB per open stream | vs anthropic |", "|---|---:|---:|"]
+    base = memory.get("anthropic")
+    for name, kib in memory.items():
+        ratio = f"{kib / base:.2f}x" if base and base > 0 else "-"
+        rows.append(f"| {name} | {kib:.1f} | {ratio} |")
+    return "\n".join(rows)
+
+
+def verdicts(
+    cells: dict[tuple[str, int], Cell],
+    served: list[str],
+    levels: list[int],
+    memory: dict[str, float],
+) -> str:
+    """Each dialect against issue 34's targets (added p99 as the median over the rounds)."""
+    out = ["Targets:"]
+    for name in served:
+        tw, ll = f"toolwire/{name}", f"LiteLLM/{name}"
+        rates = [_ratio(cells[(tw, n)], cells[(ll, n)]) for n in levels if (ll, n) in cells]
+        rates = [r for r in rates if r]
+        if rates:
+            low = min(rates)
+            out.append(
+                f"  {name}: >= 10x LiteLLM events/s: {_met(ok=low >= 10)} (lowest {low:.1f}x)"
+            )
+        for n, limit in ((1, 1.0), (100, 2.0)):
+            if n in levels:
+                p99 = statistics.median(added(cells, tw, n, 0.99))
+                verdict = _met(ok=p99 <= limit)
+                out.append(f"  {name}: added p99 <= {limit:g} ms at {n}: {verdict} ({p99:.3f} ms)")
+        base = memory.get("anthropic")
+        if name in memory and base:
+            ratio = memory[name] / base
+            verdict = _met(ok=ratio <= 1.5)
+            out.append(
+                f"  {name}: memory per open stream <= 1.5x anthropic's: {verdict} ({ratio:.2f}x)"
+            )
+    return "\n".join(out)
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _ratio(a: Cell, b: Cell) -> float:
+    """``a``'s events/s over ``b``'s (0 when either has no unpaced run)."""
+    if a.unpaced is None or b.unpaced is None:
+        return 0.0
+    return a.unpaced.per_second / b.unpaced.per_second
+
+
+def _met(*, ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -702,7 +1068,7 @@ async def measure(
         await set_gap(upstream, args.gap_ms)
         for round_ in range(args.rounds):
             for target in targets:
-                if target.name == "LiteLLM" and round_:
+                if target.name.startswith("LiteLLM") and round_:
                     continue
                 await settle(targets)
                 run = await drive(target, n, args.events)
@@ -716,7 +1082,7 @@ async def measure(
         await set_gap(upstream, 0)
         for round_ in range(args.unpaced_rounds):
             for target in targets:
-                if target.name == "LiteLLM" and round_:
+                if target.name.startswith("LiteLLM") and round_:
                     continue
                 await settle(targets)
                 unpaced = await drive(target, n, args.events)
@@ -761,6 +1127,8 @@ async def bench(args: argparse.Namespace, tmp: Path) -> int:
     try:
         procs.append(spawn(cmd, tmp / "upstream.log"))
         wait_ready(procs[-1], up_port, tmp / "upstream.log", 15)
+        if args.dialects:
+            return await dialect_bench(args, tmp, up_port, procs)
         targets = [direct_target(up_port)]
         transports = args.transports.split(",") if args.transports else [None]
         for transport in transports:
@@ -844,6 +1212,11 @@ async def report(
     return 0 if clean and not problems else 1
 
 
+def default_litellm() -> str:
+    beside = Path(sys.executable).parent / "litellm"
+    return str(beside) if beside.exists() else DEFAULT_LITELLM
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1000)
@@ -855,9 +1228,10 @@ def main() -> int:
     )
     parser.add_argument(
         "--litellm",
-        default=DEFAULT_LITELLM,
-        help="the litellm CLI of a separate venv: python -m venv /tmp/litellm-venv && "
-        "/tmp/litellm-venv/bin/pip install 'litellm[proxy]'",
+        default=default_litellm(),
+        help="the litellm CLI: by default the one beside this Python (uv pip install "
+        "'litellm[proxy]' into the venv) or else a separate venv's: python -m venv "
+        "/tmp/litellm-venv && /tmp/litellm-venv/bin/pip install 'litellm[proxy]'",
     )
     parser.add_argument("--no-litellm", action="store_true")
     parser.add_argument(
@@ -880,6 +1254,23 @@ def main() -> int:
         help="compare toolwire with toolwire+keys (a key per request, user and team "
         "budgets reserved and settled, a SQLite ledger) instead of LiteLLM",
     )
+    parser.add_argument(
+        "--dialects",
+        help="the dialect axis instead: toolwire (and LiteLLM where it serves the dialect) "
+        f"on each of these client dialects, comma-separated, of {','.join(DIALECTS)}; "
+        "and toolwire's memory per open stream on each",
+    )
+    parser.add_argument(
+        "--memory-streams", type=int, default=200, help="open streams of the memory phase"
+    )
+    parser.add_argument(
+        "--memory-rounds", type=int, default=3, help="fresh proxies per dialect, memory phase"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a reduced size: 200 events per stream, 2 paced rounds, a 100-stream soak",
+    )
     parser.add_argument("--serve-upstream", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-people", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-toolwire", type=int, help=argparse.SUPPRESS)
@@ -894,6 +1285,13 @@ def main() -> int:
     if args.serve_people:
         serve_people(args.serve_people, args.config)
         return 0
+    if args.quick:
+        args.events, args.rounds, args.soak = 200, 2, 100
+    unknown = set((args.dialects or "").split(",")) - {"", *DIALECTS}
+    if unknown:
+        parser.error(
+            f"unknown dialect(s) {', '.join(sorted(unknown))}: pick from {', '.join(DIALECTS)}"
+        )
     with tempfile.TemporaryDirectory(prefix="toolwire-bench-proxy-") as tmp:
         return int(run(bench(args, Path(tmp))))
 
