@@ -17,11 +17,27 @@ runner = CliRunner()
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """What ``uvicorn.run`` was asked to serve, instead of serving it."""
+    """Where the proxy would listen and what uvicorn would serve there, instead of
+    binding and serving."""
     import uvicorn
 
+    from toolwire.proxy import startup
+
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+
+    def listen(host: str, port: int) -> socket.socket:
+        calls.append({"host": host, "port": port})
+        return socket.socket()
+
+    def run(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
+        config = server.config
+        calls[-1].update(log_level=config.log_level, timeout_keep_alive=config.timeout_keep_alive)
+        calls[-1]["http"] = config.http
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(startup, "listen", listen)
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     return calls
 
 
