@@ -61,7 +61,7 @@ all interleaved in every round, the unpaced runs too; the table then gives each 
 the ratios. Targets: p99 added latency < 2 ms at 100 streams; at least 3x
 LiteLLM's events/s; a clean soak.
 
-``--dialects anthropic,chat,responses`` is the dialect axis instead (issue 34): one
+``--dialects anthropic,chat,responses`` is the dialect axis instead: one
 toolwire proxy asked on each client dialect it serves (``DIALECTS``: Anthropic
 ``/v1/messages``, OpenAI Chat ``/v1/chat/completions``, OpenAI Responses
 ``/v1/responses``, Gemini ``:streamGenerateContent``; one entry each, a dialect this
@@ -1011,7 +1011,7 @@ def verdicts(
     levels: list[int],
     memory: dict[str, float],
 ) -> str:
-    """Each dialect against issue 34's targets (added p99 as the median over the rounds)."""
+    """Each dialect against the dialect axis's targets (added p99 as the median over the rounds)."""
     out = ["Targets:"]
     for name in served:
         tw, ll = f"toolwire/{name}", f"LiteLLM/{name}"
