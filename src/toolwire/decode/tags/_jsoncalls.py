@@ -102,13 +102,7 @@ class JsonCallsDecoder(TagDecoder):
         self._pos = end
         if self._call is None and not self._may_call(wrapper):
             return True
-        known = wrapper.call_known if self._bare else wrapper.name is not None
-        if self._call is None and known:
-            self._begin(wrapper.name or "", json_args=True)
-        if self._call is not None:
-            for piece in wrapper.args:
-                self._delta(piece)
-            wrapper.args.clear()
+        self._stream_call(wrapper, bare=self._bare)
         if wrapper.error is not None:
             self._broken(wrapper.error)
         elif wrapper.done or (self._value_only and wrapper.between_members):

@@ -190,6 +190,18 @@ class TagDecoder(ABC):
         self._call = None
         self._error = None
 
+    def _stream_call(self, wrapper: Wrapper, *, bare: bool) -> None:
+        """A JSON call object scanned by ``wrapper`` so far: the call begun once its name
+        is known (``bare``, no special token before it: once its arguments began,
+        ``Wrapper.call_known``), then what its arguments added streamed."""
+        known = wrapper.call_known if bare else wrapper.name is not None
+        if self._call is None and known:
+            self._begin(wrapper.name or "", json_args=True)
+        if self._call is not None:
+            for piece in wrapper.args:
+                self._delta(piece)
+            wrapper.args.clear()
+
     def _json_arguments(self, wrapper: Wrapper, then: str) -> bool:
         """Stream a call's JSON arguments through ``wrapper``; once the object is whole,
         go to state ``then`` (a format's end-of-call token); broken: skip (``_malformed``)."""

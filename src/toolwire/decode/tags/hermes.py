@@ -169,13 +169,7 @@ class HermesDecoder(TagDecoder):
         self._pos = end
         if self._bare and self._call is None and not self._named(wrapper):
             return True
-        known = wrapper.call_known if self._bare else wrapper.name is not None
-        if self._call is None and known:
-            self._begin(wrapper.name or "", json_args=True)
-        if self._call is not None:
-            for piece in wrapper.args:
-                self._delta(piece)
-            wrapper.args.clear()
+        self._stream_call(wrapper, bare=self._bare)
         if wrapper.error is not None:
             self._broken(wrapper.error)
         elif wrapper.done or (self._close == _FN_CLOSE and wrapper.between_members):
