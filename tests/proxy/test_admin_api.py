@@ -146,3 +146,13 @@ def test_a_persons_key_the_token_and_no_credential_are_refused(tmp_path: Path) -
         _, admin_key = issue(proxy.people.accounts, "root", admin=True)
         assert _call(url, "GET", "/admin/keys", admin_key).status_code == 200
         assert _post(url, person).status_code == 200  # the key itself still works
+
+
+def test_an_admin_body_is_read_within_max_body_bytes(tmp_path: Path) -> None:
+    extra = _extra(tmp_path) + "\nmax_body_bytes = 1000"
+    with proxied(tmp_path, answering(USAGE, OUTPUT), extra) as (url, _proxy, _up):
+        big = {"user": "dana", "budget": "1usd/1d", "pad": "x" * 5000}
+        assert _call(url, "PUT", "/admin/budgets", json=big).status_code == 413
+        small = {"user": "dana", "budget": "1usd/1d"}
+        assert _call(url, "PUT", "/admin/budgets", json=small).status_code == 200
+        assert _call(url, "POST", "/admin/keys/none/revoke").status_code != 500  # no body

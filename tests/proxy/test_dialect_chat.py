@@ -208,3 +208,17 @@ def test_the_key_goes_as_a_bearer_token(tmp_path: Path, upstream: FakeServer) ->
         good = _client(url, "team-secret")
         answer = good.chat.completions.create(model="local,qwen3", messages=_ask())
     assert answer.choices[0].message.content == "ok"
+
+
+def test_arguments_nested_past_the_parser_are_one_clear_refusal(base_url: str) -> None:
+    # JSON text inside the body, nested deeper than json.loads goes: 400, never a 500.
+    deep = "[" * 100_000 + "]" * 100_000
+    call = {"id": "c", "type": "function", "function": {"name": "Read", "arguments": deep}}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c", "content": "x"},
+    ]
+    reply = httpx2.post(f"{base_url}/chat/completions", json={"model": "m", "messages": messages})
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["error"]["type"] == "invalid_request_error"

@@ -56,7 +56,7 @@ class AdminAPI:
 
     async def _body(self, request: Request) -> dict[str, Any]:
         await admin_only(self.intake, request, "the admin API")
-        data = await self.intake.body(request) if await request.body() else {}
+        data = await self.intake.body(request, empty={})  # read within max_body_bytes
         if not isinstance(data, dict):
             raise BadRequestError("the body must be a JSON object")
         return data

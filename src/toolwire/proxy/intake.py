@@ -45,8 +45,9 @@ class Intake:
     def __init__(self, settings: ProxySettings, people: People) -> None:
         self.settings, self.people = settings, people
 
-    async def body(self, request: Request) -> Any:
-        """The request's JSON, from an authorized client, within ``max_body_bytes``.
+    async def body(self, request: Request, *, empty: Any = None) -> Any:
+        """The request's JSON, from an authorized client, within ``max_body_bytes``;
+        ``empty`` when there is no body and ``empty`` is given (None: a body is needed).
 
         A lone surrogate (``\\ud83d``) in it is made U+FFFD here, once: everything
         downstream (upstream bodies, session keys, the reply) must encode as UTF-8.
@@ -54,6 +55,8 @@ class Intake:
         access = await self.access(request)
         request.state.caller, request.state.access = access.caller, access
         raw = await self._read(request)
+        if empty is not None and not raw.strip():
+            return empty
         try:
             return encodable_json(raw, json.loads(raw))
         except ValueError as e:

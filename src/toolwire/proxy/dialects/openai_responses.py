@@ -146,7 +146,7 @@ def _reasoning(item: Payload) -> list[Payload]:
     is opaque to every backend the proxy sends to: left out)."""
     try:
         kept = json.loads(str(item.get("encrypted_content")))
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     if not isinstance(kept, dict) or not isinstance(kept.get("value"), str):
         return []
