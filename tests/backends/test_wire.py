@@ -116,6 +116,51 @@ def test_a_malformed_response_is_a_protocol_error_and_its_connection_is_dropped(
     asyncio.run(main())
 
 
+def test_a_kept_alive_connection_closed_as_the_request_goes_out_is_retried_once_fresh() -> None:
+    """The race every keep-alive client meets: the upstream closes an idle connection
+    (its timeout, or it closes after each answer without ``connection: close``) just as
+    the next request is sent on it. That request is sent again on a new connection and
+    answered; a fresh connection that fails the same way is an error, not a loop."""
+    answered: list[bytes] = []
+    unanswered: list[bytes] = []
+    connections = 0
+
+    async def closes_after_one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            answered.append(head.split(b" ")[1])
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")  # the next one came: close, unanswered
+            unanswered.append(head.split(b" ")[1])
+        except asyncio.IncompleteReadError:
+            pass
+        finally:
+            writer.close()
+
+    async def never_answers(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+
+    async def main() -> None:
+        server, port = await _serve(closes_after_one)
+        async with server, _lean() as client:
+            for path in ("/a", "/b", "/c"):
+                response = await client.post(f"http://127.0.0.1:{port}{path}", content=b"{}")
+                assert (response.status_code, response.content) == (200, b"ok")
+        assert answered == [b"/a", b"/b", b"/c"]
+        assert unanswered == [b"/b", b"/c"]  # each met the closing connection first
+        assert connections == 3
+        server, port = await _serve(never_answers)
+        async with server, _lean() as client:
+            with pytest.raises(httpx2.RemoteProtocolError):
+                await client.post(f"http://127.0.0.1:{port}/", content=b"{}")
+
+    asyncio.run(main())
+
+
 class _Counting:
     """An Anthropic-speaking server that counts connections and the ones the client closed."""
 

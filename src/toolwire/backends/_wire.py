@@ -56,6 +56,10 @@ def http_client(*, lean: bool = True) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(verify=tls_context(), limits=limits, transport=transport)
 
 
+class _ClosedIdleError(Exception):
+    """A reused connection ended before any byte of the response came back."""
+
+
 class _Conn:
     """One HTTP/1.1 connection: its streams and when it went idle."""
 
@@ -90,11 +94,41 @@ class LeanTransport(httpx2.AsyncBaseTransport):
             return await self._fallback.handle_async_request(request)
         timeout: dict[str, float | None] = request.extensions.get("timeout", {})
         key = (url.host, url.port or 80)
-        conn = self._checkout(key) or await _connect(request, key, timeout.get("connect"))
+        reused = self._checkout(key)
+        if reused is not None:
+            try:
+                return await self._exchange(request, key, reused, timeout, reused=True)
+            except _ClosedIdleError:
+                pass  # the upstream closed it as we sent: once more, on a new connection
+        conn = await _connect(request, key, timeout.get("connect"))
+        return await self._exchange(request, key, conn, timeout, reused=False)
+
+    async def _exchange(
+        self,
+        request: httpx2.Request,
+        key: tuple[str, int],
+        conn: _Conn,
+        timeout: dict[str, float | None],
+        *,
+        reused: bool,
+    ) -> httpx2.Response:
+        """Send ``request`` on ``conn`` and read the response's head.
+
+        A kept-alive connection the upstream closed just as the request went out (its
+        idle timeout, or a server that closes after each response without saying so)
+        fails with nothing read back: that raises ``_ClosedIdleError`` so the request
+        is sent again on a new connection, as HTTP clients do for that race (the
+        upstream saw no request it answered). Anything else, or a fresh connection,
+        raises the httpx2 error."""
         body = _Body(self, key, conn, request, timeout.get("read"))
         try:
             await _write(request, conn, timeout.get("write"))
             head = await body.read_head()
+        except (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError) as e:
+            conn.close()
+            if reused and not body.received:
+                raise _ClosedIdleError from e
+            raise
         except BaseException:
             conn.close()
             raise
@@ -180,6 +214,7 @@ class _Body(httpx2.AsyncByteStream):
         self._request = request
         self._limit = limit
         self._parser = ResponseReader()
+        self.received = False  # a byte of the response came
 
     async def read_head(self) -> Head:
         """Read until the final response's head is in (body bytes may come with it)."""
@@ -207,6 +242,7 @@ class _Body(httpx2.AsyncByteStream):
             async with asyncio.timeout(self._limit):
                 data = await self._conn.reader.read(_READ_SIZE)
             if data:
+                self.received = True
                 self._parser.feed(data)
             else:
                 self._parser.eof()
