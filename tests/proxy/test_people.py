@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,22 @@ def test_a_team_limit_counts_every_key_of_the_team(tmp_path: Path) -> None:
             assert codes == [200, 200, 200, 429]
             assert _post(url, carol).status_code == 200  # another team's minute
         assert len(upstream.requests) == 4
+
+
+def test_the_next_request_at_once_is_judged_on_what_the_last_one_cost(tmp_path: Path) -> None:
+    """A reservation is its worst case until the response's settlement has run on the
+    ledger's thread. A client that sends its next request the moment the last answer
+    ended must be judged on what that answer cost, not on its worst case."""
+    with proxied(tmp_path, answering({"input_tokens": 10}, 1000)) as (url, proxy, upstream):
+        # About $0.10 spent per answer, $0.40 reserved for max_tokens 4000: two worst
+        # cases do not fit $0.60, one answer and one worst case do.
+        _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="0.6usd/1d")
+        busy = threading.Event()
+        proxy.people.writer.put(lambda: busy.wait() and None)  # held: the settlement waits
+        assert _post(url, secret, max_tokens=4000).status_code == 200
+        threading.Timer(0.3, busy.set).start()
+        second = _post(url, secret, max_tokens=4000)
+        assert second.status_code == 200, second.text
+        third = _post(url, secret, max_tokens=4000)  # $0.20 spent, $0.40 more: refused
+    assert third.status_code == 403
+    assert len(upstream.requests) == 2

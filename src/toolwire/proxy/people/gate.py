@@ -243,6 +243,9 @@ class People:
         if not charges:
             return hold
         refused = await self._run(partial(self.accounts.reserve, charges))
+        if refused is not None:  # settle what ended first, then ask once more (caught_up)
+            await self.writer.caught_up()
+            refused = await self._run(partial(self.accounts.reserve, charges))
         if refused is None:
             return hold
         subject = refused.charge.counter.rsplit(":", 1)[0]

@@ -16,12 +16,15 @@ outage starts (and every ``LOG_EVERY`` seconds while it lasts) and when it ends.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 from toolwire.proxy.people.ledger import Ledger, LedgerRow, LedgerUnavailableError, storable
 from toolwire.proxy.people.spool import REJECTED, Spool
@@ -87,6 +90,22 @@ class Writer:
     def put(self, item: LedgerRow | Job) -> None:
         self.start()
         self._queue.put(storable(item) if isinstance(item, LedgerRow) else item)
+
+    async def caught_up(self, timeout: float = 2.0) -> None:
+        """Wait until what was queued before this call has run (at most ``timeout``).
+
+        A budget refusal waits here first: a response that already ended has its
+        settlement queued, and until it runs that reservation still counts its worst
+        case, so a client sending its next request at once would be refused on money it
+        did not spend."""
+        if self._thread is None:
+            return
+        loop = asyncio.get_running_loop()
+        reached = asyncio.Event()
+        self.put(partial(_wake, loop, reached))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await reached.wait()
 
     def close(self, timeout: float = 30.0) -> None:
         """Write everything queued (or spool it if the ledger is down), then stop."""
@@ -263,6 +282,11 @@ class Writer:
                 )  # fmt: skip
         if self._spool is not None:
             self._spool.close()
+
+
+def _wake(loop: asyncio.AbstractEventLoop, reached: asyncio.Event) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(reached.set)
 
 
 def _do(job: Job) -> None:
