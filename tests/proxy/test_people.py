@@ -243,7 +243,11 @@ def test_the_next_request_at_once_is_judged_on_what_the_last_one_cost(tmp_path: 
         # cases do not fit $0.60, one answer and one worst case do.
         _, secret = issue(proxy.people.accounts, "alice", team="eng", budget="0.6usd/1d")
         busy = threading.Event()
-        proxy.people.writer.put(lambda: busy.wait() and None)  # held: the settlement waits
+
+        def hold() -> None:  # the ledger's thread is held: the settlement waits
+            busy.wait()
+
+        proxy.people.writer.put(hold)
         assert _post(url, secret, max_tokens=4000).status_code == 200
         threading.Timer(0.3, busy.set).start()
         second = _post(url, secret, max_tokens=4000)
