@@ -21,10 +21,9 @@ from toolwire.agent.session.turn_state import PromptStopReason
 from toolwire.agent.store.transcript import user_updates
 from toolwire.agent.turn.hooked import TurnHooks
 from toolwire.history import ImagePart, Message, Part, TextPart
-from toolwire.history.images import has_images
 from toolwire.imaging import fitted
 from toolwire.tools.threads import off_loop
-from toolwire.updates.builders import info_update
+from toolwire.updates.builders import MessageChunk, info_update
 from toolwire.updates.titles import shorten
 
 #: ``Notices`` keys: the session has its title; the user was told its model takes no images.
@@ -57,8 +56,9 @@ class Prompt:
         turn's stop reason (a built-in command ran, there is no backend to send it to,
         or a ``UserPromptSubmit`` hook blocked it: nothing is kept)."""
         text, command = await self.read(prompt_text(blocks))
+        updates = user_updates(blocks)  # the prompt as the transcript keeps it, either way
         if command is not None:
-            return await self.command(blocks, *command)
+            return await self.command(updates, *command)
         model, config = self.session.model, self.runtime.config
         if config.no_backend is not None and model.pending == config.default_backend:
             # No key: the bundled demo is never run in the user's project unasked.
@@ -67,7 +67,7 @@ class Prompt:
         hooked = await self.hooks.prompt(text, self.say)
         if hooked is None:
             return "end_turn"
-        await self.begin(blocks, hooked)
+        await self.begin(blocks, hooked, updates)
         return None
 
     async def read(self, typed: str) -> tuple[str, tuple[Command, str] | None]:
@@ -83,10 +83,12 @@ class Prompt:
         self.untold = session.services.instructions.untold(refused)
         return resolve(typed, custom, session.who.cwd)
 
-    async def command(self, blocks: list[Any], command: Command, argument: str) -> PromptStopReason:
-        """A built-in command run by toolwire: kept in the transcript, never sent to the
-        model (``/init`` and custom commands are prompts instead, see ``read``)."""
-        session, runtime, updates = self.session, self.runtime, user_updates(blocks)
+    async def command(
+        self, updates: list[MessageChunk], command: Command, argument: str
+    ) -> PromptStopReason:
+        """A built-in command run by toolwire: kept in the transcript (``updates``), never
+        sent to the model (``/init`` and custom commands are prompts instead, see ``read``)."""
+        session, runtime = self.session, self.runtime
         await runtime.store.call(lambda db: db.append(session.id, updates=updates))
         name = command.name
         if name == "compact":
@@ -102,15 +104,15 @@ class Prompt:
             await self.say(await Rewinder(session, runtime).command(argument))
         return "end_turn"
 
-    async def begin(self, blocks: list[Any], text: str) -> None:
+    async def begin(self, blocks: list[Any], text: str, updates: list[MessageChunk]) -> None:
         """Start a prompt: ``text`` (the prompt, or what a command expands to) for the
-        model, the blocks as typed for the transcript and the title; numbered, and the
-        session's files checkpointed, first (what ``/rewind`` goes back to)."""
+        model, the blocks as typed for the title, ``updates`` for the transcript;
+        numbered, and the session's files checkpointed, first (what ``/rewind`` goes back
+        to)."""
         session, store = self.session, self.runtime.store
         self.number = await Rewinder(session, self.runtime).prompt_started(prompt_text(blocks))
         message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
         session.history.append(message)
-        updates = user_updates(blocks)
         await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
         # Another window may have the session open too, and issued ids since it was opened.
         session.services.call_ids.update(await store.call(lambda db: db.call_ids(session.id)))
@@ -120,7 +122,8 @@ class Prompt:
             session.services.outbox.update(info_update(record.title, record.updated_at_iso))
         for line in self.untold:
             await self.say(line)
-        await self.images_notice(session.model.pending, images=has_images([message]))
+        images = any(isinstance(part, ImagePart) for part in message.parts)
+        await self.images_notice(session.model.pending, images=images)
 
     async def steered(self, blocks: list[Any]) -> None:
         """A message sent while this turn runs (``TurnState.queue``), added before the
