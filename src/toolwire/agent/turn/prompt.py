@@ -18,6 +18,8 @@ from toolwire.agent.features.rewind import Rewinder
 from toolwire.agent.session.instructions import Refused
 from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.session.turn_state import PromptStopReason
+from toolwire.agent.store.database import SessionDatabase
+from toolwire.agent.store.records import SessionRecord
 from toolwire.agent.store.transcript import user_updates
 from toolwire.agent.turn.hooked import TurnHooks
 from toolwire.history import ImagePart, Message, Part, TextPart
@@ -113,12 +115,21 @@ class Prompt:
         self.number = await Rewinder(session, self.runtime).prompt_started(prompt_text(blocks))
         message = await off_loop(lambda: prompt_message(blocks, text))  # images are fitted
         session.history.append(message)
-        await store.call(lambda db: db.append(session.id, messages=[message], updates=updates))
-        # Another window may have the session open too, and issued ids since it was opened.
-        session.services.call_ids.update(await store.call(lambda db: db.call_ids(session.id)))
+        title = None
         if session.services.told.first(TITLED):
             title = shorten(prompt_text(blocks), 60) or "Untitled"
-            record = await store.call(lambda db: db.update(session.id, title=title))
+
+        def keep(db: SessionDatabase) -> tuple[set[str], SessionRecord | None]:
+            """The prompt stored (and the session's title, on its first); one trip to the
+            store's thread. The ids issued, as another window may have the session open
+            and have issued some since it was opened."""
+            db.append(session.id, messages=[message], updates=updates)
+            record = None if title is None else db.update(session.id, title=title)
+            return db.call_ids(session.id), record
+
+        issued, record = await store.call(keep)
+        session.services.call_ids.update(issued)
+        if record is not None:
             session.services.outbox.update(info_update(record.title, record.updated_at_iso))
         for line in self.untold:
             await self.say(line)
