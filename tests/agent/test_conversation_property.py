@@ -72,7 +72,11 @@ def _config(one: str, two: str) -> str:
         f'base_url = "{url}"\napi_key_env = "TEST_KEY"\n'
         for name, url in (("one", one), ("two", two))
     )
-    return f'default_backend = "one"\n{backends}context_window = 16000\n'
+    # File checkpoints (a git snapshot before and after each prompt) never reach a model
+    # request; off here, they cost a third of this test's time. The restart tests with
+    # a real process (test_conversation_restart_e2e.py) keep them on.
+    checkpoints = "[checkpoints]\nenabled = false\n"
+    return f'default_backend = "one"\n{checkpoints}{backends}context_window = 16000\n'
 
 
 # Prompts come up most, so the commands have a conversation to act on.
