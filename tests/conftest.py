@@ -67,6 +67,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(helpers.needs_shared)
         if not helpers.HAS_SHARED and item.get_closest_marker(helpers.MARK) is not None:
             item.add_marker(absent)
+    # The slow tests first: xdist hands tests out in this order, so the long ones start
+    # at once and the short ones fill the cores around them, instead of one long test
+    # starting last and ending the run alone (the sort keeps the order within each part).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.hookimpl(tryfirst=True)
