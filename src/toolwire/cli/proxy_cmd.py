@@ -68,7 +68,7 @@ def serve(
 
     from toolwire.config.schema import ConfigError
     from toolwire.proxy import create_app, load_settings
-    from toolwire.proxy.serving import uvicorn_config
+    from toolwire.proxy.serving import settle_heap, uvicorn_config
     from toolwire.proxy.startup import PortError, listen, startup_block
 
     try:
@@ -94,6 +94,7 @@ def serve(
     # Access logs would carry nothing secret, but request bodies and keys never reach them.
     # Read deadlines and the connection cap come from [proxy] (toolwire.proxy.serving).
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings, log_level="warning"))
+    settle_heap()  # collections while serving skip what start-up made (serving.py)
     server.run(sockets=[sock])
 
 

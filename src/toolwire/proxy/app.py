@@ -45,6 +45,7 @@ from toolwire.proxy.sharing import Sharing
 from toolwire.proxy.state import SessionState, client_session
 from toolwire.proxy.stores import ProxyStore, open_store
 from toolwire.proxy.telemetry import Person, Telemetry, traced
+from toolwire.proxy.turns import taking_turns
 from toolwire.proxy.upstream import Opened, open_stream
 from toolwire.proxy.walk import walk
 from toolwire.web import SearchSettings
@@ -103,7 +104,7 @@ class Proxy:
                 *dialect_routes(self),
                 *operator_routes(self.intake, self.cooldowns),  # the admin API and /ui
             ],
-            middleware=operator_middleware(self.intake, self.metrics),
+            middleware=[*operator_middleware(self.intake, self.metrics), taking_turns()],
             lifespan=self._lifespan,
             exception_handlers=Refusals(self.metrics).handlers(),
         )
