@@ -244,3 +244,25 @@ def test_n_above_one_is_one_clear_400(streamed: bool, upstream: FakeServer, base
     assert refused.value.param == "n"
     assert "one choice per request" in refused.value.message
     assert upstream.requests == []
+
+
+def test_a_forced_server_tool_the_backend_cannot_run_is_left_to_the_model(
+    upstream: FakeServer, base_url: str
+) -> None:
+    """Anthropic's ``web_search`` is left out for another backend (no search configured);
+    a ``tool_choice`` naming it is then no refusal: the model chooses."""
+    upstream.script(Reply(chunks=openai_text_stream("ok")))
+    client = anthropic.Anthropic(base_url=base_url.removesuffix("/v1"), api_key="k", max_retries=0)
+    search: Any = {"type": "web_search_20250305", "name": "web_search"}
+    try:
+        reply = client.messages.create(
+            model=MODELS["openai"],
+            max_tokens=100,
+            messages=[{"role": "user", "content": "news?"}],
+            tools=[search],
+            tool_choice={"type": "tool", "name": "web_search"},
+        )
+    finally:
+        client.close()
+    assert reply.content[0].text == "ok"  # type: ignore[union-attr]
+    assert "tool_choice" not in _sent(upstream)

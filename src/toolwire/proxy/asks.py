@@ -22,22 +22,27 @@ OUTPUT_KEY = "output_format"
 ANY_TOOL: dict[str, str] = {"type": "any"}
 
 
-def tool_choice(value: Any, tools: Sequence[ToolSpec]) -> ToolChoice | None:
-    """An Anthropic ``tool_choice`` as the neutral one (``auto`` and ``none``: None; a
-    ``none`` client's tools are already left out by its importer)."""
+def tool_choice(value: Any, tools: Sequence[ToolSpec], given: Any = ()) -> ToolChoice | None:
+    """An Anthropic ``tool_choice`` as the neutral one, given the ``tools`` sent on and
+    the client's own list (``given``). ``auto`` and ``none`` are None (a ``none`` client's
+    tools are already left out by its importer), and so is a call of a tool the backend
+    cannot run (Anthropic's server tools, left out): the model then chooses."""
     if not isinstance(value, Mapping) or value.get("type") not in ("any", "tool"):
         return None
-    if not tools:
-        raise BadRequestError("tool_choice: a call is required but no tool is offered")
+    names = {t.name for t in tools}
     if value["type"] == "any":
-        return ToolChoice()
+        return ToolChoice() if names else None
     name = value.get("name")
-    if not isinstance(name, str) or name not in {t.name for t in tools}:
-        offered = ", ".join(t.name for t in tools)
-        raise BadRequestError(
-            f"tool_choice: the tool {name!r} is not among the tools offered ({offered})"
-        )
-    return ToolChoice(name)
+    if isinstance(name, str) and name in names:
+        return ToolChoice(name)
+    listed = given if isinstance(given, list) else []
+    if any(isinstance(t, Mapping) and t.get("name") == name for t in listed):
+        return None
+    offered = ", ".join(sorted(names)) or "none"
+    raise BadRequestError(
+        f"tool_choice: the tool {name!r} is not among the tools offered ({offered});"
+        " name one of them, or ask for any tool"
+    )
 
 
 def stop_sequences(value: Any, field: str = "stop_sequences") -> tuple[str, ...]:
@@ -67,14 +72,4 @@ def output_format(value: Any) -> OutputFormat | None:
     )
 
 
-def named(value: Any, field: str) -> str | None:
-    """The name of the function a client's ``tool_choice`` object names, if any."""
-    name = value.get("name") if isinstance(value, Mapping) else None
-    if name is None:
-        return None
-    if not isinstance(name, str) or not name:
-        raise BadRequestError(f"{field}: a function name is required")
-    return name
-
-
-__all__ = ["ANY_TOOL", "OUTPUT_KEY", "named", "output_format", "stop_sequences", "tool_choice"]
+__all__ = ["ANY_TOOL", "OUTPUT_KEY", "output_format", "stop_sequences", "tool_choice"]

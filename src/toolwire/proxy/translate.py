@@ -100,7 +100,7 @@ def to_model_request(
         max_tokens=min(int(body.get("max_tokens", 4096)), MAX_OUTPUT_TOKENS),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
         thinking=_EFFORTS.get(str(body.get(EFFORT_KEY)), "off"),
-        tool_choice=tool_choice(body.get("tool_choice"), tools),
+        tool_choice=tool_choice(body.get("tool_choice"), tools, body.get("tools")),
         stop=stop_sequences(body.get("stop_sequences")),
         output=output_format(body.get(OUTPUT_KEY)),
     )
