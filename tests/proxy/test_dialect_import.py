@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+from toolwire.backends.base import ToolChoice
 from toolwire.proxy.dialects.base import DialectError
 from toolwire.proxy.dialects.openai_chat import import_chat
 from toolwire.proxy.dialects.openai_responses import planner_messages, planner_tools
+from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.translate import import_history, to_model_request
 
 FUNCTION = {"type": "function", "name": "Read", "parameters": {"type": "object"}}
@@ -23,14 +25,34 @@ def _chat(**extra: Any) -> dict[str, Any]:
     return import_chat(body | extra, {})
 
 
-def test_tool_choice_none_offers_no_tool_and_a_named_one_only_it() -> None:
+def test_tool_choice_none_offers_no_tool_and_a_named_one_forces_it() -> None:
     assert [t["name"] for t in _chat()["tools"]] == ["Read", "Bash"]
     assert _chat(tool_choice="none")["tools"] == []
     named = _chat(tool_choice={"type": "function", "function": {"name": "Bash"}})
-    assert [t["name"] for t in named["tools"]] == ["Bash"]
-    tools, custom = planner_tools([FUNCTION, PATCH_TOOL], {"type": "custom", "name": "apply_patch"})
-    assert [t["name"] for t in tools] == ["apply_patch"]
+    # Every tool stays offered (the history may hold calls of any); the call is forced.
+    assert [t["name"] for t in named["tools"]] == ["Read", "Bash"]
+    assert named["tool_choice"] == {"type": "tool", "name": "Bash"}
+    request = to_model_request(named, import_history(named))
+    assert request.tool_choice == ToolChoice("Bash")
+    assert to_model_request(_chat(tool_choice="required"), ()).tool_choice == ToolChoice()
+    assert to_model_request(_chat(tool_choice="auto"), ()).tool_choice is None
+    allowed = {"type": "allowed_tools", "mode": "required", "tools": [FUNCTION]}
+    tools, custom = planner_tools([FUNCTION, PATCH_TOOL], allowed)
+    assert [t["name"] for t in tools] == ["Read"]
     assert custom == frozenset({"apply_patch"})
+
+
+def test_a_named_tool_that_is_not_offered_is_refused() -> None:
+    body = _chat(tool_choice={"type": "function", "function": {"name": "Write"}})
+    with pytest.raises(BadRequestError, match="'Write' is not among the tools offered"):
+        to_model_request(body, import_history(body))
+
+
+def test_n_above_one_is_refused_naming_the_field() -> None:
+    with pytest.raises(DialectError, match="one choice per request") as refused:
+        _chat(n=2)
+    assert refused.value.param == "n"
+    assert "tool_choice" not in _chat(n=1)
 
 
 def test_a_freeform_tool_is_a_function_of_one_string_with_its_grammar() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from toolwire.backends._asks import prompt_notes
 from toolwire.backends._images import wire_history
 from toolwire.backends._names import NameRule, ToolNames
 from toolwire.backends.base import ModelRequest
@@ -30,14 +31,20 @@ class Prepared(NamedTuple):
 
 
 def prepare(
-    request: ModelRequest, rule: NameRule, tool_format: ToolFormat, *, vision: bool
+    request: ModelRequest,
+    rule: NameRule,
+    tool_format: ToolFormat,
+    *,
+    vision: bool,
+    json_field: bool = True,
 ) -> Prepared:
-    """The provider-neutral start of a body for ``request`` (module doc)."""
+    """The provider-neutral start of a body for ``request`` (module doc); ``json_field``:
+    the wire takes a JSON output format (else the system prompt asks for it, ``_asks``)."""
     native = native_tools(tool_format)
     history = wire_history(request.messages, tool_format, vision=vision)
-    system = request.system
-    if not native and request.tools:
-        system = "\n\n".join(s for s in (system, tool_prompt(tool_format, request.tools)) if s)
+    tools = tool_prompt(tool_format, request.tools) if not native and request.tools else ""
+    notes = prompt_notes(request, native=native, json_field=json_field)
+    system = "\n\n".join(s for s in (request.system, tools, notes) if s)
     names = ToolNames.build((t.name for t in request.tools), rule)
     return Prepared(native, history, system, names)
 

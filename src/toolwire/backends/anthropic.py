@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Final
 
+from toolwire.backends._asks import anthropic_asks
 from toolwire.backends._images import anthropic_image
 from toolwire.backends._names import ANTHROPIC, ToolNames
 from toolwire.backends._prepare import prepare
@@ -59,7 +60,9 @@ def build_body(
     vision: bool = True,
 ) -> dict[str, Any]:
     """The Messages API request body for ``request`` (``stream: true``)."""
-    native, history, system, names = prepare(request, ANTHROPIC, tool_format, vision=vision)
+    native, history, system, names = prepare(
+        request, ANTHROPIC, tool_format, vision=vision, json_field=False
+    )
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,
@@ -71,7 +74,10 @@ def build_body(
     tools = _tools(request, names) if native else []
     if tools:
         body["tools"] = tools
+    body.update(anthropic_asks(request, names, native=native))
     thinking = anthropic_thinking(request.thinking, request.max_tokens, body["messages"])
+    if "tool_choice" in body:
+        thinking = None  # the API refuses thinking beside a forced call: the call wins
     if thinking is not None:
         body["thinking"] = thinking  # the API refuses a temperature with it: none is sent
     elif request.temperature is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from toolwire.config.choices import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -42,6 +42,24 @@ Tap: TypeAlias = Callable[[bytes], None]
 
 
 @dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """The answer must call a tool: the one named ``name``, or any of those offered
+    (None). Without one (``ModelRequest.tool_choice`` None) the model chooses."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFormat:
+    """The answer is JSON text: any object (``schema`` None), or a value matching the
+    JSON Schema ``schema``; ``name`` and ``strict`` as OpenAI's ``json_schema`` takes them."""
+
+    schema: dict[str, Any] | None = None
+    name: str = "response"
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     """One model turn: the system prompt, the history so far, the tools on offer.
 
@@ -63,6 +81,12 @@ class ModelRequest:
     """Offer the provider's own web search (Anthropic's ``web_search`` server tool, the
     Responses ``web_search`` tool, Gemini's ``google_search``); the agent sets it where
     ``BackendConfig.search_route`` says ``native``."""
+    # What a proxy client asked of the answer (the agent sets none of them): each
+    # builder sends them in its wire's own field, or says so in the system prompt where
+    # the wire has none (docs/proxy.md, "What each dialect carries").
+    tool_choice: ToolChoice | None = None
+    stop: tuple[str, ...] = ()
+    output: OutputFormat | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +179,11 @@ __all__ = [
     "BackendWrapper",
     "HTTPSettings",
     "ModelRequest",
+    "OutputFormat",
     "Provider",
     "Tap",
     "TappableBackend",
+    "ToolChoice",
     "ToolFormat",
     "WireFormat",
 ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from toolwire.backends._asks import gemini_generation, gemini_tool_config
 from toolwire.backends._gemini_schema import declaration_schema
 from toolwire.backends._images import gemini_image
 from toolwire.backends._names import GEMINI, ToolNames
@@ -66,6 +67,7 @@ def build_body(
     thinking = gemini_thinking(request.thinking)
     if thinking is not None:
         config["thinkingConfig"] = thinking
+    config.update(gemini_generation(request, native=native))
     contents = _contents(history, backend, names)
     body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if system:
@@ -76,6 +78,9 @@ def build_body(
         # Grounding beside function declarations: Gemini 3 models only (docs/agent.md,
         # "WebSearch"); BackendConfig.search_route asks for it on those alone.
         body["tools"] = [*body.get("tools", ()), {"google_search": {}}]
+    forced = gemini_tool_config(request, names, native=native)
+    if forced is not None:
+        body["toolConfig"] = forced
     return body
 
 

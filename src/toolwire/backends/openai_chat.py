@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.backends._asks import chat_asks
 from toolwire.backends._images import chat_image
 from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends._prepare import prepare
@@ -60,6 +61,7 @@ def build_body(
     }
     if native and request.tools:
         body["tools"] = _tools(request, names, official=official)
+    body.update(chat_asks(request, names, native=native))
     if request.temperature is not None:
         body["temperature"] = request.temperature
     effort = openai_effort(request.thinking)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolwire.backends._asks import responses_asks
 from toolwire.backends._images import responses_image
 from toolwire.backends._names import OPENAI, ToolNames
 from toolwire.backends._prepare import prepare
@@ -63,6 +64,7 @@ def build_body(
         body["tools"] = _tools(request, names)
     if native and request.web_search:
         body["tools"] = [*body.get("tools", ()), {"type": "web_search"}]
+    body.update(responses_asks(request, names, native=native))
     if request.temperature is not None:
         body["temperature"] = request.temperature
     effort = openai_effort(request.thinking)

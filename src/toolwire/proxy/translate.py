@@ -18,6 +18,7 @@ from toolwire.backends.anthropic_import import TranscriptError, import_anthropic
 from toolwire.backends.base import ModelRequest
 from toolwire.config.choices import ThoughtLevel
 from toolwire.history import Message, ToolSpec
+from toolwire.proxy.asks import OUTPUT_KEY, output_format, stop_sequences, tool_choice
 from toolwire.proxy.errors import BadRequestError
 from toolwire.proxy.websearch import FUNCTION, hint_once, is_search_tool, unfold
 
@@ -84,19 +85,24 @@ def raw_index(body: Mapping[str, Any], neutral_index: int) -> int | None:
 def to_model_request(
     body: Mapping[str, Any], messages: Sequence[Message], *, search: bool | None = None
 ) -> ModelRequest:
-    """The neutral request: ``messages`` (imported, maybe rewritten) and the body's rest.
+    """The neutral request: ``messages`` (imported, maybe rewritten) and the body's rest
+    (what the client asked of the answer: ``asks.py``).
 
     ``search``: the proxy runs web searches, so Anthropic's ``web_search`` server tool
     is offered as a function (``websearch.FUNCTION``); without, it is left out (no other
     backend can run it); None: an Anthropic backend's, which runs it (kept as a tool)."""
     temperature = body.get("temperature")
+    tools = _tools(body.get("tools") or [], search=search)
     return ModelRequest(
         system=system_text(body.get("system")),
         messages=tuple(messages),
-        tools=_tools(body.get("tools") or [], search=search),
+        tools=tools,
         max_tokens=min(int(body.get("max_tokens", 4096)), MAX_OUTPUT_TOKENS),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
         thinking=_EFFORTS.get(str(body.get(EFFORT_KEY)), "off"),
+        tool_choice=tool_choice(body.get("tool_choice"), tools, body.get("tools")),
+        stop=stop_sequences(body.get("stop_sequences")),
+        output=output_format(body.get(OUTPUT_KEY)),
     )
 
 

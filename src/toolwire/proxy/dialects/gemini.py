@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolwire.backends.anthropic import build_body as anthropic_body
-from toolwire.backends.base import ModelRequest
+from toolwire.backends.base import ModelRequest, OutputFormat, ToolChoice
 from toolwire.config.choices import ThoughtLevel
 from toolwire.history import ToolSpec
 from toolwire.proxy.dialects.base import (
@@ -61,13 +61,17 @@ def imported(raw: Any, model: str, headers: Mapping[str, str], *, stream: bool) 
     if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens <= 0:
         raise BadRequestError("generationConfig.maxOutputTokens: a positive integer is required")
     temperature = config.get("temperature")
+    tools = _tools(raw.get("tools"), raw.get("toolConfig"))
     request = ModelRequest(
         system=_system(raw.get("systemInstruction")),
         messages=history,
-        tools=_tools(raw.get("tools"), raw.get("toolConfig")),
+        tools=tools,
         max_tokens=min(tokens, MAX_OUTPUT_TOKENS),
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
         thinking=_thinking(config.get("thinkingConfig")),
+        tool_choice=_choice(raw.get("toolConfig"), tools),
+        stop=_stops(config),
+        output=_output(config),
     )
     body = anthropic_body(request, model=model, backend="")
     body["stream"] = stream
@@ -88,12 +92,15 @@ def _system(instruction: Any) -> str:
     return "\n\n".join(t for t in texts if isinstance(t, str) and t)
 
 
+def _calling(config: Any) -> dict[str, Any]:
+    calling = config.get("functionCallingConfig") if isinstance(config, dict) else None
+    return calling if isinstance(calling, dict) else {}
+
+
 def _tools(tools: Any, config: Any) -> tuple[ToolSpec, ...]:
     """The function declarations offered, as ``toolConfig`` allows: none with mode
-    ``NONE``, only ``allowedFunctionNames`` when it names some (no mode can force a call:
-    the neutral request has no tool choice)."""
-    calling = config.get("functionCallingConfig") if isinstance(config, dict) else None
-    calling = calling if isinstance(calling, dict) else {}
+    ``NONE``, only ``allowedFunctionNames`` when it names some."""
+    calling = _calling(config)
     if str(calling.get("mode", "")).upper() == "NONE":
         return ()
     allowed = calling.get("allowedFunctionNames")
@@ -105,6 +112,46 @@ def _tools(tools: Any, config: Any) -> tuple[ToolSpec, ...]:
             if not allowed or spec.name in allowed:
                 out.append(spec)
     return tuple(out)
+
+
+def _choice(config: Any, tools: tuple[ToolSpec, ...]) -> ToolChoice | None:
+    """Mode ``ANY`` forces a call: of the one function offered by name when
+    ``allowedFunctionNames`` left one, else of any (the others choose)."""
+    if str(_calling(config).get("mode", "")).upper() != "ANY" or not tools:
+        return None
+    return ToolChoice(tools[0].name) if len(tools) == 1 else ToolChoice()
+
+
+def _stops(config: Mapping[str, Any]) -> tuple[str, ...]:
+    stops = config.get("stopSequences")
+    if stops is None:
+        return ()
+    if not isinstance(stops, list) or not all(isinstance(s, str) for s in stops):
+        raise BadRequestError("generationConfig.stopSequences: a list of strings is required")
+    return tuple(s for s in stops if s)
+
+
+def _output(config: Mapping[str, Any]) -> OutputFormat | None:
+    """``responseMimeType`` ``application/json`` with its schema (``responseJsonSchema``,
+    or ``responseSchema`` read as JSON Schema); ``candidateCount`` above 1 refused."""
+    count = config.get("candidateCount")
+    if count is not None and count != 1:
+        raise BadRequestError(
+            "generationConfig.candidateCount: the proxy answers with one candidate per"
+            " request; leave it out (or 1) and send one request per candidate"
+        )
+    mime = config.get("responseMimeType")
+    if mime in (None, "", "text/plain"):
+        return None
+    if mime != "application/json":
+        raise BadRequestError(
+            f"generationConfig.responseMimeType: {mime!r} is not carried; use text/plain"
+            " or application/json"
+        )
+    schema = config.get("responseJsonSchema")
+    if not isinstance(schema, dict) and isinstance(config.get("responseSchema"), dict):
+        schema = json_schema(config["responseSchema"])
+    return OutputFormat(schema if isinstance(schema, dict) else None)
 
 
 def _declaration(declaration: Any) -> ToolSpec:

@@ -33,7 +33,9 @@ _RESULT_KEYS = ("output", "content", "result")
 # providers sent (and verify) standard base64, which Gemini reads as well.
 _STANDARD_BASE64 = str.maketrans("-_", "+/")
 # Values that are the client's own data, whose keys are kept as sent.
-_OPAQUE = frozenset({"args", "response", "parametersJsonSchema", "default", "example"})
+_OPAQUE = frozenset(
+    {"args", "response", "parametersJsonSchema", "responseJsonSchema", "default", "example"}
+)
 
 
 def camel_keys(value: Any) -> Any:

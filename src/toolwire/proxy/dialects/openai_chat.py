@@ -28,6 +28,7 @@ from toolwire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from toolwire.proxy.asks import OUTPUT_KEY
 from toolwire.proxy.dialects.base import (
     DialectError,
     DialectRelay,
@@ -37,6 +38,7 @@ from toolwire.proxy.dialects.base import (
     Payload,
     importing,
 )
+from toolwire.proxy.dialects.openai_asks import allowed, chat_format, forced_choice, stop_list
 from toolwire.proxy.dialects.openai_common import (
     append,
     arguments,
@@ -90,7 +92,30 @@ def import_chat(body: Any, headers: Any) -> Payload:
         tools=_tools(body.get("tools"), body.get("tool_choice")),
         max_tokens=body.get("max_completion_tokens", body.get("max_tokens")),
     )
+    planned.update(_asks(body))
     return with_effort(planned, body.get("reasoning_effort"))
+
+
+def _asks(body: Payload) -> Payload:
+    """``tool_choice``, ``stop`` and ``response_format`` in the planner's form; ``n``
+    above 1 refused (one stream carries one choice)."""
+    count = body.get("n")
+    if count is not None and count != 1:
+        raise DialectError(
+            "n: the proxy answers with one choice per request; leave n out (or 1) and "
+            "send one request per choice",
+            "n",
+        )
+    out: Payload = {}
+    choice = forced_choice(body.get("tool_choice"), "tool_choice", nested=True)
+    if choice is not None:
+        out["tool_choice"] = choice
+    if body.get("stop") is not None:
+        out["stop_sequences"] = list(stop_list(body["stop"], "stop"))
+    output = chat_format(body.get("response_format"))
+    if output is not None:
+        out[OUTPUT_KEY] = output
+    return out
 
 
 def _message(message: Payload, role: Any, param: str) -> tuple[str, list[Payload]]:
@@ -137,8 +162,8 @@ def _user_blocks(content: Any, param: str) -> list[Payload]:
 
 
 def _tools(tools: Any, choice: Any) -> list[Payload]:
-    """The function tools offered; ``tool_choice`` ``none`` offers none, a named
-    function only that one."""
+    """The function tools offered (``tool_choice`` ``none``: none; ``allowed_tools``:
+    those it names)."""
     if choice == "none" or not isinstance(tools, list):
         return []
     out = []
@@ -149,8 +174,7 @@ def _tools(tools: Any, choice: Any) -> list[Payload]:
             out.append(
                 function_tool(get("name"), get("description"), get("parameters"), f"tools[{n}]")
             )
-    named = choice.get("function", {}).get("name") if isinstance(choice, dict) else None
-    return [t for t in out if t["name"] == named] if named else out
+    return allowed(out, choice)
 
 
 class ChatEncoder:

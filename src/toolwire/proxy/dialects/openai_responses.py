@@ -20,6 +20,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from toolwire.proxy.asks import OUTPUT_KEY
 from toolwire.proxy.dialects.base import (
     DialectError,
     DialectRelay,
@@ -31,6 +32,7 @@ from toolwire.proxy.dialects.base import (
     Payload,
     importing,
 )
+from toolwire.proxy.dialects.openai_asks import allowed, forced_choice, text_format
 from toolwire.proxy.dialects.openai_common import (
     append,
     arguments,
@@ -50,7 +52,7 @@ from toolwire.proxy.relay import Answering, Relay
 _CALLS = ("function_call", "custom_tool_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _ECHOED = ("instructions", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens")
-_ECHOED_TOO = ("previous_response_id", "reasoning", "temperature", "top_p", "metadata")
+_ECHOED_TOO = ("previous_response_id", "reasoning", "temperature", "top_p", "metadata", "text")
 
 
 def stored_key(response_id: str, owner: str | None) -> str:
@@ -159,7 +161,7 @@ def _reasoning(item: Payload) -> list[Payload]:
 
 def planner_tools(tools: Any, choice: Any) -> tuple[list[Payload], frozenset[str]]:
     """(the tools offered, the names of the freeform ones); ``tool_choice`` ``none``
-    offers none, a named tool only that one."""
+    offers none, ``allowed_tools`` those it names."""
     if choice == "none" or not isinstance(tools, list):
         return [], frozenset()
     out, custom = [], set()
@@ -173,8 +175,7 @@ def planner_tools(tools: Any, choice: Any) -> tuple[list[Payload], frozenset[str
         elif kind == "custom":
             out.append(_freeform(tool, f"tools[{n}]"))
             custom.add(out[-1]["name"])
-    named = choice.get("name") if isinstance(choice, dict) else None
-    return ([t for t in out if t["name"] == named] if named else out), frozenset(custom)
+    return allowed(out, choice), frozenset(custom)
 
 
 def _freeform(tool: Payload, param: str) -> Payload:
@@ -226,6 +227,7 @@ class OpenAIResponses:
             tools=tools,
             max_tokens=body.get("max_output_tokens"),
         )
+        planned.update(_asks(body))
         reasoning = body.get("reasoning")
         effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
         base = _base(body)
@@ -234,6 +236,19 @@ class OpenAIResponses:
             keep = partial(_keep, keeper, stored_key(base["id"], owner), items, sid)
         relay = partial(_relay, base=base, custom=custom, keep=keep)
         return Imported(with_effort(planned, effort), relay)
+
+
+def _asks(body: Payload) -> Payload:
+    """``tool_choice`` and ``text.format`` in the planner's form (``asks.py``)."""
+    out: Payload = {}
+    choice = forced_choice(body.get("tool_choice"), "tool_choice", nested=False)
+    if choice is not None:
+        out["tool_choice"] = choice
+    text = body.get("text")
+    output = text_format(text.get("format") if isinstance(text, dict) else None)
+    if output is not None:
+        out[OUTPUT_KEY] = output
+    return out
 
 
 async def _prior(previous: Any, keeper: Keeper, owner: str | None) -> tuple[list[Payload], str]:
