@@ -38,7 +38,14 @@ def client(
         retry_options=types.HttpRetryOptions(attempts=1),
         timeout=10_000,
     )
-    return genai.Client(api_key=key, http_options=options)
+    made = genai.Client(api_key=key, http_options=options)
+    OPEN.append(made)
+    return made
+
+
+#: The clients ``client`` made; closed after each test (tests/proxy/conftest.py), else
+#: their pooled sockets are collected in whichever test runs next, as a ResourceWarning.
+OPEN: list[genai.Client] = []
 
 
 def settings(tmp: Path, chat_url: str, anthropic_url: str, gemini_url: str) -> ProxySettings:
