@@ -52,7 +52,7 @@ from toolwire.agent.features import slash
 from toolwire.agent.lifecycle import PAGE_SIZE, Lifecycle
 from toolwire.agent.protocol.handshake import session_caps, subagents_cap
 from toolwire.agent.protocol.outbox import LineSink
-from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests
+from toolwire.agent.protocol.requests import CANCEL_REQUEST, Requests, cancellable
 from toolwire.agent.responses import initialize_response, options_model
 from toolwire.agent.session.options import THOUGHT_OPTION, backend_of
 from toolwire.agent.session.state import Runtime, Session
@@ -89,6 +89,11 @@ class ToolwireAgent:
         self._runtime: Runtime | None = None
         self._requests = Requests()  # what $/cancel_request may cancel
         self._extensions = Extensions(self._prompt)  # steering, providers/*
+
+    @property
+    def requests(self) -> Requests:
+        """The requests in flight that ``$/cancel_request`` may cancel (``cancellable``)."""
+        return self._requests
 
     def on_connect(self, conn: Client) -> None:
         """The SDK hands over the client connection (before any message)."""
@@ -147,6 +152,7 @@ class ToolwireAgent:
         """A new session; nothing is sent for it before this response (outbox held)."""
         return await self._lifecycle.new(cwd, additional_directories, mcp_servers)
 
+    @cancellable
     async def load_session(
         self,
         cwd: str,
@@ -157,9 +163,7 @@ class ToolwireAgent:
     ) -> LoadSessionResponse:
         """Reopen a stored session, replaying its transcript before the answer (a long
         replay is cancellable with ``$/cancel_request``)."""
-        return await self._requests.guard(
-            self._lifecycle.load(cwd, session_id, mcp_servers, additional_directories)
-        )
+        return await self._lifecycle.load(cwd, session_id, mcp_servers, additional_directories)
 
     async def resume_session(
         self,
@@ -222,9 +226,10 @@ class ToolwireAgent:
             config_options=options_model(session, self._lifecycle.config)
         )
 
+    @cancellable
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn; answered once, when the turn (or its cancellation) is over."""
-        return await self._requests.guard(self._prompt(session_id, prompt))
+        return await self._prompt(session_id, prompt)
 
     async def _prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         session = self._lifecycle.live(session_id)

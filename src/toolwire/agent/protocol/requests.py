@@ -21,11 +21,12 @@ A cancel for an id that is finished or unknown changes nothing, as the spec asks
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from acp.exceptions import RequestError
 
@@ -106,6 +107,28 @@ class Requests:
             self._pending.pop(key, None)
 
 
+class Guarded(Protocol):
+    """What owns cancellable handlers: the requests in flight it keeps."""
+
+    @property
+    def requests(self) -> Requests: ...
+
+
+_Handler = TypeVar("_Handler", bound=Callable[..., Coroutine[Any, Any, Any]])
+
+
+def cancellable(handler: _Handler) -> _Handler:
+    """A request handler (a method of a ``Guarded`` owner) that ``$/cancel_request`` may
+    cancel: it runs under its owner's ``requests.guard`` (the methods' own list is
+    ``CANCELLABLE``)."""
+
+    @functools.wraps(handler)
+    async def guarded(owner: Guarded, /, *args: Any, **kwargs: Any) -> Any:
+        return await owner.requests.guard(handler(owner, *args, **kwargs))
+
+    return cast("_Handler", guarded)
+
+
 def _key(request_id: Any) -> str:
     """A request id as a key: 1 and "1" are different ids."""
     return json.dumps(request_id, sort_keys=True)
@@ -121,4 +144,11 @@ def _close(work: Awaitable[Any]) -> None:
         close()  # never awaited: no "coroutine was never awaited" warning
 
 
-__all__ = ["CANCELLABLE", "CANCEL_REQUEST", "REQUEST_CANCELLED", "Requests"]
+__all__ = [
+    "CANCELLABLE",
+    "CANCEL_REQUEST",
+    "REQUEST_CANCELLED",
+    "Guarded",
+    "Requests",
+    "cancellable",
+]
