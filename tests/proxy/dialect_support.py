@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import openai
+
 from tests.fakes.http import FakeServer, Reply, sse
 from tests.proxy.support import anthropic_stream, chat_chunk, openai_text_stream, running
 from toolwire.proxy import load_settings
@@ -114,3 +116,15 @@ def error_reply(family: str) -> Reply:
 def upstream_messages(body: dict[str, Any]) -> str:
     """An upstream request's conversation as one JSON text (either family's form)."""
     return json.dumps(body.get("messages") or body.get("input"))
+
+
+#: The OpenAI SDK clients ``openai_client`` made; closed after each test
+#: (tests/proxy/conftest.py), so no socket is left to the collector.
+OPEN_CLIENTS: list[openai.OpenAI] = []
+
+
+def openai_client(url: str, key: str = "client-key") -> openai.OpenAI:
+    """The ``openai`` SDK pointed at the proxy, without retries; closed after the test."""
+    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0)
+    OPEN_CLIENTS.append(client)
+    return client

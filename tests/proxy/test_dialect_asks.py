@@ -6,8 +6,6 @@ is one clear 400."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -16,43 +14,18 @@ import pytest
 from pydantic import BaseModel
 
 from tests.fakes.http import FakeServer, Reply
-from tests.proxy.dialect_support import MODELS, TOOLS, calls_reply, proxy, text_reply
+from tests.proxy.dialect_support import MODELS, TOOLS, calls_reply, text_reply
+from tests.proxy.dialect_support import openai_client as _client
 from tests.proxy.support import anthropic_stream, openai_text_stream
 
 FAMILIES = ["anthropic", "openai"]
 RESPONSES_TOOLS: list[Any] = [{"type": "function", **dict(TOOLS[0]["function"])}]  # type: ignore[arg-type]
 WRITE: Any = {"type": "function", "function": {"name": "Write"}}
-_open: list[openai.OpenAI] = []
 
 
 class Weather(BaseModel):
     city: str
     days: int
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def base_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
-    with proxy(tmp_path, upstream) as url:
-        yield url
-
-
-def _client(url: str) -> openai.OpenAI:
-    client = openai.OpenAI(base_url=url, api_key="client-key", max_retries=0)
-    _open.append(client)
-    return client
-
-
-@pytest.fixture(autouse=True)
-def _closed() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().close()
 
 
 def _sent(upstream: FakeServer) -> dict[str, Any]:

@@ -4,7 +4,6 @@ over an Anthropic-family and an OpenAI-family upstream."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,38 +22,10 @@ from tests.proxy.dialect_support import (
     text_reply,
     upstream_messages,
 )
+from tests.proxy.dialect_support import openai_client as _client
 
 FAMILIES = ["anthropic", "openai"]
 PNG = "iVBORw0KGgo="
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def base_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
-    with proxy(tmp_path, upstream) as url:
-        yield url
-
-
-_open: list[openai.OpenAI] = []
-
-
-def _client(url: str, key: str = "client-key") -> openai.OpenAI:
-    client = openai.OpenAI(base_url=url, api_key=key, max_retries=0)
-    _open.append(client)
-    return client
-
-
-@pytest.fixture(autouse=True)
-def _closed() -> Iterator[None]:
-    """Each SDK client a test made is closed after it (no socket left to the collector)."""
-    yield
-    while _open:
-        _open.pop().close()
 
 
 def _ask(prompt: str = "Read both files") -> list[Any]:

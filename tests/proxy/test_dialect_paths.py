@@ -4,7 +4,6 @@ thinking given back to the backend that made it, a stream cut mid-way, the metri
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,24 +12,12 @@ import openai
 import pytest
 
 from tests.fakes.http import FakeServer, Reply
-from tests.proxy.dialect_support import MODELS, config, proxy, text_reply
+from tests.proxy.dialect_support import MODELS, config, text_reply
 from tests.proxy.support import anthropic_stream, running
 from toolwire.proxy import load_settings
 
 SIGNATURE = "sig-" + "x" * 40
 FILE = "1\tdef main():\n2\t    return 42\n"
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def base_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
-    with proxy(tmp_path, upstream) as url:
-        yield url
 
 
 def _chat(url: str, messages: list[Any], **extra: Any) -> httpx2.Response:

@@ -5,7 +5,6 @@ second proxy sharing the store."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from tests.proxy.dialect_support import (
     text_reply,
     upstream_messages,
 )
+from tests.proxy.dialect_support import openai_client as _client
 from toolwire.proxy.stores import SQLiteStore
 
 FAMILIES = ["anthropic", "openai"]
@@ -36,32 +36,6 @@ TOOLS: list[Any] = [
     }
 ]
 PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n"
-_open: list[openai.OpenAI] = []
-
-
-@pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def base_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
-    with proxy(tmp_path, upstream) as url:
-        yield url
-
-
-def _client(url: str) -> openai.OpenAI:
-    client = openai.OpenAI(base_url=url, api_key="client-key", max_retries=0)
-    _open.append(client)
-    return client
-
-
-@pytest.fixture(autouse=True)
-def _closed() -> Iterator[None]:
-    yield
-    while _open:
-        _open.pop().close()
 
 
 def _calls(output: list[Any]) -> list[tuple[str, str, Any]]:
