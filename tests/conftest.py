@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,16 @@ settings.register_profile("suite", deadline=None)
 # can be replayed; locally each run explores new ones.
 settings.register_profile("ci", parent=settings.get_profile("suite"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "suite")
+
+
+@pytest.fixture(autouse=True)
+def _heap_not_frozen() -> Iterator[None]:
+    """``toolwire proxy serve`` freezes the heap it starts with (``serving.settle_heap``);
+    a test that runs it in this process must not leave the worker's objects frozen (never
+    collected again) for the tests after it."""
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 @pytest.fixture
