@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +21,13 @@ settings.load_profile("ci" if os.environ.get("CI") else "suite")
 
 
 @pytest.fixture(autouse=True)
-def _heap_not_frozen() -> Iterator[None]:
-    """``toolwire proxy serve`` freezes the heap it starts with (``serving.settle_heap``);
-    a test that runs it in this process must not leave the worker's objects frozen (never
-    collected again) for the tests after it."""
-    yield
-    if gc.get_freeze_count():
-        gc.unfreeze()
+def _heap_not_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``toolwire proxy serve`` freezes the heap it starts with (``serving.settle_heap``).
+    Run in a test worker, that would freeze the worker's objects for every later test;
+    tests/proxy/test_turns.py checks the real one and unfreezes after it."""
+    from toolwire.proxy import serving
+
+    monkeypatch.setattr(serving, "settle_heap", lambda: 0)
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ from typer.testing import CliRunner
 import toolwire.proxy.app as app_module
 from tests.proxy.support import write_config
 from toolwire.cli._app import app as cli
-from toolwire.proxy import create_app, load_settings
+from toolwire.proxy import create_app, load_settings, serving
 from toolwire.proxy.plan import plan
+from toolwire.proxy.serving import settle_heap
 from toolwire.proxy.turns import Turns
 
 pytestmark = pytest.mark.anyio
@@ -171,6 +172,7 @@ def test_toolwire_proxy_serve_settles_the_heap_before_it_serves(
             sock.close()
 
     monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.setattr(serving, "settle_heap", settle_heap)  # the suite's no-op: tests/conftest.py
     assert gc.get_freeze_count() == 0
     try:
         args = ["proxy", "serve", "--config", str(config), "--port", str(_closed_port())]
