@@ -9,6 +9,7 @@ sees: ``tests/agent/test_bad_config.py``).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -79,3 +80,19 @@ def test_an_initialize_that_arrives_in_pieces_is_answered_once(tmp_path: Path) -
     assert answer["id"] == 0
     assert answer["result"]["agentInfo"]["name"] == "toolwire"
     assert rest == b""
+
+
+def test_an_input_of_dev_null_ends_the_agent_at_once(tmp_path: Path) -> None:
+    # epoll cannot wait on /dev/null: the agent must read it as the empty input it is
+    # (a harness that starts it with no input), not wait for ever for a line.
+    with open(os.devnull, "rb") as nothing:
+        done = subprocess.run(
+            [TOOLWIRE, "acp"],
+            stdin=nothing,
+            capture_output=True,
+            env=environment(tmp_path),
+            timeout=30,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b""
+    assert b"Traceback" not in done.stderr

@@ -17,7 +17,19 @@ from typing import Any
 
 import pytest
 
-HEAVY = ("acp", "pydantic", "starlette", "uvicorn", "rich", "httpx", "httpx2", "asyncio")
+HEAVY = (
+    "acp",
+    "pydantic",
+    "starlette",
+    "uvicorn",
+    "rich",
+    "httpx",
+    "httpx2",
+    "asyncio",
+    "mcp",
+    "mcp_types",
+    "bs4",
+)
 FRAMEWORK = ("typer", "click")
 """The command-line framework: several times a bare interpreter's start-up, with pydantic."""
 
@@ -129,3 +141,29 @@ def test_acp_answers_initialize_on_a_thread_that_loads_neither_framework_nor_mod
     on_main = {name: module for name, (module, main) in found.items() if main}
     assert on_main == {}  # not even asyncio: the first line is read with plain reads
     assert {"acp", "pydantic"} <= found.keys()  # loaded all the same, elsewhere
+
+
+def test_a_session_loads_neither_the_mcp_sdk_nor_the_html_parser_before_it_needs_them(
+    tmp_path: Path,
+) -> None:
+    # The MCP SDK's imports (its two protocol versions' models) were about a third of the
+    # agent's start-up, the HTML parser and converter another 80 ms: a session loads them
+    # when it runs an MCP server or converts its first page, not when it opens.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": 1, "clientCapabilities": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": str(tmp_path), "mcpServers": []},
+        },
+    ]
+    found = spied("acp", stdin="".join(json.dumps(m) + "\n" for m in lines), env=env)
+    assert "acp" in found  # the session did open
+    assert not {"mcp", "mcp_types", "bs4"} & found.keys(), found

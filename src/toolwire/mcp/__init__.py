@@ -10,11 +10,15 @@ docs/mcp.md.
 
 from __future__ import annotations
 
-from toolwire.mcp.hub import McpHub
+from typing import TYPE_CHECKING, Any
+
 from toolwire.mcp.names import assign_names, model_name
 from toolwire.mcp.result import McpResult, map_result
 from toolwire.mcp.spec import ServerSpec, specs_from_acp, specs_from_config
 from toolwire.mcp.tool import McpTool
+
+if TYPE_CHECKING:
+    from toolwire.mcp.hub import McpHub
 
 __all__ = [
     "McpHub",
@@ -27,3 +31,13 @@ __all__ = [
     "specs_from_acp",
     "specs_from_config",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The hub brings in the MCP SDK (some 0.5 s of imports); an agent whose sessions run no
+    # MCP server never pays for it, and every agent starts that much sooner.
+    if name == "McpHub":
+        from toolwire.mcp.hub import McpHub
+
+        return McpHub
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import mcp_types as types
-
 Action = Literal["accept", "decline", "cancel"]
 
 
@@ -37,6 +35,7 @@ Elicitor = Callable[[Elicitation], Awaitable[tuple[Action, dict[str, Any] | None
 
 def callback(server: str, elicitor: Elicitor) -> Any:
     """The SDK client's ``elicitation_callback`` for ``server``."""
+    import mcp_types as types  # the SDK, only once a server runs (see toolwire.mcp)
 
     async def elicit(context: Any, params: Any) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams):

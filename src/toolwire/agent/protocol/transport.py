@@ -40,6 +40,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import sys
 import threading
 from collections import deque
@@ -262,9 +263,9 @@ async def open_stdio(pending: bytes = b"") -> tuple[asyncio.StreamReader, Writer
     reader = asyncio.StreamReader(limit=1024 * 1024)
     if pending:
         reader.feed_data(pending)
-    try:
+    if _pollable(sys.stdin.fileno()):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:
+    else:
         threading.Thread(target=_feed, args=(loop, reader), daemon=True).start()
     pipe = os.fdopen(protocol_fd, "wb", buffering=0)
     try:
@@ -272,6 +273,17 @@ async def open_stdio(pending: bytes = b"") -> tuple[asyncio.StreamReader, Writer
     except ValueError:
         return reader, FileWriter(pipe)
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can wait on ``fd``: a pipe, a socket or a terminal.
+
+    asyncio takes any character device, but epoll refuses ``/dev/null`` (and other
+    devices) once the loop runs, and the agent would then wait for ever on an input that
+    has already ended (``toolwire acp < /dev/null``). Those are read like a file.
+    """
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
 def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:

@@ -33,7 +33,7 @@ from toolwire.agent.session.state import Runtime, Session
 from toolwire.agent.store.schema import default_db_path
 from toolwire.history import ImagePart, TextPart, ToolResultPart, ToolSpec
 from toolwire.imaging import SHOWN_BASE64, fitted
-from toolwire.mcp import McpHub, McpTool
+from toolwire.mcp import McpTool
 from toolwire.tools.threads import off_loop
 from toolwire.updates.lifecycle import ToolCallLifecycle
 from toolwire.updates.titles import Describer, Description, resolve, shorten
@@ -98,6 +98,8 @@ def start(session: Session, runtime: Runtime, servers: list[Any]) -> None:
     wanted = [*specs_from_acp(servers), *specs_from_config(runtime.config)]
     if not wanted:
         return
+    from toolwire.mcp.hub import McpHub  # the MCP SDK: only for a session that runs a server
+
     hub = McpHub(
         log=logging.getLogger("toolwire.mcp"),
         stderr_path=stderr_log(),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx2
 from acp.interfaces import Client
@@ -33,9 +33,12 @@ from toolwire.conversation import Conversation
 from toolwire.handoff import MemorySummaryCache
 from toolwire.history import Message, ToolCallPart
 from toolwire.hooks import HookState
-from toolwire.mcp import McpHub
 from toolwire.tools import ToolContext
 from toolwire.updates.wire import JsonObject
+
+if TYPE_CHECKING:
+    # The hub brings in the MCP SDK, imported only once a session runs a server.
+    from toolwire.mcp.hub import McpHub
 
 
 @dataclass(slots=True)
