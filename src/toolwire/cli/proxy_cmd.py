@@ -63,7 +63,7 @@ def serve(
     host: Annotated[str, _HOST] = "127.0.0.1",
     port: Annotated[int, _PORT] = 8787,
 ) -> None:
-    """Serve the Anthropic Messages API, routing each request to a configured backend."""
+    """Serve the Anthropic, OpenAI (Chat and Responses) and Gemini APIs on any backend."""
     import uvicorn  # only the serving path needs it
 
     from toolwire.config.schema import ConfigError
