@@ -10,6 +10,8 @@ request is recorded with its headers and body.
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import socket
 import struct
 import threading
@@ -65,9 +67,9 @@ class FakeServer:
         self.stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._server.timeout = 0  # handle_request() is called when a connection waits
+        self._wake = os.pipe()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
 
     @property
     def url(self) -> str:
@@ -83,9 +85,22 @@ class FakeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
+        os.write(self._wake[1], b"x")
         self._thread.join(timeout=5)
+        self._server.server_close()
+        for fd in self._wake:
+            os.close(fd)
+
+    def _serve(self) -> None:
+        # serve_forever's loop, woken by __exit__ at once: serve_forever polls for its
+        # shutdown flag, and every test's teardown waited up to that interval.
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._server, selectors.EVENT_READ)
+            selector.register(self._wake[0], selectors.EVENT_READ)
+            while not self.stopping.is_set():
+                for key, _ in selector.select():
+                    if key.fileobj is self._server and not self.stopping.is_set():
+                        self._server.handle_request()  # ready: it does not wait
 
 
 class _Handler(BaseHTTPRequestHandler):

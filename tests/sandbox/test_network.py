@@ -38,7 +38,7 @@ class Hello(BaseHTTPRequestHandler):
 @pytest.fixture
 def fake_site() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield server.server_address[1]
     server.shutdown()
