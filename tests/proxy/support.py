@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
@@ -86,7 +87,7 @@ def serving(app: Starlette, settings: ProxySettings, *, lifespan: str) -> Iterat
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     config = uvicorn_config(app, settings, log_level="warning", lifespan=lifespan, ws="none")
-    server = uvicorn.Server(config)
+    server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 5
@@ -95,9 +96,29 @@ def serving(app: Starlette, settings: ProxySettings, *, lifespan: str) -> Iterat
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
-        server.should_exit = True
+        server.stop()
         thread.join(timeout=10)
         sock.close()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose main loop ends the moment ``stop`` is called: uvicorn's own
+    looks for its exit flag every 100 ms, and every test's teardown waited for that."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = asyncio.Event()
+
+    async def main_loop(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if not self.should_exit:  # stop() before this point found no loop to wake
+            await self._stop.wait()
+
+    def stop(self) -> None:
+        self.should_exit = True
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
 
 
 def settings_for(tmp: Path, openai_url: str, anthropic_url: str, extra: str = "") -> ProxySettings:
