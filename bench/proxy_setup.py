@@ -207,7 +207,7 @@ def us(values: list[float], how: Callable[[list[float]], float]) -> str:
 
 def table(rows: dict[str, Sample]) -> str:
     lines = [
-        "| dialect | before send µs (median/mean) | after µs (median/mean) | set-up µs (median/mean) |",
+        "| dialect | before send µs (median / mean) | after µs | set-up µs |",
         "|---|---:|---:|---:|",
     ]
     for name, s in rows.items():
