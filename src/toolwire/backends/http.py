@@ -23,6 +23,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import AsyncExitStack, aclosing, contextmanager
+from functools import lru_cache
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
@@ -176,7 +177,11 @@ class HTTPBackend(ABC):
         attempt = 0
         while True:
             request = client.build_request(
-                "POST", self.url(), content=body, headers=self.headers(), timeout=self._timeout()
+                "POST",
+                _parsed_url(self.url()),
+                content=body,
+                headers=self.headers(),
+                timeout=self._timeout(),
             )
             with self._translated("connect to"):
                 response = await client.send(request, stream=True)
@@ -322,6 +327,13 @@ async def _read_bounded(response: httpx2.Response) -> bytes:
         if len(data) >= _MAX_ERROR_BODY:
             break
     return bytes(data[:_MAX_ERROR_BODY])
+
+
+@lru_cache(maxsize=64)
+def _parsed_url(url: str) -> httpx2.URL:
+    """``url`` parsed once: a backend's endpoint is the same on every request, and an
+    ``httpx2.URL`` is immutable."""
+    return httpx2.URL(url)
 
 
 __all__ = ["HTTPBackend"]
