@@ -24,8 +24,9 @@ request:
 After ``--warmup`` requests per dialect (caches, first-call imports), the heap is frozen
 as ``toolwire proxy serve`` freezes it (``serving.settle_heap``), then ``-n`` requests
 are measured; the table gives the median and mean per request. ``--repeat`` measures
-the whole table that many times. ``--profile`` runs cProfile over the measured requests
-instead and prints the top functions by own and cumulative time, per dialect.
+the whole table that many times. ``--profile`` runs cProfile over the measured requests' set-ups
+(from the ASGI call to the status line) instead and prints the top functions by own and
+cumulative time, per dialect.
 
 Run: ``.venv/bin/python bench/proxy_setup.py [-n 500] [--repeat 3] [--dialects ...]
 [--profile [--top 30]]``.
@@ -44,7 +45,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,12 +98,22 @@ def _chunk(delta: dict[str, Any], finish: str | None) -> bytes:
     return b"data: " + json.dumps(obj).encode() + b"\n\n"
 
 
+# One network read per event, as a paced upstream sends them: the first read holds the
+# first event only, and the set-up decodes just that.
 UPSTREAM = (
-    _chunk({"role": "assistant", "content": "0:0|"}, None)
-    + _chunk({"content": "1:0|"}, None)
-    + _chunk({}, "stop")
-    + b"data: [DONE]\n\n"
+    _chunk({"role": "assistant", "content": "0:0|"}, None),
+    _chunk({"content": "1:0|"}, None),
+    _chunk({}, "stop"),
+    b"data: [DONE]\n\n",
 )
+
+
+class Reads(httpx2.AsyncByteStream):
+    """The upstream's body, one event per read."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in UPSTREAM:
+            yield piece
 
 
 @dataclass
@@ -111,6 +122,8 @@ class Marks:
 
     sent: float = 0.0
     started: float = 0.0
+    profiler: cProfile.Profile | None = None
+    """Enabled for each request's set-up only (``--profile``)."""
 
 
 class Upstream(httpx2.AsyncBaseTransport):
@@ -122,7 +135,7 @@ class Upstream(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.marks.sent = time.process_time()
         headers = {"content-type": "text/event-stream"}
-        return httpx2.Response(200, headers=headers, stream=httpx2.ByteStream(UPSTREAM))
+        return httpx2.Response(200, headers=headers, stream=Reads())
 
 
 @dataclass
@@ -172,10 +185,14 @@ async def one(app: Any, marks: Marks, path: str, body: bytes) -> float:
         nonlocal status
         if message["type"] == "http.response.start":
             marks.started = time.process_time()
+            if marks.profiler is not None:
+                marks.profiler.disable()
             status = message["status"]
         elif message["type"] == "http.response.body" and not message.get("more_body"):
             done.set()
 
+    if marks.profiler is not None:
+        marks.profiler.enable()
     start = time.process_time()
     await app(_scope(path, body), receive, send)
     if status != 200:
@@ -239,10 +256,9 @@ async def run(args: argparse.Namespace) -> None:
 
 
 async def _profiled(app: Any, marks: Marks, name: str, n: int) -> cProfile.Profile:
-    prof = cProfile.Profile()
-    prof.enable()
+    marks.profiler = prof = cProfile.Profile()
     await measure(app, marks, name, n)
-    prof.disable()
+    marks.profiler = None
     return prof
 
 

@@ -264,8 +264,7 @@ class HTTPBackend(ABC):
     def _host(self) -> str:
         """Where the request goes, for messages: ``host:port``, never the ``user:password@``
         a ``base_url`` may carry."""
-        url = urlsplit(self.url())
-        return url.netloc.rpartition("@")[2] if url.netloc else mask_urls(self.url())
+        return _host_of(self.url())
 
     def _timeout_text(self) -> str:
         return f"no data from {self._host()} for {self.settings.read_timeout:g} s (read_timeout)"
@@ -327,6 +326,14 @@ async def _read_bounded(response: httpx2.Response) -> bytes:
         if len(data) >= _MAX_ERROR_BODY:
             break
     return bytes(data[:_MAX_ERROR_BODY])
+
+
+@lru_cache(maxsize=64)
+def _host_of(url: str) -> str:
+    """``HTTPBackend._host`` of a backend sending to ``url`` (named in every request's
+    rescue notice, so worked out once per URL)."""
+    netloc = urlsplit(url).netloc
+    return netloc.rpartition("@")[2] if netloc else mask_urls(url)
 
 
 @lru_cache(maxsize=64)
