@@ -129,7 +129,7 @@ class HTTPBackend(ABC):
         """
         if self._body is None or self._body[0] is not request:
             body = self.build_body(request)
-            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = _BODY_JSON.encode(body)
             text = encodable(text)
             self._body = (request, text)
         return self._body[1]
@@ -326,6 +326,10 @@ async def _read_bounded(response: httpx2.Response) -> bytes:
         if len(data) >= _MAX_ERROR_BODY:
             break
     return bytes(data[:_MAX_ERROR_BODY])
+
+
+# ``json.dumps`` with these options makes an encoder per call: one serves every body.
+_BODY_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 @lru_cache(maxsize=64)
