@@ -4,12 +4,14 @@ conservative default."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
 from tests.helpers import REPO
 from toolwire.config.schema import BackendConfig, LimitsConfig
 from toolwire.context import FAMILIES, UNKNOWN_WINDOW, backend_window, family, window_for
+from toolwire.providers import PROFILES, Family
 
 
 @pytest.mark.parametrize(
@@ -64,3 +66,15 @@ def test_the_documented_table_is_the_one_in_the_code() -> None:
     rows = re.findall(r"^\| `([^`]+)` \| ([\d,]+) \| ([\d,]+) \|$", doc, re.MULTILINE)
     documented = [(p, int(w.replace(",", "")), int(o.replace(",", ""))) for p, w, o in rows]
     assert documented == list(FAMILIES)
+
+
+def test_a_profile_registered_later_is_seen_by_a_model_already_looked_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ``family`` keeps its answers per model id: a new profile must still count.
+    assert family("zz-later-model") is None
+    later = replace(PROFILES["anthropic"], families=(Family("zz-later", 123_456, 1_000),))
+    monkeypatch.setitem(PROFILES, "zz-later", later)
+    assert window_for("zz-later-model").size == 123_456
+    monkeypatch.delitem(PROFILES, "zz-later")
+    assert family("zz-later-model") is None

@@ -78,7 +78,7 @@ class ToolNames:
 
 def rewritten(tools: Sequence[ToolSpec], rule: NameRule | None) -> ToolNames | None:
     """The map for ``tools`` when the rule rewrites any of their names, else None."""
-    if rule is None:
+    if rule is None or not tools:
         return None
     names = ToolNames.build((t.name for t in tools), rule)
     return names if names.to_wire else None

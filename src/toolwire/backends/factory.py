@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 
 import httpx2
@@ -19,10 +20,16 @@ from toolwire.providers import PROFILES
 
 def backend_class(provider: str) -> type[HTTPBackend]:
     """The ``HTTPBackend`` subclass the profile of ``provider`` names (imported now)."""
-    module, _, name = PROFILES[provider].backend.partition(":")
+    return _imported_class(PROFILES[provider].backend)
+
+
+@cache
+def _imported_class(path: str) -> type[HTTPBackend]:
+    """``module:name``, imported and checked once (the proxy makes a backend per request)."""
+    module, _, name = path.partition(":")
     found = getattr(importlib.import_module(module), name)
     if not (isinstance(found, type) and issubclass(found, HTTPBackend)):
-        raise TypeError(f"{PROFILES[provider].backend} is not an HTTPBackend")
+        raise TypeError(f"{path} is not an HTTPBackend")
     return found
 
 

@@ -23,6 +23,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import AsyncExitStack, aclosing, contextmanager
+from functools import lru_cache
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
@@ -128,7 +129,7 @@ class HTTPBackend(ABC):
         """
         if self._body is None or self._body[0] is not request:
             body = self.build_body(request)
-            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = _BODY_JSON.encode(body)
             text = encodable(text)
             self._body = (request, text)
         return self._body[1]
@@ -176,7 +177,11 @@ class HTTPBackend(ABC):
         attempt = 0
         while True:
             request = client.build_request(
-                "POST", self.url(), content=body, headers=self.headers(), timeout=self._timeout()
+                "POST",
+                _parsed_url(self.url()),
+                content=body,
+                headers=self.headers(),
+                timeout=self._timeout(),
             )
             with self._translated("connect to"):
                 response = await client.send(request, stream=True)
@@ -259,8 +264,7 @@ class HTTPBackend(ABC):
     def _host(self) -> str:
         """Where the request goes, for messages: ``host:port``, never the ``user:password@``
         a ``base_url`` may carry."""
-        url = urlsplit(self.url())
-        return url.netloc.rpartition("@")[2] if url.netloc else mask_urls(self.url())
+        return _host_of(self.url())
 
     def _timeout_text(self) -> str:
         return f"no data from {self._host()} for {self.settings.read_timeout:g} s (read_timeout)"
@@ -322,6 +326,25 @@ async def _read_bounded(response: httpx2.Response) -> bytes:
         if len(data) >= _MAX_ERROR_BODY:
             break
     return bytes(data[:_MAX_ERROR_BODY])
+
+
+# ``json.dumps`` with these options makes an encoder per call: one serves every body.
+_BODY_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@lru_cache(maxsize=64)
+def _host_of(url: str) -> str:
+    """``HTTPBackend._host`` of a backend sending to ``url`` (named in every request's
+    rescue notice, so worked out once per URL)."""
+    netloc = urlsplit(url).netloc
+    return netloc.rpartition("@")[2] if netloc else mask_urls(url)
+
+
+@lru_cache(maxsize=64)
+def _parsed_url(url: str) -> httpx2.URL:
+    """``url`` parsed once: a backend's endpoint is the same on every request, and an
+    ``httpx2.URL`` is immutable."""
+    return httpx2.URL(url)
 
 
 __all__ = ["HTTPBackend"]

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self, TypeVar, cast
 from urllib.parse import urlsplit
@@ -351,8 +352,7 @@ class BackendConfig(BackendTable):
         known = profile(self.provider)
         if known is None or self.base_url is None or not self.native_tools:
             return "off"
-        own = urlsplit(known.default_url).hostname
-        return "off" if urlsplit(self.base_url).hostname == own else "auto"
+        return "off" if _hostname(self.base_url) == _hostname(known.default_url) else "auto"
 
     @property
     def native_search(self) -> bool:
@@ -388,6 +388,12 @@ class BackendConfig(BackendTable):
             return None
         env = os.environ if environ is None else environ
         return env.get(self.api_key_env) or stored_key(self.api_key_env, env)
+
+
+@lru_cache(maxsize=64)
+def _hostname(url: str) -> str | None:
+    """``url``'s host (``rescue_mode`` asks on every request the proxy sends)."""
+    return urlsplit(url).hostname
 
 
 class ConfigFile(Table):

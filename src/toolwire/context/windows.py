@@ -57,6 +57,23 @@ class Window:
 
 def family(model: str) -> tuple[str, int, int] | None:
     """The table row for ``model`` (longest matching prefix), or None."""
+    # Asked on every request the proxy plans: the answer is kept per model id while the
+    # registry holds the same profiles (one registered later starts the memo afresh).
+    global _memo
+    profiles, found = _memo
+    if len(found) >= _MEMO_MAX or profiles != tuple(PROFILES.values()):
+        profiles, found = tuple(PROFILES.values()), {}
+        _memo = (profiles, found)
+    if model not in found:
+        found[model] = _longest(model)
+    return found[model]
+
+
+_MEMO_MAX: Final = 512
+_memo: tuple[tuple[object, ...], dict[str, tuple[str, int, int] | None]] = ((), {})
+
+
+def _longest(model: str) -> tuple[str, int, int] | None:
     name = model.lower().rsplit("/", 1)[-1]
     best = None
     for row in families():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import importlib
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, Protocol, TypeAlias, cast
 
 from toolwire.decode.textformats import TEXT_FORMATS, TextDecoder, canonical, text_decoder
@@ -74,12 +75,18 @@ def decoder_for(name: str, tools: Mapping[str, dict[str, Any]] | None = None) ->
     if known is not None:
         # A wire format's decoder, imported on first use: a CLI run that decodes one
         # format does not pay for the others.
-        module, _, cls = known.decoder.partition(":")
-        return cast(Decoder, getattr(importlib.import_module(module), cls)())
+        return cast(Decoder, _imported(known.decoder)())
     if canonical(name) is None:
         formats = ", ".join((*PROFILES, *TEXT_FORMATS))
         raise UsageError(f"unknown format {name!r}; use one of: {formats}")
     return TextStream(text_decoder(name, tools))
+
+
+@cache
+def _imported(path: str) -> Any:
+    """``module:name``, imported once (a proxy makes a decoder per request)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def sniff_format(head: bytes) -> str | None:

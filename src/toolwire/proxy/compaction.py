@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from toolwire.config.choices import PassthroughLevel
 from toolwire.config.schema import BackendConfig
-from toolwire.context import Budget, Window, backend_window, build_compaction
+from toolwire.context import Budget, Window, build_compaction, window_for
 from toolwire.conversation import Conversation, ConversationRecord
 from toolwire.handoff import history_digest
 from toolwire.history import Message
@@ -39,8 +39,13 @@ def route_window(
     """The window of the model a request is routed to: its backend's ``context_window``,
     else the model family's (``toolwire.context.windows``)."""
     config: BackendConfig = settings.config.backend(chosen.backend)
-    config = config.model_copy(update={"model": chosen.model})
-    window = backend_window(config, settings.config.limits)
+    # ``backend_window`` of the config sent ``chosen.model``, without copying the config
+    window = window_for(
+        chosen.model,
+        context_window=config.context_window,
+        max_output_tokens=config.max_output_tokens,
+        max_tokens=settings.config.limits.max_tokens,
+    )
     # A ``full`` pass-through forwards the client's 1M beta with it: a Claude model
     # upstream then has the window the client asked for, not the family's 200k.
     one_m = client > CLAUDE_WINDOW and level == "full" and config.context_window is None

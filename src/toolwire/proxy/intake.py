@@ -138,7 +138,8 @@ def _offered(request: Request) -> list[str]:
     scheme, _, bearer = request.headers.get("authorization", "").strip().partition(" ")
     headers = request.headers
     offered = [headers.get("x-api-key", ""), headers.get("x-goog-api-key", "")]
-    offered.append(request.query_params.get("key", ""))
+    if b"key" in request.scope.get("query_string", b""):  # parsed only when it may be there
+        offered.append(request.query_params.get("key", ""))
     if scheme.lower() == "bearer":
         offered.append(bearer.strip())
     return [o for o in offered if o]

@@ -102,6 +102,7 @@ class Metrics:
         self._watched = _Watched()
         self._registry.register(self._watched)
         self._metrics: dict[str, Any] = {}
+        self._children: dict[tuple[Any, ...], Any] = {}
         for name, (_, help_text, labels) in _DECLARED.items():
             self._metrics[name] = Counter(name, help_text, labels, registry=self._registry)
         for name, help_text in LATENCIES.items():
@@ -116,14 +117,22 @@ class Metrics:
 
     def add(self, name: str, value: float = 1.0, **labels: str) -> None:
         """Add ``value`` to the counter ``name`` with ``labels``."""
-        counter = self._metrics[name]
-        (counter.labels(**labels) if labels else counter).inc(value)
+        (self._child(name, labels) if labels else self._metrics[name]).inc(value)
 
     def observe(self, name: str, seconds: float, **labels: str) -> None:
         """One observation of the latency histogram ``name``."""
         if name not in LATENCIES:
             raise KeyError(name)
-        self._metrics[name].labels(**labels).observe(max(0.0, seconds))
+        self._child(name, labels).observe(max(0.0, seconds))
+
+    def _child(self, name: str, labels: dict[str, str]) -> Any:
+        """The series of ``name`` with ``labels``: looked up once per set of labels, as
+        every request counts into the same few (``labels()`` checks and locks each time)."""
+        key = (name, *labels.items())
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self._metrics[name].labels(**labels)
+        return child
 
     def value(self, name: str, **labels: str) -> float:
         """The counter's current value in this process (0 when never set)."""

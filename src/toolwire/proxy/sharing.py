@@ -26,6 +26,7 @@ class Sharing:
 
     def __init__(self, settings: ProxySettings, metrics: Metrics) -> None:
         self.settings, self.metrics = settings, metrics
+        self._limited = settings.limits.any  # the settings are frozen: asked once
         self.state: SharedState = open_shared(settings.store)
         # One process's memory needs no pull or push: the table itself is the state.
         shared = self.state if self.state.blocking else None
@@ -37,7 +38,7 @@ class Sharing:
     ) -> None:
         """Count a request of ``tokens`` input tokens against ``[proxy.limits]``, as
         ``caller`` (default: its credential's digest); ``RateLimitedError`` if over."""
-        if not self.settings.limits.any:
+        if not self._limited:
             return
         who = caller_of(headers) if caller is None else caller
         try:

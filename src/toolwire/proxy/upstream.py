@@ -19,7 +19,7 @@ from toolwire.backends import HTTPBackend
 from toolwire.backends.anthropic import AnthropicBackend
 from toolwire.backends.base import ModelRequest, Tap, TappableBackend
 from toolwire.backends.factory import create_backend
-from toolwire.config.schema import ConfigError
+from toolwire.config.schema import BackendConfig, ConfigError, LimitsConfig
 from toolwire.context.tokens import estimate_request, estimate_wire
 from toolwire.decode.anthropic import AnthropicDecoder
 from toolwire.errors import HTTPStatusError, TransportError, TransportTimeoutError
@@ -86,23 +86,47 @@ def make_backend(
 
     With ``prepared`` (an Anthropic backend), a ``PassthroughBackend`` sending it, its
     decoders shown to ``attach``. ``client``: the proxy's HTTP client (its lifespan's)."""
-    config = settings.config.backend(route.backend).model_copy(update={"model": route.model})
+    base = settings.config.backend(route.backend)
     environ: Mapping[str, str] | None = None
-    if key_env is not None:
-        config = config.model_copy(update={"api_key_env": key_env})
-    if settings.pass_client_key and config.provider == "anthropic" and client_key:
-        config = config.model_copy(update={"api_key_env": _CLIENT_KEY_ENV})
-        environ = {_CLIENT_KEY_ENV: client_key}
+    if settings.pass_client_key and base.provider == "anthropic" and client_key:
+        key_env, environ = _CLIENT_KEY_ENV, {_CLIENT_KEY_ENV: client_key}
+    config, limits = _configured(settings, base, route.model, key_env)
     try:
-        # The client retries failed requests itself (Claude Code: about 10 times), so the
-        # proxy's own retries default to none: retrying twice over multiplies the wait.
-        # A backend with fallbacks never retries: its failure goes to the next one at once.
-        retries = 0 if config.fallbacks else settings.retries
-        limits = settings.config.limits.model_copy(update={"max_retries": retries})
         cls = None if prepared is None else partial(PassthroughBackend, prepared, attach)
         return create_backend(config, limits, environ=environ, http_class=cls, client=client)
     except ConfigError as e:
         raise UpstreamError(500, "api_error", str(e)) from e
+
+
+def _configured(
+    settings: ProxySettings, base: BackendConfig, model: str, key_env: str | None
+) -> tuple[BackendConfig, LimitsConfig]:
+    """``base`` sent ``model`` with the key in ``key_env`` (None: its own), and the limits
+    it is sent with. Kept per settings (``_CONFIGURED``): the same few on every request,
+    and two pydantic copies each time were a good part of a request's set-up."""
+    limits = settings.config.limits
+    key = (id(settings), id(base), id(limits), model, key_env)
+    found = _CONFIGURED.get(key)
+    if found is not None and found[0] is settings and found[1] is base and found[2] is limits:
+        return found[3], found[4]
+    config = base.model_copy(update={"model": model})
+    if key_env is not None:
+        config = config.model_copy(update={"api_key_env": key_env})
+    # The client retries failed requests itself (Claude Code: about 10 times), so the
+    # proxy's own retries default to none: retrying twice over multiplies the wait.
+    # A backend with fallbacks never retries: its failure goes to the next one at once.
+    retries = 0 if config.fallbacks else settings.retries
+    sent = limits.model_copy(update={"max_retries": retries})
+    if len(_CONFIGURED) >= _CONFIGURED_MAX:
+        _CONFIGURED.clear()
+    _CONFIGURED[key] = (settings, base, limits, config, sent)
+    return config, sent
+
+
+# (settings, backend, limits, model, key variable) -> what ``_configured`` made of them;
+# the objects themselves are kept with it, so an id is never another's.
+_CONFIGURED: dict[tuple[int, int, int, str, str | None], Any] = {}
+_CONFIGURED_MAX = 256
 
 
 def estimate_tokens(backend: TappableBackend, request: ModelRequest) -> int:
