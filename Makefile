@@ -197,7 +197,9 @@ deps: node-deps claude-code codex-cli opencode-cli gemini-cli mcp-deps acpx-deps
 
 # The system packages one after another, whatever -j says: apt-get holds one lock.
 system-deps:
-	@$(MAKE) --no-print-directory -j1 redis-server bubblewrap sandbox-user postgresql chromium
+	@for target in redis-server bubblewrap sandbox-user postgresql chromium; do \
+		$(MAKE) --no-print-directory $$target || exit 1; \
+	done
 
 # toolwire's own modules compiled ahead (the dependencies are, at install: pip by default,
 # uv with --compile-bytecode). The suite starts hundreds of Python processes (the agent,
