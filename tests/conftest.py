@@ -70,17 +70,46 @@ def _reads_shared(item: pytest.Item) -> bool:
     return False
 
 
+# The directories that hold the tests reading ../shared. `make test-bare` (TOOLWIRE_BARE=1)
+# collects only these: the whole tree costs it three times the CPU, at the start of
+# `make check` when every core is busy. A test that reads ../shared anywhere else stops
+# the run, asking for its directory here, so test-bare never misses one.
+BARE = ("backends", "cli", "decode")
+_TESTS = Path(__file__).parent
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    if not os.environ.get("TOOLWIRE_BARE") or not collection_path.is_relative_to(_TESTS):
+        return None
+    parts = collection_path.relative_to(_TESTS).parts
+    if not parts or parts[0] in BARE:
+        return None
+    return collection_path.is_dir() or parts[0].startswith("test_")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     absent = pytest.mark.skip(reason="../shared is absent (or hidden by TOOLWIRE_SHARED=none)")
     for item in items:
         if item.get_closest_marker(helpers.MARK) is None and _reads_shared(item):
             item.add_marker(helpers.needs_shared)
-        if not helpers.HAS_SHARED and item.get_closest_marker(helpers.MARK) is not None:
-            item.add_marker(absent)
+        if item.get_closest_marker(helpers.MARK) is not None:
+            _in_bare(item)
+            if not helpers.HAS_SHARED:
+                item.add_marker(absent)
     # The slow tests first: xdist hands tests out in this order, so the long ones start
     # at once and the short ones fill the cores around them, instead of one long test
     # starting last and ending the run alone (the sort keeps the order within each part).
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def _in_bare(item: pytest.Item) -> None:
+    """Stop the run when a test reading ../shared lives outside ``BARE``."""
+    where = item.path.relative_to(_TESTS).parts[0]
+    if where not in BARE:
+        raise pytest.UsageError(
+            f"{item.nodeid} reads ../shared, but tests/{where} is not in BARE "
+            "(tests/conftest.py): add it there so that `make test-bare` checks it without ../shared"
+        )
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -74,17 +74,27 @@ def test_a_test_reading_shared_without_the_marker_fails_even_where_it_is_present
     clone: Path,
 ) -> None:
     _stand_in(clone)
-    (clone / "tests" / "test_probe.py").write_text(PROBE, encoding="utf-8")
-    done = _pytest(clone, "tests/test_probe.py")
+    (clone / "tests" / "decode" / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    done = _pytest(clone, "tests/decode/test_probe.py")
     assert done.returncode == 1, done.stdout[-3000:]
-    assert "FAILED tests/test_probe.py::test_unmarked" in done.stdout
+    assert "FAILED tests/decode/test_probe.py::test_unmarked" in done.stdout
     assert "mark the test @needs_shared" in done.stdout
     assert "1 passed" in done.stdout  # the marked one reads the stand-in
 
 
 def test_the_variable_hides_shared_and_marked_tests_skip_at_collection(clone: Path) -> None:
     _stand_in(clone)
-    (clone / "tests" / "test_probe.py").write_text(PROBE, encoding="utf-8")
-    done = _pytest(clone, "tests/test_probe.py", "-m", "shared", hidden=True)
+    (clone / "tests" / "decode" / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    done = _pytest(clone, "tests/decode/test_probe.py", "-m", "shared", hidden=True)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "1 skipped, 1 deselected" in done.stdout
+
+
+def test_a_test_reading_shared_outside_the_bare_directories_stops_the_run(clone: Path) -> None:
+    # `make test-bare` collects only the directories in tests/conftest.py's BARE: a test
+    # reading ../shared elsewhere would never be checked without it, so it is refused.
+    _stand_in(clone)
+    (clone / "tests" / "proxy" / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    done = _pytest(clone, "tests/proxy/test_probe.py")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-3000:]
+    assert "tests/proxy is not in BARE" in done.stderr
