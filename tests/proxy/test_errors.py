@@ -32,12 +32,6 @@ PROMPT = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
 def proxy_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
     extra = "max_body_bytes = 20000\npass_client_key = true"
     with running(settings_for(tmp_path, upstream.url, upstream.url, extra)) as url:

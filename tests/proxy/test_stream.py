@@ -30,12 +30,6 @@ EXPECTED_ARGS = json.loads("".join(ARGS_PIECES))
 
 
 @pytest.fixture
-def upstream() -> Iterator[FakeServer]:
-    with FakeServer() as server:
-        yield server
-
-
-@pytest.fixture
 def proxy_url(tmp_path: Path, upstream: FakeServer) -> Iterator[str]:
     with running(settings_for(tmp_path, upstream.url, upstream.url)) as url:
         yield url
