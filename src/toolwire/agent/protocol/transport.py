@@ -253,8 +253,8 @@ async def open_stdio(pending: bytes = b"") -> tuple[asyncio.StreamReader, Writer
     from here on, whatever arrives meanwhile).
 
     Pipes (what editors and SDK clients use) are async; a regular file, as in
-    ``toolwire acp < requests.jsonl > out.jsonl``, is read by a thread and written
-    directly (a file never blocks for long).
+    ``toolwire acp < requests.jsonl > out.jsonl``, is copied into a pipe by a thread
+    (``_piped``) and written directly (a file never blocks for long).
     """
     loop = asyncio.get_running_loop()
     sys.stdout.flush()
@@ -263,10 +263,10 @@ async def open_stdio(pending: bytes = b"") -> tuple[asyncio.StreamReader, Writer
     reader = asyncio.StreamReader(limit=1024 * 1024)
     if pending:
         reader.feed_data(pending)
-    if _pollable(sys.stdin.fileno()):
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    else:
-        threading.Thread(target=_feed, args=(loop, reader), daemon=True).start()
+    source: Any = sys.stdin
+    if not _pollable(sys.stdin.fileno()):
+        source = _piped(sys.stdin.fileno())
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
     pipe = os.fdopen(protocol_fd, "wb", buffering=0)
     try:
         transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
@@ -280,19 +280,33 @@ def _pollable(fd: int) -> bool:
 
     asyncio takes any character device, but epoll refuses ``/dev/null`` (and other
     devices) once the loop runs, and the agent would then wait for ever on an input that
-    has already ended (``toolwire acp < /dev/null``). Those are read like a file.
+    has already ended (``toolwire acp < /dev/null``). Those go through ``_piped`` like a file.
     """
     mode = os.fstat(fd).st_mode
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
-def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
-    """Copy stdin (a regular file) into ``reader``, from a thread."""
-    try:
-        while data := os.read(sys.stdin.fileno(), 65536):
-            loop.call_soon_threadsafe(reader.feed_data, data)
-    finally:
-        loop.call_soon_threadsafe(reader.feed_eof)
+def _piped(fd: int) -> BinaryIO:
+    """A pipe that a thread fills from ``fd`` (a file or a device the loop cannot wait on).
+
+    The thread blocks while the pipe is full and the loop's reader pauses it when its own
+    buffer is, so an endless input (``/dev/zero``) costs a bounded amount of memory: the
+    agent reads it as fast as it handles it, never ahead.
+    """
+    out, into = os.pipe()
+
+    def pump() -> None:
+        try:
+            while data := os.read(fd, 65536):
+                while data:
+                    data = data[os.write(into, data) :]
+        except OSError:
+            pass  # the reading end closed: the agent is ending
+        finally:
+            os.close(into)
+
+    threading.Thread(target=pump, name="toolwire-stdin", daemon=True).start()
+    return os.fdopen(out, "rb", buffering=0)
 
 
 class FileWriter:
